@@ -1,0 +1,67 @@
+#pragma once
+
+#include "importscope/journal/event.hpp"
+#include "importscope/journal/reader.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+/// The run as the analysis sees it: journal events folded into one record per process and one per
+/// module load. Pure C++: no Python, so it is unit-tested on hand-made journals.
+namespace importscope::analysis {
+
+/// How a recorded import ended.
+enum class ImportStatus {
+    ok,          ///< the loader returned normally
+    error,       ///< create_module or exec_module raised; `error` says what
+    incomplete,  ///< begun but never finished: the process ended inside this import
+    unknown,     ///< seen only by the audit hook (a load that bypassed sys.meta_path)
+};
+
+const char* to_string(ImportStatus status);
+
+struct ModuleRecord {
+    int pid = 0;
+    std::uint64_t order = 0;          ///< position in its process's event sequence
+    std::string name;
+    std::string kind;
+    std::string origin;
+    std::string realpath;
+    std::optional<journal::FileIdentity> identity;
+    std::string loader;
+    std::string parent;
+    ImportStatus status = ImportStatus::unknown;
+    std::optional<journal::ExceptionInfo> error;
+    std::optional<double> duration_ms;
+    std::vector<journal::Frame> stack;  ///< innermost first; front() is the call site
+    bool via_finder = false;            ///< the meta-path finder saw it
+    bool initialized_extension = false; ///< the audit hook saw CPython run its PyInit
+
+    const journal::Frame* call_site() const { return stack.empty() ? nullptr : &stack.front(); }
+};
+
+struct ProcessRecord {
+    int pid = 0;
+    int ppid = 0;
+    std::vector<std::string> argv;
+    std::string executable;
+    std::string python_version;
+    std::string cwd;
+    std::string start_method;
+    std::int64_t start_wall_ns = 0;
+    std::optional<journal::ExceptionInfo> uncaught;  ///< the exception that reached sys.excepthook
+};
+
+struct RunModel {
+    std::vector<ProcessRecord> processes;  ///< in order of first appearance
+    std::vector<ModuleRecord> modules;     ///< by pid, then order
+    std::vector<std::string> problems;     ///< damaged journal lines and other gaps in the record
+};
+
+/// Folds journal events into records: pairs begin/end by id, attaches each extension-load audit
+/// event to the finder record that was loading it, and keeps loads the finder never saw.
+RunModel build_model(const journal::JournalContents& journal);
+
+} // namespace importscope::analysis

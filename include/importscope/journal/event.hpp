@@ -1,0 +1,117 @@
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+/// The journal: one JSON object per line, appended by the hooks inside every traced process with a
+/// single write(2) as each event happens, read back by the supervisor. This header is the only
+/// definition of that format; docs/journal-format.md describes it.
+namespace importscope::journal {
+
+inline constexpr int k_format_version = 1;
+
+/// One frame of the Python stack that led to an import, innermost first.
+struct Frame {
+    std::string file;
+    int line = 0;
+    std::string function;
+    std::string module;   ///< __name__ of the frame's globals; empty when unknown
+};
+
+/// An exception as Python described it when it was raised.
+struct ExceptionInfo {
+    std::string type;      ///< qualified name, e.g. "ImportError"
+    std::string message;   ///< str(exception)
+    std::string traceback; ///< traceback.format_exception() joined
+};
+
+/// File identity of an imported file: (st_dev, st_ino) names one file whatever path reached it.
+struct FileIdentity {
+    std::uint64_t dev = 0;
+    std::uint64_t ino = 0;
+    bool operator==(const FileIdentity&) const = default;
+    auto operator<=>(const FileIdentity&) const = default;
+};
+
+/// First event of every traced process.
+struct ProcessStart {
+    int pid = 0;
+    int ppid = 0;
+    std::vector<std::string> argv;
+    std::string executable;      ///< sys.executable as the target sees it
+    std::string python_version;  ///< sys.version, first word
+    std::string cwd;
+    std::string start_method;    ///< "main" for the process importscope started
+    std::int64_t wall_ns = 0;    ///< CLOCK_REALTIME at start
+    std::int64_t mono_ns = 0;    ///< CLOCK_MONOTONIC at start, the base of every other event's time
+    int format = k_format_version;
+};
+
+/// The `import` audit event with a file name: CPython is about to run this extension's PyInit.
+/// Raised for every extension load, including those that bypass sys.meta_path.
+struct ExtensionLoad {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::string name;
+    std::string path;
+    std::string realpath;
+    std::optional<FileIdentity> identity;
+    std::vector<Frame> stack;
+};
+
+/// The finder's loader wrapper started loading a recorded module.
+struct ImportBegin {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::uint64_t id = 0;   ///< pairs this event with its ImportEnd
+    std::int64_t mono_ns = 0;
+    std::string name;
+    std::string kind;       ///< extension, source, bytecode, namespace, builtin, frozen, other
+    std::string origin;
+    std::string realpath;
+    std::optional<FileIdentity> identity;
+    std::string loader;     ///< the loader's class name
+    std::string parent;     ///< the parent package, empty for a top-level module
+    std::vector<Frame> stack;
+};
+
+/// The loader wrapper finished; `error` is set when create_module or exec_module raised.
+struct ImportEnd {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::uint64_t id = 0;
+    std::int64_t mono_ns = 0;
+    std::optional<ExceptionInfo> error;
+};
+
+/// An exception reached sys.excepthook (the `sys.excepthook` audit event): the target is ending
+/// with an uncaught exception.
+struct UncaughtException {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    ExceptionInfo exception;
+};
+
+using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException>;
+
+/// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
+std::string encode(const Event& event);
+
+/// Parses one journal line (without its newline). Throws std::invalid_argument with the reason
+/// when the line is not a well-formed event.
+Event decode(std::string_view line);
+
+void to_json(nlohmann::json& j, const Frame& frame);
+void from_json(const nlohmann::json& j, Frame& frame);
+void to_json(nlohmann::json& j, const ExceptionInfo& exception);
+void from_json(const nlohmann::json& j, ExceptionInfo& exception);
+
+} // namespace importscope::journal

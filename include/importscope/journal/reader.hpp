@@ -1,0 +1,25 @@
+#pragma once
+
+#include "importscope/journal/event.hpp"
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace importscope::journal {
+
+/// What could be read back from one or more journals. A process can die in the middle of a write,
+/// so a damaged line is skipped and described in `problems`, never fatal.
+struct JournalContents {
+    std::vector<Event> events;
+    std::vector<std::string> problems;
+};
+
+/// Parses journal text; `source` names it in problem descriptions.
+void parse_journal(std::string_view text, std::string_view source, JournalContents& into);
+
+/// Reads and parses the journal file at `path`. A missing or unreadable file is a problem, not an error.
+void read_journal(const std::filesystem::path& path, JournalContents& into);
+
+} // namespace importscope::journal

@@ -1,0 +1,57 @@
+#pragma once
+
+#include "importscope/analysis/finding.hpp"
+#include "importscope/analysis/model.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace importscope::report {
+
+inline constexpr const char* k_schema = "importscope.report/1";
+
+/// How the target process ended, as its supervisor saw it.
+struct ExitInfo {
+    std::optional<int> code;    ///< exit status when it exited
+    std::optional<int> signal;  ///< signal number when a signal ended it
+    bool core_dumped = false;
+    bool timed_out = false;     ///< importscope ended it because --timeout passed
+    std::optional<int> forwarded_signal;  ///< SIGINT/SIGTERM that importscope received and passed on
+};
+
+/// What the supervisor knows about the run, beside the journal.
+struct RunInfo {
+    std::vector<std::string> argv;      ///< importscope's own command line
+    std::string cwd;
+    std::string host;
+    std::string target_kind;            ///< "script", "module" or "command"
+    std::string target;                 ///< the script path, module name or code
+    std::vector<std::string> target_args;
+    std::string python_executable;
+    std::string python_version;
+    std::vector<std::string> match;
+    std::optional<double> timeout_s;
+    std::int64_t started_ns = 0;        ///< wall clock
+    std::int64_t ended_ns = 0;
+    int main_pid = 0;
+    ExitInfo exit;
+};
+
+/// "SIGABRT" for 6; "signal 77" for a number without a name.
+std::string signal_name(int signal);
+
+/// One phrase for how the target ended: "exited with status 3", "killed by SIGABRT (core dumped)".
+std::string describe_exit(const ExitInfo& exit);
+
+/// The JSON report (docs/report-format.md); keys sorted, arrays in a defined order.
+nlohmann::json build_report(const RunInfo& run, const analysis::RunModel& model,
+                            const std::vector<analysis::Finding>& findings);
+
+/// "2026-11-30T12:34:56.789Z" for nanoseconds since the epoch.
+std::string iso_time(std::int64_t wall_ns);
+
+} // namespace importscope::report

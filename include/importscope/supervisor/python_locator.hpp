@@ -1,0 +1,29 @@
+#pragma once
+
+#include <optional>
+#include <string>
+
+namespace importscope::supervisor {
+
+/// The interpreter whose environment the target runs in.
+struct PythonInstallation {
+    std::string executable;  ///< absolute path; becomes the target's sys.executable
+    std::string realpath;    ///< the binary behind any symlinks
+    int major = 0;
+    int minor = 0;
+    bool foreign = false;    ///< not the installation importscope's libpython comes from
+};
+
+/// The default --python: $VIRTUAL_ENV/bin/python when a virtual environment is active, else the
+/// first python3 on PATH.
+std::string default_python();
+
+/// Finds out what `path` is without starting it when its file name says so (python3.11, a venv's
+/// pyvenv.cfg), else by asking it. Throws Error (exit status 2) when it is not a usable Python or
+/// its major.minor differs from the embedded libpython's.
+PythonInstallation locate_python(const std::string& path);
+
+/// Parses "3.11" or "3.11.7" into (major, minor).
+std::optional<std::pair<int, int>> parse_version(const std::string& text);
+
+} // namespace importscope::supervisor

@@ -1,0 +1,1 @@
+"""Miniature of FlashInfer, which imports DeepGEMM by its upstream name."""

@@ -1,0 +1,1 @@
+"""Miniature of the parts of vLLM involved in the DeepGEMM double-init bug."""

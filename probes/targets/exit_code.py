@@ -1,0 +1,4 @@
+"""Exits with status 3."""
+import sys
+
+sys.exit(3)

@@ -1,0 +1,1 @@
+"""Package runnable with "python3 -m pkg_main"."""

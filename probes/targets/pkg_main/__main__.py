@@ -1,0 +1,4 @@
+import json
+import sys
+
+print(json.dumps({"argv": sys.argv, "name": __name__}), flush=True)

@@ -1,0 +1,194 @@
+#include "cli/run_command.hpp"
+
+#include "importscope/analysis/finding.hpp"
+#include "importscope/analysis/model.hpp"
+#include "importscope/embed/worker.hpp"
+#include "importscope/journal/reader.hpp"
+#include "importscope/report/report.hpp"
+#include "importscope/report/summary.hpp"
+#include "importscope/supervisor/python_locator.hpp"
+#include "importscope/supervisor/run_dir.hpp"
+#include "importscope/supervisor/supervisor.hpp"
+#include "importscope/util/atomic_file.hpp"
+#include "importscope/util/clock.hpp"
+#include "importscope/util/error.hpp"
+#include "importscope/version.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace importscope::cli {
+
+namespace fs = std::filesystem;
+
+CLI::App* setup_run(CLI::App& app, RunOptions& options)
+{
+    CLI::App* run = app.add_subcommand(
+        "run", "Run a Python target under the import hooks and write a report:\n"
+               "  importscope run [OPTIONS] (SCRIPT | -m MODULE | -c CODE) [ARGS...]");
+    run->add_option("--match", options.match,
+                    "Record modules whose dotted name contains PATTERN (repeatable; '*' records every module). "
+                    "Every extension load is recorded whatever the pattern")
+        ->type_name("PATTERN")
+        ->default_str("deep_gemm")
+        ->take_all();
+    run->add_option("-o,--output", options.output, "Where to write the JSON report")
+        ->type_name("FILE")
+        ->capture_default_str();
+    run->add_option("--python", options.python,
+                    "The interpreter whose installation or venv the target runs in "
+                    "(default: $VIRTUAL_ENV/bin/python, else python3 on PATH)")
+        ->type_name("PATH");
+    run->add_option("--timeout", options.timeout_s,
+                    "End the target after SECONDS: SIGINT (Python prints where it was), then SIGKILL")
+        ->type_name("SECONDS");
+    run->add_option("-m", options.module, "Run library module MODULE as a script, like python -m")->type_name("MODULE");
+    run->add_option("-c", options.command, "Run CODE, like python -c")->type_name("CODE");
+    run->add_option("SCRIPT", options.script, "The Python file (or directory with __main__.py) to run");
+    run->footer("Everything after SCRIPT, -m MODULE or -c CODE is passed to the target untouched.\n"
+                "Exit status: 0 no finding of severity error, 1 at least one, 2 bad usage or set-up "
+                "(nothing was run).\nThe target's own exit status or signal is in the report (run.exit).");
+    return run;
+}
+
+namespace {
+
+embed::Target make_target(const RunOptions& options)
+{
+    const int given = !options.script.empty() + !options.module.empty() + !options.command.empty();
+    if (given == 0)
+        throw Error("nothing to run: give a SCRIPT, -m MODULE or -c CODE (see importscope run --help)");
+    if (given > 1)
+        throw Error("give only one of SCRIPT, -m MODULE and -c CODE");
+    embed::Target target;
+    target.args = options.target_args;
+    if (!options.module.empty()) {
+        target.kind = embed::TargetKind::module;
+        target.value = options.module;
+        return target;
+    }
+    if (!options.command.empty()) {
+        target.kind = embed::TargetKind::command;
+        target.value = options.command;
+        return target;
+    }
+    target.kind = embed::TargetKind::script;
+    target.value = options.script;
+    struct stat st{};
+    if (::stat(options.script.c_str(), &st) != 0)
+        throw Error(fmt::format("cannot run {}: no such file", options.script));
+    if (S_ISDIR(st.st_mode) && ::access((options.script + "/__main__.py").c_str(), R_OK) != 0)
+        throw Error(fmt::format("cannot run {}: it is a directory without a __main__.py", options.script));
+    if (::access(options.script.c_str(), R_OK) != 0)
+        throw Error(fmt::format("cannot run {}: not readable", options.script));
+    return target;
+}
+
+std::string current_directory()
+{
+    char cwd[PATH_MAX];
+    return ::getcwd(cwd, sizeof cwd) ? cwd : "";
+}
+
+std::string host_name()
+{
+    char name[256] = {};
+    return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
+}
+
+report::ExitInfo to_exit_info(const supervisor::ProcessEnd& end)
+{
+    report::ExitInfo exit;
+    exit.code = end.code;
+    exit.signal = end.signal;
+    exit.core_dumped = end.core_dumped;
+    exit.timed_out = end.timed_out;
+    exit.forwarded_signal = end.forwarded_signal;
+    return exit;
+}
+
+bool stderr_wants_color()
+{
+    const char* no_color = std::getenv("NO_COLOR");
+    return ::isatty(STDERR_FILENO) && !(no_color && *no_color);
+}
+
+} // namespace
+
+int run_run(const RunOptions& options)
+{
+    // Everything that can be wrong with the request is found before anything runs.
+    embed::Target target = make_target(options);
+    if (options.timeout_given && !(options.timeout_s > 0))
+        throw Error(fmt::format("--timeout {} is not a positive number of seconds", options.timeout_s));
+    if (options.match.empty())
+        throw Error("--match needs at least one PATTERN");
+    check_writable_destination(options.output);
+    const supervisor::PythonInstallation python =
+        supervisor::locate_python(options.python.empty() ? supervisor::default_python() : options.python);
+
+    supervisor::RunDir run_dir;
+    embed::WorkerPlan plan;
+    plan.python_executable = python.executable;
+    plan.foreign_installation = python.foreign;
+    if (python.foreign)
+        plan.fallback_dynload = k_linked_python_dynload;
+    plan.target = target;
+    plan.match = options.match;
+    plan.journal_fd = run_dir.create_journal("main.jsonl");
+
+    report::RunInfo info;
+    info.argv = options.argv;
+    info.cwd = current_directory();
+    info.host = host_name();
+    info.target_kind = target.kind == embed::TargetKind::script   ? "script"
+                       : target.kind == embed::TargetKind::module ? "module"
+                                                                  : "command";
+    info.target = target.value;
+    info.target_args = target.args;
+    info.python_executable = python.executable;
+    info.match = options.match;
+    if (options.timeout_given)
+        info.timeout_s = options.timeout_s;
+
+    supervisor::SuperviseOptions supervise_options;
+    if (options.timeout_given)
+        supervise_options.timeout_s = options.timeout_s;
+    info.started_ns = wall_ns();
+    const supervisor::ProcessEnd end = supervisor::supervise([&] { embed::run_worker(plan); }, supervise_options);
+    info.ended_ns = wall_ns();
+    ::close(plan.journal_fd);
+    info.main_pid = end.pid;
+    info.exit = to_exit_info(end);
+
+    journal::JournalContents journal;
+    journal::read_journal(run_dir.path() / "main.jsonl", journal);
+    const analysis::RunModel model = analysis::build_model(journal);
+    const std::vector<analysis::Finding> findings = analysis::analyze(model);
+    for (const auto& p : model.processes)
+        if (p.pid == end.pid)
+            info.python_version = p.python_version;
+    const nlohmann::json report_json = report::build_report(info, model, findings);
+
+    try {
+        write_file_atomically(options.output, report_json.dump(2) + "\n");
+    } catch (const Error& e) {
+        run_dir.keep();
+        throw Error(fmt::format("{} (the journal is kept in {})", e.what(), run_dir.path().string()));
+    }
+    fmt::print(stderr, "{}importscope: report written to {}\n", report::render_summary(report_json, stderr_wants_color()),
+               options.output);
+
+    const bool has_error = std::any_of(findings.begin(), findings.end(), [](const analysis::Finding& f) {
+        return f.severity == analysis::Severity::error;
+    });
+    return static_cast<int>(has_error ? ExitStatus::findings : ExitStatus::ok);
+}
+
+} // namespace importscope::cli

@@ -1,0 +1,65 @@
+#pragma once
+
+// Every difference between the supported CPython versions (3.9 to 3.13) lives here.
+
+#include <Python.h>
+#include <frameobject.h>
+
+namespace importscope::embed::compat {
+
+/// Takes the exception being raised (normalised, traceback attached) and clears the indicator.
+/// Returns a new reference, or null when no exception is set.
+inline PyObject* fetch_exception()
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return PyErr_GetRaisedException();
+#else
+    PyObject* type = nullptr;
+    PyObject* value = nullptr;
+    PyObject* traceback = nullptr;
+    PyErr_Fetch(&type, &value, &traceback);
+    if (!type)
+        return nullptr;
+    PyErr_NormalizeException(&type, &value, &traceback);
+    if (traceback && value)
+        PyException_SetTraceback(value, traceback);
+    Py_XDECREF(type);
+    Py_XDECREF(traceback);
+    return value;
+#endif
+}
+
+/// Raises `exception` again; steals the reference.
+inline void restore_exception(PyObject* exception)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(exception);
+#else
+    PyObject* type = reinterpret_cast<PyObject*>(Py_TYPE(exception));
+    Py_INCREF(type);
+    PyErr_Restore(type, exception, PyException_GetTraceback(exception));
+#endif
+}
+
+/// The frame's globals; a new reference.
+inline PyObject* frame_globals(PyFrameObject* frame)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return PyFrame_GetGlobals(frame);
+#else
+    Py_XINCREF(frame->f_globals);
+    return frame->f_globals;
+#endif
+}
+
+/// co_filename and co_name of a code object; borrowed references.
+inline PyObject* code_filename(PyCodeObject* code)
+{
+    return code->co_filename;
+}
+inline PyObject* code_name(PyCodeObject* code)
+{
+    return code->co_name;
+}
+
+} // namespace importscope::embed::compat

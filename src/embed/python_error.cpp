@@ -1,0 +1,121 @@
+#include "embed/python_error.hpp"
+
+#include "embed/compat.hpp"
+
+#include <fmt/format.h>
+
+namespace importscope::embed {
+
+std::string to_utf8(PyObject* object)
+{
+    if (!object)
+        return {};
+    PyRef text = PyUnicode_Check(object) ? PyRef::borrow(object) : PyRef::steal(PyObject_Repr(object));
+    if (text) {
+        Py_ssize_t size = 0;
+        if (const char* utf8 = PyUnicode_AsUTF8AndSize(text.get(), &size))
+            return std::string(utf8, static_cast<std::size_t>(size));
+        PyErr_Clear();
+        // Lone surrogates (undecodable file names): escape them rather than fail.
+        if (PyRef bytes = PyRef::steal(PyUnicode_AsEncodedString(text.get(), "utf-8", "backslashreplace")))
+            return std::string(PyBytes_AS_STRING(bytes.get()), static_cast<std::size_t>(PyBytes_GET_SIZE(bytes.get())));
+    }
+    PyErr_Clear();
+    return "<unprintable>";
+}
+
+std::string qualified_type_name(PyObject* type)
+{
+    PyRef module = PyRef::steal(PyObject_GetAttrString(type, "__module__"));
+    PyRef qualname = PyRef::steal(PyObject_GetAttrString(type, "__qualname__"));
+    if (!module || !qualname) {
+        PyErr_Clear();
+        return reinterpret_cast<PyTypeObject*>(type)->tp_name;
+    }
+    std::string name = to_utf8(qualname.get());
+    std::string module_name = PyUnicode_Check(module.get()) ? to_utf8(module.get()) : std::string{};
+    if (module_name.empty() || module_name == "builtins")
+        return name;
+    return module_name + "." + name;
+}
+
+namespace {
+
+std::string format_traceback(PyObject* exception)
+{
+    PyRef traceback_module = PyRef::steal(PyImport_ImportModule("traceback"));
+    PyRef tb = PyRef::steal(PyException_GetTraceback(exception));
+    PyRef lines;
+    if (traceback_module)
+        lines = PyRef::steal(PyObject_CallMethod(traceback_module.get(), "format_exception", "OOO",
+                                                 Py_TYPE(exception), exception, tb ? tb.get() : Py_None));
+    PyRef empty = PyRef::steal(PyUnicode_FromString(""));
+    PyRef joined = lines && empty ? PyRef::steal(PyUnicode_Join(empty.get(), lines.get())) : PyRef();
+    if (!joined) {
+        PyErr_Clear();
+        return {};
+    }
+    return to_utf8(joined.get());
+}
+
+} // namespace
+
+DescribedException describe_exception(PyObject* exception)
+{
+    // Describing runs Python code; keep whatever error indicator the caller has out of its way.
+    PyObject* pending = compat::fetch_exception();
+    DescribedException described;
+    described.type_name = qualified_type_name(reinterpret_cast<PyObject*>(Py_TYPE(exception)));
+    if (PyRef text = PyRef::steal(PyObject_Str(exception)))
+        described.message = to_utf8(text.get());
+    else {
+        PyErr_Clear();
+        described.message = "<str() of the exception failed>";
+    }
+    described.traceback = format_traceback(exception);
+    if (pending)
+        compat::restore_exception(pending);
+    return described;
+}
+
+struct PythonError::Fetched {
+    PyRef value;
+    DescribedException described;
+};
+
+PythonError::Fetched PythonError::fetch_current()
+{
+    PyRef value = PyRef::steal(compat::fetch_exception());
+    if (!value)
+        return {PyRef(), {"SystemError", "error return without an exception set", ""}};
+    DescribedException described = describe_exception(value.get());
+    return {std::move(value), std::move(described)};
+}
+
+PythonError::PythonError(const std::string& context) : PythonError(context, fetch_current()) {}
+
+PythonError::PythonError(const std::string& context, Fetched fetched)
+    : std::runtime_error(fmt::format("{}: {}: {}", context, fetched.described.type_name, fetched.described.message)),
+      m_value(std::move(fetched.value)),
+      m_type_name(std::move(fetched.described.type_name)),
+      m_message(std::move(fetched.described.message)),
+      m_traceback(std::move(fetched.described.traceback))
+{
+}
+
+void PythonError::restore()
+{
+    if (m_value)
+        compat::restore_exception(m_value.release());
+    else
+        PyErr_SetString(PyExc_SystemError, m_message.c_str());
+}
+
+PyRef check(PyObject* result, const char* context)
+{
+    if (!result)
+        throw PythonError(context);
+    return PyRef::steal(result);
+}
+
+} // namespace importscope::embed

@@ -1,0 +1,204 @@
+#include "hook/hooks.hpp"
+#include "hook/loader.hpp"
+
+#include "embed/py_ref.hpp"
+#include "embed/python_error.hpp"
+#include "importscope/util/error.hpp"
+
+#include <cassert>
+#include <cstring>
+
+namespace importscope::hook {
+
+using embed::PyRef;
+
+namespace {
+
+HookSettings g_settings;
+PyObject* g_finder_type = nullptr;   // owned by the _importscope module
+PyObject* g_find_spec_name = nullptr; // interned "find_spec", immortal for our purposes
+PyObject* g_loader_name = nullptr;    // interned "loader"
+
+/// Asks the finders after ours, in sys.meta_path order, as the import system would have.
+/// Returns a new reference to the spec, None, or null with an error set.
+PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
+{
+    PyObject* meta_path = PySys_GetObject("meta_path");  // borrowed
+    if (!meta_path || !PyList_Check(meta_path))
+        Py_RETURN_NONE;
+    // If the target moved us, only the finders after us are ours to ask; the import system asks
+    // the ones before us itself. If we are not listed at all, ask everyone.
+    bool past_self = true;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(meta_path); ++i)
+        if (PyList_GET_ITEM(meta_path, i) == self) {
+            past_self = false;
+            break;
+        }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(meta_path); ++i) {
+        PyRef finder = PyRef::borrow(PyList_GET_ITEM(meta_path, i));
+        if (finder.get() == self) {
+            past_self = true;
+            continue;
+        }
+        if (!past_self)
+            continue;
+        PyRef method = PyRef::steal(PyObject_GetAttr(finder.get(), g_find_spec_name));
+        if (!method) {
+            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+                return nullptr;
+            PyErr_Clear();
+            continue;
+        }
+        PyObject* spec = PyObject_Vectorcall(method.get(), args, static_cast<std::size_t>(nargs), nullptr);
+        if (!spec || spec != Py_None)
+            return spec;
+        Py_DECREF(spec);
+    }
+    Py_RETURN_NONE;
+}
+
+/// For a --python installation whose binary has built-in modules that our libpython lacks: find
+/// a top-level module in the embedded build's own lib-dynload.
+PyObject* fallback_find_spec(PyObject* name)
+{
+    PyRef external = PyRef::borrow(PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external"));
+    if (!external)
+        Py_RETURN_NONE;
+    PyRef path_finder = PyRef::steal(PyObject_GetAttrString(external.get(), "PathFinder"));
+    PyRef directory = PyRef::steal(PyUnicode_DecodeFSDefault(g_settings.fallback_dynload.c_str()));
+    PyRef path = directory ? PyRef::steal(PyList_New(1)) : PyRef();
+    if (!path_finder || !path)
+        return nullptr;
+    PyList_SET_ITEM(path.get(), 0, directory.release());
+    return PyObject_CallMethod(path_finder.get(), "find_spec", "OO", name, path.get());
+}
+
+bool should_record(PyObject* name, PyObject* loader)
+{
+    if (std::strcmp(loader_kind(loader), "extension") == 0)
+        return true;  // duplicate detection covers every extension
+    Py_ssize_t size = 0;
+    const char* utf8 = PyUnicode_AsUTF8AndSize(name, &size);
+    if (!utf8) {
+        PyErr_Clear();
+        return false;
+    }
+    return matches(std::string_view(utf8, static_cast<std::size_t>(size)));
+}
+
+/// find_spec(fullname, path=None, target=None)
+PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
+{
+    if (kwnames || nargs < 1 || nargs > 3 || !PyUnicode_Check(args[0])) {
+        PyErr_SetString(PyExc_TypeError, "find_spec(fullname, path=None, target=None) takes positional arguments");
+        return nullptr;
+    }
+    PyObject* name = args[0];
+    PyRef spec = PyRef::steal(delegate_find_spec(self, args, nargs));
+    if (!spec)
+        return nullptr;
+    if (spec.get() == Py_None && !g_settings.fallback_dynload.empty() && (nargs < 2 || args[1] == Py_None)) {
+        spec = PyRef::steal(fallback_find_spec(name));
+        if (!spec)
+            return nullptr;
+    }
+    if (spec.get() == Py_None)
+        return spec.release();
+
+    PyRef loader = PyRef::steal(PyObject_GetAttr(spec.get(), g_loader_name));
+    if (!loader) {
+        PyErr_Clear();
+        return spec.release();
+    }
+    if (loader.get() != Py_None && should_record(name, loader.get()) &&
+        PyObject_HasAttrString(loader.get(), "exec_module")) {
+        if (!wrap_spec_loader(spec.get(), loader.get(), name))
+            PyErr_Clear();  // unrecorded is better than a failed import
+    }
+    return spec.release();
+}
+
+PyObject* finder_invalidate_caches(PyObject*, PyObject*)
+{
+    Py_RETURN_NONE;  // the finders we delegate to are on sys.meta_path and get their own call
+}
+
+PyMethodDef g_finder_methods[] = {
+    {"find_spec", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(finder_find_spec)),
+     METH_FASTCALL | METH_KEYWORDS, "Asks the other finders, then wraps the loader of a recorded module."},
+    {"invalidate_caches", finder_invalidate_caches, METH_NOARGS, "Nothing to invalidate."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyType_Slot g_finder_slots[] = {
+    {Py_tp_methods, g_finder_methods},
+    {Py_tp_doc, const_cast<char*>("importscope's meta-path finder: records imports, changes none.")},
+    {0, nullptr},
+};
+
+PyType_Spec g_finder_spec = {"_importscope.Finder", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT, g_finder_slots};
+
+PyModuleDef g_module_def = {
+    PyModuleDef_HEAD_INIT, "_importscope", "importscope's import hooks (built in).", -1,
+    nullptr, nullptr, nullptr, nullptr, nullptr,
+};
+
+} // namespace
+
+void configure(HookSettings settings)
+{
+    g_settings = std::move(settings);
+    for (const auto& p : g_settings.patterns)
+        if (p == "*")
+            g_settings.match_all = true;
+}
+
+const HookSettings& settings()
+{
+    return g_settings;
+}
+
+bool matches(std::string_view module_name)
+{
+    if (g_settings.match_all)
+        return true;
+    for (const auto& pattern : g_settings.patterns)
+        if (module_name.find(pattern) != std::string_view::npos)
+            return true;
+    return false;
+}
+
+PyObject* init_module()
+{
+    PyRef module = PyRef::steal(PyModule_Create(&g_module_def));
+    if (!module)
+        return nullptr;
+    g_find_spec_name = PyUnicode_InternFromString("find_spec");
+    g_loader_name = PyUnicode_InternFromString("loader");
+    if (!g_find_spec_name || !g_loader_name || !ready_loader_type(module.get()))
+        return nullptr;
+    g_finder_type = PyType_FromSpec(&g_finder_spec);
+    if (!g_finder_type)
+        return nullptr;
+    Py_INCREF(g_finder_type);
+    if (PyModule_AddObject(module.get(), "Finder", g_finder_type) < 0) {
+        Py_DECREF(g_finder_type);
+        return nullptr;
+    }
+    return module.release();
+}
+
+void install_finder()
+{
+    assert(PyGILState_Check());
+    PyRef module = embed::check(PyImport_ImportModule(k_module_name), "importing the hook module");
+    PyRef finder_type = embed::check(PyObject_GetAttrString(module.get(), "Finder"), "finding the finder type");
+    PyRef finder = embed::check(PyObject_CallNoArgs(finder_type.get()), "creating the finder");
+    PyObject* meta_path = PySys_GetObject("meta_path");  // borrowed
+    if (!meta_path || !PyList_Check(meta_path))
+        throw Error("sys.meta_path is not a list; cannot install the import finder");
+    if (PyList_Insert(meta_path, 0, finder.get()) < 0)
+        throw embed::PythonError("installing the import finder");
+}
+
+} // namespace importscope::hook

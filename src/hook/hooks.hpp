@@ -1,0 +1,42 @@
+#pragma once
+
+#include <Python.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+/// The hooks that run inside the traced process: a C audit hook that sees every extension's PyInit
+/// and every uncaught exception, and a sys.meta_path finder that records matching modules and every
+/// extension load with their outcome. Both write to the JournalWriter.
+namespace importscope::hook {
+
+struct HookSettings {
+    std::vector<std::string> patterns;  ///< substrings of dotted module names to record
+    bool match_all = false;             ///< "*": record every module
+    /// Last-resort directory of stdlib extension modules, for a --python installation whose
+    /// binary has modules built in that the embedded libpython lacks. Empty: none.
+    std::string fallback_dynload;
+};
+
+/// Sets what the hooks record; call before the interpreter starts.
+void configure(HookSettings settings);
+const HookSettings& settings();
+
+/// Whether a module of this name is recorded by the finder.
+bool matches(std::string_view module_name);
+
+/// Registers the audit hook. Safe, and meant to be called, before the interpreter is initialized,
+/// so that no import escapes it.
+void register_audit_hook();
+
+/// Name of the built-in module that holds the finder and loader types.
+inline constexpr const char* k_module_name = "_importscope";
+
+/// Init function of that module, for PyImport_AppendInittab.
+PyObject* init_module();
+
+/// Puts the finder first on sys.meta_path. Needs the GIL; throws PythonError.
+void install_finder();
+
+} // namespace importscope::hook

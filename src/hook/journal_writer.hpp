@@ -1,0 +1,42 @@
+#pragma once
+
+#include "importscope/journal/event.hpp"
+
+#include <atomic>
+#include <cstdint>
+
+namespace importscope::hook {
+
+/// The traced process's end of the journal: an O_APPEND file descriptor to which each event is
+/// written with one write(2) as it happens, so a crash loses nothing already recorded.
+class JournalWriter {
+public:
+    /// The process's one writer.
+    static JournalWriter& instance();
+
+    /// Starts writing to `fd` (owned from now on) on behalf of process `pid`.
+    void open(int fd, int pid) noexcept;
+    bool is_open() const noexcept { return m_fd >= 0; }
+    int pid() const noexcept { return m_pid; }
+
+    /// The next position in this process's event order.
+    std::uint64_t next_seq() noexcept { return ++m_seq; }
+    /// The next import id (pairs begin and end events).
+    std::uint64_t next_import_id() noexcept { return ++m_import_id; }
+
+    /// Appends one event; failures are counted, never raised into the target.
+    void append(const journal::Event& event) noexcept;
+
+    std::uint64_t failed_writes() const noexcept { return m_failed_writes; }
+
+private:
+    JournalWriter() = default;
+
+    int m_fd = -1;
+    int m_pid = 0;
+    std::atomic<std::uint64_t> m_seq{0};
+    std::atomic<std::uint64_t> m_import_id{0};
+    std::atomic<std::uint64_t> m_failed_writes{0};
+};
+
+} // namespace importscope::hook

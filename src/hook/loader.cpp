@@ -1,0 +1,271 @@
+#include "hook/loader.hpp"
+
+#include "hook/file_facts.hpp"
+#include "hook/journal_writer.hpp"
+#include "hook/stack.hpp"
+
+#include "embed/compat.hpp"
+#include "embed/py_ref.hpp"
+#include "embed/python_error.hpp"
+#include "importscope/util/clock.hpp"
+
+#include <cassert>
+#include <cstring>
+#include <string_view>
+
+namespace importscope::hook {
+
+using embed::PyRef;
+
+namespace {
+
+/// Wraps a module's loader for the duration of one load.
+struct LoaderWrapper {
+    PyObject_HEAD
+    PyObject* wrapped;   // the original loader (owned)
+    PyObject* name;      // the module name (owned)
+    std::uint64_t id;    // pairs the journal's begin and end events
+    std::int64_t begin_ns;
+    bool begun;
+    bool ended;
+};
+
+PyTypeObject* g_wrapper_type = nullptr;  // owned by the _importscope module
+
+LoaderWrapper* as_wrapper(PyObject* self)
+{
+    return reinterpret_cast<LoaderWrapper*>(self);
+}
+
+const char* type_name_of(PyObject* loader)
+{
+    // BuiltinImporter and FrozenImporter are used as classes, not instances.
+    PyTypeObject* type = PyType_Check(loader) ? reinterpret_cast<PyTypeObject*>(loader) : Py_TYPE(loader);
+    const char* name = type->tp_name;
+    const char* dot = std::strrchr(name, '.');
+    return dot ? dot + 1 : name;
+}
+
+std::string optional_text(PyObject* object, const char* attribute)
+{
+    PyRef value = PyRef::steal(PyObject_GetAttrString(object, attribute));
+    if (!value || !PyUnicode_Check(value.get())) {
+        PyErr_Clear();
+        return {};
+    }
+    return embed::to_utf8(value.get());
+}
+
+void record_begin(LoaderWrapper* self, PyObject* spec)
+{
+    JournalWriter& journal = JournalWriter::instance();
+    journal::ImportBegin e;
+    e.pid = journal.pid();
+    e.seq = journal.next_seq();
+    e.id = self->id;
+    e.name = embed::to_utf8(self->name);
+    e.kind = loader_kind(self->wrapped);
+    e.origin = optional_text(spec, "origin");
+    e.parent = optional_text(spec, "parent");
+    PyRef loader_type = PyRef::borrow(PyType_Check(self->wrapped) ? self->wrapped
+                                                                 : reinterpret_cast<PyObject*>(Py_TYPE(self->wrapped)));
+    e.loader = embed::qualified_type_name(loader_type.get());
+    if (!e.origin.empty() && e.origin.front() == '/') {
+        FileFacts facts = file_facts(e.origin);
+        e.realpath = std::move(facts.realpath);
+        e.identity = facts.identity;
+    }
+    e.stack = capture_import_stack();
+    self->begun = true;
+    self->begin_ns = monotonic_ns();
+    e.mono_ns = self->begin_ns;
+    journal.append(e);
+}
+
+/// Records the end of the load; `exception` is the error it raised, or null.
+void record_end(LoaderWrapper* self, PyObject* exception)
+{
+    if (self->ended)
+        return;
+    self->ended = true;
+    JournalWriter& journal = JournalWriter::instance();
+    journal::ImportEnd e;
+    e.pid = journal.pid();
+    e.seq = journal.next_seq();
+    e.id = self->id;
+    e.mono_ns = monotonic_ns();
+    if (exception) {
+        const embed::DescribedException d = embed::describe_exception(exception);
+        e.error = journal::ExceptionInfo{d.type_name, d.message, d.traceback};
+    }
+    journal.append(e);
+}
+
+/// Puts the original loader back where the import system stored ours.
+void give_back_loader(LoaderWrapper* self, PyObject* holder, const char* attribute)
+{
+    if (!holder)
+        return;
+    PyRef current = PyRef::steal(PyObject_GetAttrString(holder, attribute));
+    if (current.get() == reinterpret_cast<PyObject*>(self))
+        PyObject_SetAttrString(holder, attribute, self->wrapped);
+    PyErr_Clear();
+}
+
+PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
+{
+    LoaderWrapper* self = as_wrapper(self_object);
+    if (!self->begun) {
+        try {
+            record_begin(self, spec);
+        } catch (...) {
+        }
+        PyErr_Clear();
+    }
+    PyRef method = PyRef::steal(PyObject_GetAttrString(self->wrapped, "create_module"));
+    if (!method) {
+        // Loaders may omit create_module: default module creation.
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    PyRef module = PyRef::steal(PyObject_CallOneArg(method.get(), spec));
+    if (!module) {
+        // For an extension this is where PyInit failed; the spec is dropped, the error goes on.
+        PyRef exception = PyRef::steal(embed::compat::fetch_exception());
+        record_end(self, exception.get());
+        give_back_loader(self, spec, "loader");
+        embed::compat::restore_exception(exception.release());
+        return nullptr;
+    }
+    return module.release();
+}
+
+PyObject* wrapper_exec_module(PyObject* self_object, PyObject* module)
+{
+    LoaderWrapper* self = as_wrapper(self_object);
+    PyRef spec = PyRef::steal(PyObject_GetAttrString(module, "__spec__"));
+    PyErr_Clear();
+    if (!self->begun && spec) {
+        // importlib.reload() executes without creating.
+        try {
+            record_begin(self, spec.get());
+        } catch (...) {
+        }
+        PyErr_Clear();
+    }
+    PyRef result = PyRef::steal(PyObject_CallMethod(self->wrapped, "exec_module", "O", module));
+    PyRef exception = result ? PyRef() : PyRef::steal(embed::compat::fetch_exception());
+    give_back_loader(self, module, "__loader__");
+    give_back_loader(self, spec.get(), "loader");
+    record_end(self, exception.get());
+    if (exception) {
+        embed::compat::restore_exception(exception.release());
+        return nullptr;
+    }
+    return result.release();
+}
+
+PyObject* wrapper_getattro(PyObject* self, PyObject* name)
+{
+    // Everything but the two wrapped methods is the original loader's (get_resource_reader, ...).
+    if (PyObject* own = PyObject_GenericGetAttr(self, name))
+        return own;
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError))
+        return nullptr;
+    PyErr_Clear();
+    return PyObject_GetAttr(as_wrapper(self)->wrapped, name);
+}
+
+PyObject* wrapper_repr(PyObject* self)
+{
+    return PyObject_Repr(as_wrapper(self)->wrapped);
+}
+
+void wrapper_dealloc(PyObject* self_object)
+{
+    LoaderWrapper* self = as_wrapper(self_object);
+    Py_XDECREF(self->wrapped);
+    Py_XDECREF(self->name);
+    PyTypeObject* type = Py_TYPE(self_object);
+    type->tp_free(self_object);
+    Py_DECREF(type);
+}
+
+PyMethodDef g_wrapper_methods[] = {
+    {"create_module", wrapper_create_module, METH_O, "Records the start of the load, then creates the module."},
+    {"exec_module", wrapper_exec_module, METH_O, "Executes the module, records the outcome, restores the loader."},
+    {nullptr, nullptr, 0, nullptr},
+};
+
+PyType_Slot g_wrapper_slots[] = {
+    {Py_tp_dealloc, reinterpret_cast<void*>(wrapper_dealloc)},
+    {Py_tp_getattro, reinterpret_cast<void*>(wrapper_getattro)},
+    {Py_tp_repr, reinterpret_cast<void*>(wrapper_repr)},
+    {Py_tp_methods, g_wrapper_methods},
+    {Py_tp_doc, const_cast<char*>("importscope's recording wrapper around a module loader.")},
+    {0, nullptr},
+};
+
+PyType_Spec g_wrapper_spec = {
+    "_importscope.LoaderWrapper",
+    sizeof(LoaderWrapper),
+    0,
+    Py_TPFLAGS_DEFAULT,
+    g_wrapper_slots,
+};
+
+} // namespace
+
+const char* loader_kind(PyObject* loader)
+{
+    const std::string_view name = type_name_of(loader);
+    if (name == "ExtensionFileLoader")
+        return "extension";
+    if (name == "SourceFileLoader")
+        return "source";
+    if (name == "SourcelessFileLoader")
+        return "bytecode";
+    if (name == "NamespaceLoader" || name == "_NamespaceLoader")
+        return "namespace";
+    if (name == "BuiltinImporter")
+        return "builtin";
+    if (name == "FrozenImporter")
+        return "frozen";
+    if (name == "zipimporter")
+        return "zip";
+    return "other";
+}
+
+bool ready_loader_type(PyObject* module)
+{
+    PyObject* type = PyType_FromSpec(&g_wrapper_spec);
+    if (!type)
+        return false;
+    g_wrapper_type = reinterpret_cast<PyTypeObject*>(type);
+    Py_INCREF(type);
+    if (PyModule_AddObject(module, "LoaderWrapper", type) < 0) {
+        Py_DECREF(type);
+        return false;
+    }
+    return true;
+}
+
+bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name)
+{
+    assert(g_wrapper_type);
+    auto* wrapper = PyObject_New(LoaderWrapper, g_wrapper_type);
+    if (!wrapper)
+        return false;
+    Py_INCREF(loader);
+    Py_INCREF(name);
+    wrapper->wrapped = loader;
+    wrapper->name = name;
+    wrapper->id = JournalWriter::instance().next_import_id();
+    wrapper->begin_ns = 0;
+    wrapper->begun = false;
+    wrapper->ended = false;
+    PyRef owned = PyRef::steal(reinterpret_cast<PyObject*>(wrapper));
+    return PyObject_SetAttrString(spec, "loader", owned.get()) == 0;
+}
+
+} // namespace importscope::hook

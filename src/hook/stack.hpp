@@ -1,0 +1,14 @@
+#pragma once
+
+#include "importscope/journal/event.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace importscope::hook {
+
+/// The Python stack of the running thread, innermost first, without the import machinery's own
+/// frames, so that front() is the line that asked for the import. Needs the GIL.
+std::vector<journal::Frame> capture_import_stack(std::size_t max_frames = 32);
+
+} // namespace importscope::hook

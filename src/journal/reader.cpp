@@ -1,0 +1,49 @@
+#include "importscope/journal/reader.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace importscope::journal {
+
+void parse_journal(std::string_view text, std::string_view source, JournalContents& into)
+{
+    std::size_t line_number = 0;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        ++line_number;
+        const std::size_t newline = text.find('\n', start);
+        if (newline == std::string_view::npos) {
+            into.problems.push_back(fmt::format(
+                "{}: line {} is incomplete (the process ended while writing it); skipped", source, line_number));
+            break;
+        }
+        const std::string_view line = text.substr(start, newline - start);
+        start = newline + 1;
+        if (line.empty())
+            continue;
+        try {
+            into.events.push_back(decode(line));
+        } catch (const std::invalid_argument& e) {
+            into.problems.push_back(fmt::format("{}: line {} skipped: {}", source, line_number, e.what()));
+        }
+    }
+}
+
+void read_journal(const std::filesystem::path& path, JournalContents& into)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        into.problems.push_back(fmt::format("{}: cannot read journal: {}", path.string(), std::strerror(errno)));
+        return;
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    parse_journal(text.str(), path.string(), into);
+}
+
+} // namespace importscope::journal

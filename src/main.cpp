@@ -1,0 +1,6 @@
+#include "importscope/cli/cli.hpp"
+
+int main(int argc, char** argv)
+{
+    return importscope::run_cli(argc, argv);
+}

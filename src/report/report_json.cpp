@@ -1,0 +1,180 @@
+#include "importscope/report/report.hpp"
+
+#include "importscope/version.hpp"
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstring>
+#include <ctime>
+
+namespace importscope::report {
+
+using nlohmann::json;
+
+std::string signal_name(int signal)
+{
+    if (const char* abbrev = sigabbrev_np(signal))
+        return fmt::format("SIG{}", abbrev);
+    return fmt::format("signal {}", signal);
+}
+
+std::string describe_exit(const ExitInfo& exit)
+{
+    std::string text;
+    if (exit.signal)
+        text = fmt::format("killed by {}{}", signal_name(*exit.signal), exit.core_dumped ? " (core dumped)" : "");
+    else if (exit.code)
+        text = fmt::format("exited with status {}", *exit.code);
+    else
+        text = "ended in an unknown way";
+    if (exit.timed_out)
+        text += " after the timeout";
+    else if (exit.forwarded_signal)
+        text += fmt::format(" after importscope passed on {}", signal_name(*exit.forwarded_signal));
+    return text;
+}
+
+std::string iso_time(std::int64_t wall_ns)
+{
+    const std::time_t seconds = static_cast<std::time_t>(wall_ns / 1'000'000'000);
+    std::tm utc{};
+    gmtime_r(&seconds, &utc);
+    char buffer[32];
+    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &utc);
+    return fmt::format("{}.{:03}Z", buffer, (wall_ns / 1'000'000) % 1000);
+}
+
+namespace {
+
+json optional_json(const auto& value)
+{
+    return value ? json(*value) : json(nullptr);
+}
+
+json exit_json(const ExitInfo& exit)
+{
+    return json{{"code", optional_json(exit.code)},
+                {"signal", optional_json(exit.signal)},
+                {"signal_name", exit.signal ? json(signal_name(*exit.signal)) : json(nullptr)},
+                {"core_dumped", exit.core_dumped},
+                {"timed_out", exit.timed_out},
+                {"forwarded_signal", exit.forwarded_signal ? json(signal_name(*exit.forwarded_signal)) : json(nullptr)},
+                {"description", describe_exit(exit)}};
+}
+
+json module_json(const analysis::ModuleRecord& r)
+{
+    json identity = nullptr;
+    if (r.identity)
+        identity = {{"dev", r.identity->dev}, {"ino", r.identity->ino}};
+    return json{{"pid", r.pid},
+                {"order", r.order},
+                {"name", r.name},
+                {"kind", r.kind},
+                {"origin", r.origin},
+                {"realpath", r.realpath},
+                {"file_identity", identity},
+                {"loader", r.loader},
+                {"parent", r.parent},
+                {"status", analysis::to_string(r.status)},
+                {"error", optional_json(r.error)},
+                {"duration_ms", optional_json(r.duration_ms)},
+                {"call_site", r.call_site() ? json(*r.call_site()) : json(nullptr)},
+                {"stack", r.stack},
+                {"via_finder", r.via_finder},
+                {"initialized_extension", r.initialized_extension}};
+}
+
+json finding_json(const analysis::Finding& f)
+{
+    return json{{"kind", f.kind},
+                {"severity", analysis::to_string(f.severity)},
+                {"pid", f.pid},
+                {"module_names", f.module_names},
+                {"file", f.file},
+                {"message", f.message},
+                {"explanation", f.explanation},
+                {"advice", f.advice},
+                {"evidence", f.evidence.is_null() ? json::object() : f.evidence}};
+}
+
+json process_json(const analysis::ProcessRecord& p, const RunInfo& run)
+{
+    json process{{"pid", p.pid},
+                 {"ppid", p.ppid},
+                 {"argv", p.argv},
+                 {"executable", p.executable},
+                 {"python_version", p.python_version},
+                 {"cwd", p.cwd},
+                 {"start_method", p.start_method},
+                 {"started_at", p.start_wall_ns ? json(iso_time(p.start_wall_ns)) : json(nullptr)},
+                 {"ended_at", nullptr},
+                 {"exit", nullptr},
+                 {"uncaught_exception", optional_json(p.uncaught)}};
+    if (p.pid == run.main_pid) {
+        process["ended_at"] = iso_time(run.ended_ns);
+        process["exit"] = exit_json(run.exit);
+    }
+    return process;
+}
+
+} // namespace
+
+json build_report(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
+{
+    json processes = json::array();
+    const analysis::ProcessRecord* main_process = nullptr;
+    for (const auto& p : model.processes) {
+        processes.push_back(process_json(p, run));
+        if (p.pid == run.main_pid)
+            main_process = &p;
+    }
+
+    json modules = json::array();
+    std::size_t extension_inits = 0;
+    for (const auto& r : model.modules) {
+        modules.push_back(module_json(r));
+        extension_inits += r.initialized_extension ? 1 : 0;
+    }
+
+    json finding_list = json::array();
+    std::size_t errors = 0;
+    for (const auto& f : findings) {
+        finding_list.push_back(finding_json(f));
+        errors += f.severity == analysis::Severity::error ? 1 : 0;
+    }
+
+    json exit = exit_json(run.exit);
+    exit["exception"] = main_process ? optional_json(main_process->uncaught) : json(nullptr);
+
+    return json{
+        {"schema", k_schema},
+        {"tool", {{"name", "importscope"}, {"version", k_version}, {"python", k_linked_python_version}}},
+        {"run",
+         {{"argv", run.argv},
+          {"cwd", run.cwd},
+          {"host", run.host},
+          {"target", {{"kind", run.target_kind}, {"value", run.target}, {"args", run.target_args}}},
+          {"python", {{"executable", run.python_executable}, {"version", run.python_version}}},
+          {"match", run.match},
+          {"timeout_s", optional_json(run.timeout_s)},
+          {"started_at", iso_time(run.started_ns)},
+          {"ended_at", iso_time(run.ended_ns)},
+          {"duration_s", static_cast<double>(run.ended_ns - run.started_ns) / 1e9},
+          {"exit", exit}}},
+        {"processes", processes},
+        {"modules", modules},
+        {"findings", finding_list},
+        {"problems", model.problems},
+        {"summary",
+         {{"processes", model.processes.size()},
+          {"modules", model.modules.size()},
+          {"extension_inits", extension_inits},
+          {"findings", findings.size()},
+          {"errors", errors},
+          {"warnings", findings.size() - errors}}},
+    };
+}
+
+} // namespace importscope::report

@@ -1,0 +1,184 @@
+#include "importscope/supervisor/python_locator.hpp"
+
+#include "importscope/util/error.hpp"
+#include "importscope/version.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cerrno>
+#include <climits>
+#include <fcntl.h>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace importscope::supervisor {
+
+namespace fs = std::filesystem;
+
+std::optional<std::pair<int, int>> parse_version(const std::string& text)
+{
+    static const std::regex pattern(R"(^\s*(\d+)\.(\d+)(\.\d+)?.*$)");
+    std::smatch m;
+    if (!std::regex_match(text, m, pattern))
+        return std::nullopt;
+    return std::pair{std::stoi(m[1]), std::stoi(m[2])};
+}
+
+namespace {
+
+bool is_executable_file(const std::string& path)
+{
+    struct stat st{};
+    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+}
+
+std::string search_path(const std::string& name)
+{
+    const char* path = std::getenv("PATH");
+    std::string entries = path ? path : "/usr/local/bin:/usr/bin:/bin";
+    std::size_t start = 0;
+    while (start <= entries.size()) {
+        const std::size_t colon = std::min(entries.find(':', start), entries.size());
+        std::string dir = entries.substr(start, colon - start);
+        if (dir.empty())
+            dir = ".";
+        const std::string candidate = dir + "/" + name;
+        if (is_executable_file(candidate))
+            return candidate;
+        start = colon + 1;
+    }
+    return {};
+}
+
+bool is_elf(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::array<char, 4> magic{};
+    return in.read(magic.data(), magic.size()) && magic == std::array<char, 4>{'\x7f', 'E', 'L', 'F'};
+}
+
+/// Version from the file name of the real binary ("python3.11"), or from a venv's pyvenv.cfg.
+std::optional<std::pair<int, int>> version_from_files(const std::string& executable, const std::string& real)
+{
+    static const std::regex name_pattern(R"(^python(\d+)\.(\d+)$)");
+    std::smatch m;
+    const std::string base = fs::path(real).filename().string();
+    if (std::regex_match(base, m, name_pattern))
+        return std::pair{std::stoi(m[1]), std::stoi(m[2])};
+    const fs::path bin = fs::path(executable).parent_path();
+    for (const fs::path& cfg : {bin.parent_path() / "pyvenv.cfg", bin / "pyvenv.cfg"}) {
+        std::ifstream in(cfg);
+        for (std::string line; std::getline(in, line);) {
+            const auto eq = line.find('=');
+            if (eq == std::string::npos)
+                continue;
+            std::string key = line.substr(0, eq);
+            key.erase(key.find_last_not_of(" \t") + 1);
+            if (key == "version" || key == "version_info")
+                return parse_version(line.substr(eq + 1));
+        }
+    }
+    return std::nullopt;
+}
+
+/// Runs the interpreter once to ask what it is: its sys.executable and version.
+std::pair<std::string, std::string> ask_interpreter(const std::string& path)
+{
+    int pipe_fds[2];
+    if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
+        throw system_error("pipe", errno);
+    const pid_t pid = ::fork();
+    if (pid < 0)
+        throw system_error("fork", errno);
+    if (pid == 0) {
+        ::dup2(pipe_fds[1], STDOUT_FILENO);
+        const int devnull = ::open("/dev/null", O_WRONLY);
+        if (devnull >= 0)
+            ::dup2(devnull, STDERR_FILENO);
+        const char* code = "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])";
+        ::execl(path.c_str(), path.c_str(), "-I", "-S", "-c", code, static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    ::close(pipe_fds[1]);
+    std::string output;
+    char buffer[512];
+    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) != 0;) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 || output.size() > 65536)
+            break;
+        output.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(pipe_fds[0]);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    const auto newline = output.find('\n');
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || newline == std::string::npos)
+        throw Error(fmt::format("--python {} is not a working Python interpreter (it could not run "
+                                "\"import sys\"); name a python executable, e.g. --python /usr/bin/python3",
+                                path));
+    std::string version = output.substr(newline + 1);
+    version.erase(version.find_last_not_of("\r\n") + 1);
+    return {output.substr(0, newline), version};
+}
+
+} // namespace
+
+std::string default_python()
+{
+    if (const char* venv = std::getenv("VIRTUAL_ENV"); venv && *venv) {
+        const std::string candidate = std::string(venv) + "/bin/python";
+        if (is_executable_file(candidate))
+            return candidate;
+    }
+    const std::string found = search_path("python3");
+    if (found.empty())
+        throw Error("no python3 on PATH; name the interpreter to use with --python PATH");
+    return found;
+}
+
+PythonInstallation locate_python(const std::string& path)
+{
+    std::string executable = path.find('/') == std::string::npos ? search_path(path) : path;
+    if (executable.empty() || !is_executable_file(executable))
+        throw Error(fmt::format("--python {}: no such executable file", path));
+    executable = fs::absolute(executable).lexically_normal().string();
+
+    PythonInstallation found;
+    std::optional<std::pair<int, int>> version;
+    std::error_code ec;
+    std::string real = fs::canonical(executable, ec).string();
+    if (is_elf(real))
+        version = version_from_files(executable, real);
+    if (!version) {
+        // A wrapper script (a pyenv shim) or an unusual name: ask it.
+        auto [asked_executable, asked_version] = ask_interpreter(executable);
+        if (!asked_executable.empty())
+            executable = asked_executable;
+        real = fs::canonical(executable, ec).string();
+        version = parse_version(asked_version);
+        if (!version)
+            throw Error(fmt::format("--python {} reported an unreadable version \"{}\"", path, asked_version));
+    }
+    found.executable = executable;
+    found.realpath = real.empty() ? executable : real;
+    std::tie(found.major, found.minor) = *version;
+    if (found.major != k_linked_python_major || found.minor != k_linked_python_minor)
+        throw Error(fmt::format(
+            "--python {} is Python {}.{}, but importscope was built for Python {}.{} ({}); rebuild importscope "
+            "with -DPython3_EXECUTABLE={} (for example: make BUILD=build-{}.{} PYTHON={})",
+            path, found.major, found.minor, k_linked_python_major, k_linked_python_minor,
+            k_linked_python_executable, found.executable, found.major, found.minor, found.executable));
+    found.foreign = found.realpath != fs::canonical(k_linked_python_executable, ec).string();
+    return found;
+}
+
+} // namespace importscope::supervisor

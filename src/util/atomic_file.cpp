@@ -1,0 +1,63 @@
+#include "importscope/util/atomic_file.hpp"
+
+#include "importscope/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace importscope {
+
+namespace {
+
+std::filesystem::path directory_of(const std::filesystem::path& path)
+{
+    const auto parent = path.parent_path();
+    return parent.empty() ? std::filesystem::path(".") : parent;
+}
+
+} // namespace
+
+void check_writable_destination(const std::filesystem::path& path)
+{
+    const auto dir = directory_of(path);
+    struct stat st{};
+    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+        throw Error(fmt::format("cannot write {}: directory {} does not exist", path.string(), dir.string()));
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        throw Error(fmt::format("cannot write {}: directory {} is not writable", path.string(), dir.string()));
+    if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        throw Error(fmt::format("cannot write {}: it is a directory", path.string()));
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content)
+{
+    std::string temp = (directory_of(path) / ("." + path.filename().string() + ".XXXXXX")).string();
+    const int fd = ::mkstemp(temp.data());
+    if (fd < 0)
+        throw system_error(fmt::format("cannot create a temporary file beside {}", path.string()), errno);
+
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    bool ok = ::fchmod(fd, 0666 & ~mask) == 0;
+    for (std::size_t done = 0; ok && done < content.size();) {
+        const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        ok = n > 0;
+        done += ok ? static_cast<std::size_t>(n) : 0;
+    }
+    ok = ok && ::fsync(fd) == 0;
+    const int saved = errno;
+    ok = (::close(fd) == 0) && ok;
+    if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {
+        const int err = ok ? errno : saved;
+        ::unlink(temp.c_str());
+        throw system_error(fmt::format("cannot write {}", path.string()), err);
+    }
+}
+
+} // namespace importscope
