@@ -63,7 +63,8 @@ std::vector<std::string> target_argv(const Target& target)
     return argv;
 }
 
-Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on_core_ready)
+Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on_core_ready,
+                         const std::function<void()>& on_main_ready)
 {
     Config config;
     config->parse_argv = 0;  // the target's arguments are its own, never python's options
@@ -95,6 +96,7 @@ Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on
     check_status(Py_InitializeFromConfig(config.get()));
     on_core_ready();
     check_status(_Py_InitializeMain());
+    on_main_ready();
 }
 
 Interpreter::~Interpreter()

@@ -8,11 +8,13 @@ namespace importscope::embed {
 
 /// The one owner of the embedded interpreter. Initialization is split as PEP 587 allows: the core
 /// (import system with built-in and frozen modules only), then `on_core_ready` (where the hooks go
-/// in, before site, .pth files or any target code), then the rest (sys.path, site). run_main()
-/// runs the target exactly as Py_RunMain does for `python` and finalizes.
+/// in, before site, .pth files or any target code), then the rest (sys.path, site), then
+/// `on_main_ready` (just before the target). run_main() runs the target exactly as Py_RunMain does
+/// for `python` and finalizes.
 class Interpreter {
 public:
-    Interpreter(const WorkerPlan& plan, const std::function<void()>& on_core_ready);
+    Interpreter(const WorkerPlan& plan, const std::function<void()>& on_core_ready,
+                const std::function<void()>& on_main_ready);
     ~Interpreter();
     Interpreter(const Interpreter&) = delete;
     Interpreter& operator=(const Interpreter&) = delete;

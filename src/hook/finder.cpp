@@ -16,6 +16,7 @@ namespace {
 
 HookSettings g_settings;
 PyObject* g_finder_type = nullptr;   // owned by the _importscope module
+PyObject* g_finder = nullptr;        // the installed instance; owned by sys.meta_path and here
 PyObject* g_find_spec_name = nullptr; // interned "find_spec", immortal for our purposes
 PyObject* g_loader_name = nullptr;    // interned "loader"
 
@@ -199,6 +200,22 @@ void install_finder()
         throw Error("sys.meta_path is not a list; cannot install the import finder");
     if (PyList_Insert(meta_path, 0, finder.get()) < 0)
         throw embed::PythonError("installing the import finder");
+    g_finder = finder.release();
+}
+
+void ensure_finder_first()
+{
+    assert(PyGILState_Check());
+    PyObject* meta_path = PySys_GetObject("meta_path");  // borrowed
+    if (!g_finder || !meta_path || !PyList_Check(meta_path))
+        return;
+    if (PyList_GET_SIZE(meta_path) > 0 && PyList_GET_ITEM(meta_path, 0) == g_finder)
+        return;
+    for (Py_ssize_t i = PyList_GET_SIZE(meta_path) - 1; i >= 0; --i)
+        if (PyList_GET_ITEM(meta_path, i) == g_finder && PySequence_DelItem(meta_path, i) < 0)
+            throw embed::PythonError("moving the import finder");
+    if (PyList_Insert(meta_path, 0, g_finder) < 0)
+        throw embed::PythonError("moving the import finder");
 }
 
 } // namespace importscope::hook

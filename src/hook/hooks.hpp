@@ -39,4 +39,8 @@ PyObject* init_module();
 /// Puts the finder first on sys.meta_path. Needs the GIL; throws PythonError.
 void install_finder();
 
+/// Moves the finder back to the front of sys.meta_path if site or a .pth file inserted finders
+/// ahead of it, so that it sees every import of the target. Needs the GIL; throws PythonError.
+void ensure_finder_first();
+
 } // namespace importscope::hook

@@ -1,0 +1,35 @@
+# importscope: `make demo` and `make test` are the two entry points (see README.md).
+
+BUILD ?= build
+# The interpreter to embed: python3 on PATH by default, resolved past wrappers such as pyenv shims.
+PYTHON ?= python3
+PYTHON_REAL := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/null)
+JOBS ?= 2
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build demo test clean
+
+all: build
+
+deps:
+	@sh tools/install-deps.sh
+
+configure: deps
+	@test -n "$(PYTHON_REAL)" || { echo "importscope: $(PYTHON) does not run; set PYTHON=/path/to/python3" >&2; exit 1; }
+	cmake -S . -B $(BUILD) -DPython3_EXECUTABLE=$(PYTHON_REAL) $(CMAKE_FLAGS)
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@echo "== importscope run on the bundled DeepGEMM probe (a vendored package aliased at the top level only) =="
+	@$(BUILD)/importscope run -o importscope-report.json $(BUILD)/probes/deepgemm_pybind/broken.py; \
+	status=$$?; \
+	if [ $$status -eq 1 ]; then echo "== exit status 1: the duplicate init was found; the report is importscope-report.json =="; \
+	else echo "== unexpected exit status $$status from importscope ==" >&2; exit 1; fi
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD)

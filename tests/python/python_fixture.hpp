@@ -1,0 +1,24 @@
+#pragma once
+
+// Shared by the tests that run inside the one embedded interpreter owned by main().
+
+#include "importscope/journal/reader.hpp"
+
+#include <filesystem>
+#include <string>
+
+namespace importscope::testing {
+
+/// The journal the hooks of this test process write to.
+const std::filesystem::path& journal_path();
+
+/// Everything recorded so far.
+journal::JournalContents recorded();
+
+/// Runs Python code in __main__; true when it raised nothing.
+bool run_python(const std::string& code);
+
+/// A new directory with a package tree for the test, put first on sys.path.
+std::filesystem::path make_package_dir();
+
+} // namespace importscope::testing

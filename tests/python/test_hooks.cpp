@@ -1,0 +1,138 @@
+#include "python_fixture.hpp"
+
+#include "importscope/analysis/finding.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace importscope;
+
+namespace {
+
+void write_file(const std::filesystem::path& path, const std::string& text)
+{
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+}
+
+template <typename Event>
+std::vector<Event> events_of(const journal::JournalContents& contents)
+{
+    std::vector<Event> out;
+    for (const auto& e : contents.events)
+        if (const auto* typed = std::get_if<Event>(&e))
+            out.push_back(*typed);
+    return out;
+}
+
+const journal::ImportBegin* find_begin(const std::vector<journal::ImportBegin>& begins, const std::string& name)
+{
+    for (const auto& b : begins)
+        if (b.name == name)
+            return &b;
+    return nullptr;
+}
+
+} // namespace
+
+TEST_CASE("the finder is first on sys.meta_path", "[hooks]")
+{
+    CHECK(testing::run_python("import sys\nassert type(sys.meta_path[0]).__name__ == 'Finder', sys.meta_path"));
+}
+
+TEST_CASE("a matching module is recorded with kind, file identity and call site", "[hooks]")
+{
+    const auto dir = testing::make_package_dir();
+    write_file(dir / "deep_gemm_a" / "__init__.py", "VALUE = 1\n");
+    write_file(dir / "importer_a.py", "import json\nimport deep_gemm_a\n");
+    REQUIRE(testing::run_python("import importer_a"));
+
+    const auto begins = events_of<journal::ImportBegin>(testing::recorded());
+    const auto* b = find_begin(begins, "deep_gemm_a");
+    REQUIRE(b);
+    CHECK(b->kind == "source");
+    CHECK(b->origin == (dir / "deep_gemm_a" / "__init__.py").string());
+    CHECK(b->identity.has_value());
+    CHECK(b->loader.find("SourceFileLoader") != std::string::npos);
+    REQUIRE_FALSE(b->stack.empty());
+    CHECK(b->stack.front().file == (dir / "importer_a.py").string());
+    CHECK(b->stack.front().line == 2);
+    CHECK(b->stack.front().module == "importer_a");
+    CHECK_FALSE(find_begin(begins, "importer_a"));  // does not match the pattern
+    CHECK_FALSE(find_begin(begins, "json"));
+}
+
+TEST_CASE("after the load the module and its spec have their original loader back", "[hooks]")
+{
+    const auto dir = testing::make_package_dir();
+    write_file(dir / "deep_gemm_b.py",
+               "LOADER_DURING_EXEC = type(__loader__).__name__\n"
+               "IS_PACKAGE = __loader__.is_package(__name__)\n");  // forwarded to the real loader
+    CHECK(testing::run_python("import deep_gemm_b, importlib.machinery as m\n"
+                              "assert deep_gemm_b.LOADER_DURING_EXEC == 'LoaderWrapper'\n"
+                              "assert deep_gemm_b.IS_PACKAGE is False\n"
+                              "assert type(deep_gemm_b.__loader__) is m.SourceFileLoader\n"
+                              "assert deep_gemm_b.__spec__.loader is deep_gemm_b.__loader__\n"));
+}
+
+TEST_CASE("an import that raises is recorded with the exception, which still reaches the importer", "[hooks]")
+{
+    const auto dir = testing::make_package_dir();
+    write_file(dir / "deep_gemm_c.py", "raise ValueError('broken on purpose')\n");
+    CHECK(testing::run_python("import sys\n"
+                              "try:\n    import deep_gemm_c\nexcept ValueError as e:\n    assert 'purpose' in str(e)\n"
+                              "else:\n    raise AssertionError('no error')\n"
+                              "assert 'deep_gemm_c' not in sys.modules\n"));
+    const auto contents = testing::recorded();
+    const auto* b = find_begin(events_of<journal::ImportBegin>(contents), "deep_gemm_c");
+    REQUIRE(b);
+    bool found = false;
+    for (const auto& e : events_of<journal::ImportEnd>(contents))
+        if (e.id == b->id) {
+            found = true;
+            REQUIRE(e.error);
+            CHECK(e.error->type == "ValueError");
+            CHECK(e.error->message == "broken on purpose");
+            CHECK(e.error->traceback.find("deep_gemm_c.py") != std::string::npos);
+        }
+    CHECK(found);
+}
+
+TEST_CASE("an extension loaded under two names bypassing sys.meta_path is a duplicate init", "[hooks]")
+{
+    const std::string so_dir = std::string(IMPORTSCOPE_PROBES_DIR) + "/deepgemm_capi/vllm_mini/third_party/deep_gemm";
+    REQUIRE(testing::run_python("import glob, importlib.util\n"
+                                "path = glob.glob('" + so_dir + "/_C*.so')[0]\n"
+                                "for name in ('first._C', 'second._C'):\n"
+                                "    spec = importlib.util.spec_from_file_location(name, path)\n"
+                                "    module = importlib.util.module_from_spec(spec)\n"
+                                "    spec.loader.exec_module(module)\n"));
+    const auto model = analysis::build_model(testing::recorded());
+    const auto findings = analysis::analyze(model);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].module_names == std::vector<std::string>{"first._C", "second._C"});
+    CHECK(findings[0].file.find("deepgemm_capi") != std::string::npos);
+}
+
+TEST_CASE("every extension is recorded through the finder, whatever the pattern", "[hooks]")
+{
+    REQUIRE(testing::run_python("import _testcapi"));
+    const auto contents = testing::recorded();
+    const auto* b = find_begin(events_of<journal::ImportBegin>(contents), "_testcapi");
+    REQUIRE(b);
+    CHECK(b->kind == "extension");
+    bool audited = false;
+    for (const auto& e : events_of<journal::ExtensionLoad>(contents))
+        audited = audited || e.name == "_testcapi";
+    CHECK(audited);
+}
+
+TEST_CASE("an exception reported as uncaught is recorded whatever excepthook is installed", "[hooks]")
+{
+    testing::run_python("import sys\nsys.excepthook = lambda *a: None\nraise KeyError('lost key')");
+    const auto uncaught = events_of<journal::UncaughtException>(testing::recorded());
+    REQUIRE(uncaught.size() == 1);
+    CHECK(uncaught[0].exception.type == "KeyError");
+    CHECK(uncaught[0].exception.message == "'lost key'");
+}

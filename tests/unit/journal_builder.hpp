@@ -1,0 +1,117 @@
+#pragma once
+
+// Builds hand-made journals for the analysis tests, event by event, as the hooks would write them.
+
+#include "importscope/journal/event.hpp"
+#include "importscope/journal/reader.hpp"
+
+#include <optional>
+#include <string>
+
+namespace importscope::testing {
+
+class JournalBuilder {
+public:
+    explicit JournalBuilder(int pid = 100) : m_pid(pid) { process(pid); }
+
+    JournalBuilder& process(int pid, int ppid = 1)
+    {
+        m_pid = pid;
+        journal::ProcessStart e;
+        e.pid = pid;
+        e.ppid = ppid;
+        e.argv = {"target.py"};
+        e.executable = "/usr/bin/python3";
+        e.python_version = "3.11.7";
+        e.start_method = "main";
+        e.wall_ns = 1'700'000'000'000'000'000;
+        add(e);
+        return *this;
+    }
+
+    /// The finder starts loading `name` from `origin`; returns the import id for end().
+    std::uint64_t begin(const std::string& name, const std::string& kind, const std::string& origin,
+                        std::optional<journal::FileIdentity> identity = std::nullopt, int line = 1)
+    {
+        journal::ImportBegin e;
+        e.pid = m_pid;
+        e.seq = ++m_seq;
+        e.id = ++m_id;
+        e.mono_ns = static_cast<std::int64_t>(m_seq) * 1000;
+        e.name = name;
+        e.kind = kind;
+        e.origin = origin;
+        e.realpath = origin;
+        e.identity = identity;
+        e.stack = {{"/src/importer.py", line, "<module>", "importer"}};
+        add(e);
+        return e.id;
+    }
+
+    /// The audit hook sees `name`'s PyInit run from `path`.
+    JournalBuilder& extension(const std::string& name, const std::string& path,
+                              std::optional<journal::FileIdentity> identity)
+    {
+        journal::ExtensionLoad e;
+        e.pid = m_pid;
+        e.seq = ++m_seq;
+        e.mono_ns = static_cast<std::int64_t>(m_seq) * 1000;
+        e.name = name;
+        e.path = path;
+        e.realpath = path;
+        e.identity = identity;
+        add(e);
+        return *this;
+    }
+
+    JournalBuilder& end(std::uint64_t id, std::optional<journal::ExceptionInfo> error = std::nullopt)
+    {
+        journal::ImportEnd e;
+        e.pid = m_pid;
+        e.seq = ++m_seq;
+        e.id = id;
+        e.mono_ns = static_cast<std::int64_t>(m_seq) * 1000 + 500;
+        e.error = std::move(error);
+        add(e);
+        return *this;
+    }
+
+    /// A whole extension import through the finder: begin, PyInit, end.
+    JournalBuilder& extension_import(const std::string& name, const std::string& path, journal::FileIdentity identity,
+                                     std::optional<journal::ExceptionInfo> error = std::nullopt)
+    {
+        const auto id = begin(name, "extension", path, identity);
+        extension(name, path, identity);
+        return end(id, std::move(error));
+    }
+
+    JournalBuilder& uncaught(const std::string& type, const std::string& message)
+    {
+        journal::UncaughtException e;
+        e.pid = m_pid;
+        e.seq = ++m_seq;
+        e.exception = {type, message, "Traceback (most recent call last):\n"};
+        add(e);
+        return *this;
+    }
+
+    /// The journal text, as the supervisor would read it.
+    const std::string& text() const { return m_text; }
+
+    journal::JournalContents contents() const
+    {
+        journal::JournalContents contents;
+        journal::parse_journal(m_text, "test journal", contents);
+        return contents;
+    }
+
+private:
+    void add(const journal::Event& event) { m_text += journal::encode(event); }
+
+    int m_pid;
+    std::uint64_t m_seq = 0;
+    std::uint64_t m_id = 0;
+    std::string m_text;
+};
+
+} // namespace importscope::testing

@@ -1,0 +1,42 @@
+#include "importscope/util/atomic_file.hpp"
+#include "importscope/util/error.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace importscope;
+
+namespace {
+
+std::string read(const std::filesystem::path& p)
+{
+    std::ifstream in(p);
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+} // namespace
+
+TEST_CASE("an existing file is replaced whole, with no temporary left behind", "[atomic]")
+{
+    std::string pattern = (std::filesystem::temp_directory_path() / "importscope-test-XXXXXX").string();
+    const std::filesystem::path dir = ::mkdtemp(pattern.data());
+    const auto file = dir / "report.json";
+    std::ofstream(file) << "old";
+    write_file_atomically(file, "new content");
+    CHECK(read(file) == "new content");
+    CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a destination in a missing directory is refused up front", "[atomic]")
+{
+    CHECK_THROWS_WITH(check_writable_destination("/nonexistent-dir/r.json"), Catch::Contains("does not exist"));
+    CHECK_THROWS_AS(write_file_atomically("/nonexistent-dir/r.json", "x"), Error);
+    CHECK_NOTHROW(check_writable_destination("relative-name.json"));
+}

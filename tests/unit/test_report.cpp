@@ -1,0 +1,99 @@
+#include "journal_builder.hpp"
+
+#include "importscope/analysis/finding.hpp"
+#include "importscope/report/report.hpp"
+#include "importscope/report/summary.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+
+using namespace importscope;
+
+namespace {
+
+report::RunInfo sample_run()
+{
+    report::RunInfo run;
+    run.argv = {"importscope", "run", "t.py"};
+    run.target_kind = "script";
+    run.target = "t.py";
+    run.python_executable = "/usr/bin/python3";
+    run.match = {"deep_gemm"};
+    run.started_ns = 1'700'000'000'000'000'000;
+    run.ended_ns = run.started_ns + 2'500'000'000;
+    run.main_pid = 100;
+    return run;
+}
+
+} // namespace
+
+TEST_CASE("a crashed run's report names the signal and the uncaught exception", "[report]")
+{
+    testing::JournalBuilder b;
+    b.extension_import("v.deep_gemm._C", "/s/_C.so", {1, 1});
+    b.extension_import("deep_gemm._C", "/s/_C.so", {1, 1}, journal::ExceptionInfo{"ImportError", "dup", ""});
+    b.uncaught("ImportError", "dup");
+    const auto model = analysis::build_model(b.contents());
+    const auto findings = analysis::analyze(model);
+    auto run = sample_run();
+    run.exit.signal = SIGABRT;
+
+    const auto r = report::build_report(run, model, findings);
+    CHECK(r.at("schema") == "importscope.report/1");
+    CHECK(r.at("run").at("exit").at("signal") == SIGABRT);
+    CHECK(r.at("run").at("exit").at("signal_name") == "SIGABRT");
+    CHECK(r.at("run").at("exit").at("code").is_null());
+    CHECK(r.at("run").at("exit").at("exception").at("type") == "ImportError");
+    CHECK(r.at("run").at("duration_s") == Approx(2.5));
+    CHECK(r.at("processes").size() == 1);
+    CHECK(r.at("processes")[0].at("exit").at("description") == "killed by SIGABRT");
+    CHECK(r.at("modules").size() == 2);
+    CHECK(r.at("findings").size() == 1);
+    CHECK(r.at("summary").at("errors") == 1);
+    CHECK(r.at("summary").at("extension_inits") == 2);
+
+    const std::string text = report::render_summary(r, false);
+    CHECK(text.find("killed by SIGABRT") != std::string::npos);
+    CHECK(text.find("error: duplicate-extension-init") != std::string::npos);
+    CHECK(text.find("deep_gemm._C  ImportError: dup") != std::string::npos);
+    CHECK(text.find("\x1b[") == std::string::npos);
+    CHECK(report::render_summary(r, true).find("\x1b[") != std::string::npos);
+}
+
+TEST_CASE("exit descriptions cover every ending", "[report]")
+{
+    report::ExitInfo exit;
+    exit.code = 3;
+    CHECK(report::describe_exit(exit) == "exited with status 3");
+    exit = {};
+    exit.signal = SIGINT;
+    exit.timed_out = true;
+    CHECK(report::describe_exit(exit) == "killed by SIGINT after the timeout");
+    exit = {};
+    exit.signal = SIGTERM;
+    exit.forwarded_signal = SIGTERM;
+    CHECK(report::describe_exit(exit) == "killed by SIGTERM after importscope passed on SIGTERM");
+    exit = {};
+    exit.signal = SIGSEGV;
+    exit.core_dumped = true;
+    CHECK(report::describe_exit(exit) == "killed by SIGSEGV (core dumped)");
+}
+
+TEST_CASE("a clean run says so", "[report]")
+{
+    testing::JournalBuilder b;
+    b.extension_import("a._C", "/s/a.so", {1, 1});
+    const auto model = analysis::build_model(b.contents());
+    auto run = sample_run();
+    run.exit.code = 0;
+    const auto r = report::build_report(run, model, analysis::analyze(model));
+    CHECK(r.at("findings").empty());
+    CHECK(r.at("run").at("exit").at("exception").is_null());
+    CHECK(report::render_summary(r, false).find("no findings") != std::string::npos);
+}
+
+TEST_CASE("times are ISO 8601 in UTC with milliseconds", "[report]")
+{
+    CHECK(report::iso_time(1'700'000'000'123'000'000) == "2023-11-14T22:13:20.123Z");
+}

@@ -1,0 +1,27 @@
+#!/bin/sh
+# Installs the Debian packages that building and testing importscope need, skipping those present.
+# Runs apt-get through sudo when not root.
+set -eu
+
+packages="cmake make g++ pkg-config python3 python3-dev libcli11-dev libfmt-dev nlohmann-json3-dev catch2 \
+pybind11-dev python3-pytest python3-jsonschema"
+
+missing=""
+for p in $packages; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+    as_root=""
+elif command -v sudo >/dev/null 2>&1; then
+    as_root="sudo"
+else
+    echo "importscope: these Debian packages are missing and neither root nor sudo is available:$missing" >&2
+    exit 1
+fi
+echo "importscope: installing Debian packages:$missing" >&2
+$as_root apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $as_root apt-get install -y -qq --no-install-recommends $missing
