@@ -37,7 +37,8 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
                     "Every extension load is recorded whatever the pattern")
         ->type_name("PATTERN")
         ->default_str("deep_gemm")
-        ->take_all();
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     run->add_option("-o,--output", options.output, "Where to write the JSON report")
         ->type_name("FILE")
         ->capture_default_str();

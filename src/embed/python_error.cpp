@@ -41,21 +41,58 @@ std::string qualified_type_name(PyObject* type)
 
 namespace {
 
-std::string format_traceback(PyObject* exception)
+void append_frames(std::string& out, PyObject* exception)
 {
-    PyRef traceback_module = PyRef::steal(PyImport_ImportModule("traceback"));
+    out += "Traceback (most recent call last):\n";
     PyRef tb = PyRef::steal(PyException_GetTraceback(exception));
-    PyRef lines;
-    if (traceback_module)
-        lines = PyRef::steal(PyObject_CallMethod(traceback_module.get(), "format_exception", "OOO",
-                                                 Py_TYPE(exception), exception, tb ? tb.get() : Py_None));
-    PyRef empty = PyRef::steal(PyUnicode_FromString(""));
-    PyRef joined = lines && empty ? PyRef::steal(PyUnicode_Join(empty.get(), lines.get())) : PyRef();
-    if (!joined) {
-        PyErr_Clear();
-        return {};
+    while (tb && tb.get() != Py_None) {
+        PyRef frame = PyRef::steal(PyObject_GetAttrString(tb.get(), "tb_frame"));
+        PyRef line = PyRef::steal(PyObject_GetAttrString(tb.get(), "tb_lineno"));
+        if (!frame || !line)
+            break;
+        PyRef code = PyRef::steal(reinterpret_cast<PyObject*>(
+            PyFrame_GetCode(reinterpret_cast<PyFrameObject*>(frame.get()))));
+        auto* code_object = reinterpret_cast<PyCodeObject*>(code.get());
+        out += fmt::format("  File \"{}\", line {}, in {}\n", to_utf8(compat::code_filename(code_object)),
+                           PyLong_AsLong(line.get()), to_utf8(compat::code_name(code_object)));
+        tb = PyRef::steal(PyObject_GetAttrString(tb.get(), "tb_next"));
     }
-    return to_utf8(joined.get());
+    PyErr_Clear();
+}
+
+void append_exception_line(std::string& out, PyObject* exception)
+{
+    const std::string type = qualified_type_name(reinterpret_cast<PyObject*>(Py_TYPE(exception)));
+    PyRef text = PyRef::steal(PyObject_Str(exception));
+    const std::string message = text ? to_utf8(text.get()) : "<str() of the exception failed>";
+    PyErr_Clear();
+    out += message.empty() ? type + "\n" : fmt::format("{}: {}\n", type, message);
+}
+
+/// The traceback as Python prints it, chained exceptions included, but without source lines: it
+/// is formatted in C because it runs inside import and excepthook paths, where importing the
+/// traceback module would change the interpreter's state (it resets the pending-KeyboardInterrupt
+/// flag that makes python exit by SIGINT, for one).
+std::string format_traceback(PyObject* exception, int depth = 0)
+{
+    std::string out;
+    if (depth < 8) {
+        PyRef cause = PyRef::steal(PyException_GetCause(exception));
+        PyRef context = PyRef::steal(PyException_GetContext(exception));
+        PyRef suppress_context = PyRef::steal(PyObject_GetAttrString(exception, "__suppress_context__"));
+        const bool suppress = suppress_context && PyObject_IsTrue(suppress_context.get()) == 1;
+        PyErr_Clear();
+        if (cause && cause.get() != Py_None) {
+            out += format_traceback(cause.get(), depth + 1);
+            out += "\nThe above exception was the direct cause of the following exception:\n\n";
+        } else if (context && context.get() != Py_None && !suppress) {
+            out += format_traceback(context.get(), depth + 1);
+            out += "\nDuring handling of the above exception, another exception occurred:\n\n";
+        }
+    }
+    append_frames(out, exception);
+    append_exception_line(out, exception);
+    return out;
 }
 
 } // namespace

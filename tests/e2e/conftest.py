@@ -1,0 +1,75 @@
+"""Helpers for the end-to-end tests: run the built importscope binary and read its report.
+
+Every report a test reads is first validated against docs/report.schema.json.
+"""
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+BIN = os.environ["IMPORTSCOPE_BIN"]
+BUILD = Path(os.environ["IMPORTSCOPE_BUILD_DIR"])
+SOURCE = Path(os.environ["IMPORTSCOPE_SOURCE_DIR"])
+PYTHON = os.environ["IMPORTSCOPE_PYTHON"]
+PROBES = BUILD / "probes"
+TARGETS = PROBES / "targets"
+
+_SCHEMA = json.loads((SOURCE / "docs" / "report.schema.json").read_text())
+_VALIDATOR = jsonschema.Draft7Validator(_SCHEMA)
+
+
+def validate(report):
+    errors = sorted(_VALIDATOR.iter_errors(report), key=lambda e: list(e.path))
+    assert not errors, "report does not match the schema:\n" + "\n".join(
+        f"{list(e.path)}: {e.message}" for e in errors[:10])
+
+
+class Run:
+    def __init__(self, proc, report_path):
+        self.proc = proc
+        self.status = proc.returncode
+        self.stdout = proc.stdout
+        self.stderr = proc.stderr
+        self.report_path = report_path
+        self.report = None
+        if report_path.exists():
+            self.report = json.loads(report_path.read_text())
+            validate(self.report)
+
+    @property
+    def exit(self):
+        return self.report["run"]["exit"]
+
+    def findings(self, kind=None):
+        return [f for f in self.report["findings"] if kind is None or f["kind"] == kind]
+
+    def modules(self, name):
+        return [m for m in self.report["modules"] if m["name"] == name]
+
+
+@pytest.fixture
+def importscope(tmp_path):
+    """Runs `importscope run [--python PYTHON] -o <tmp>/report.json ARGS...`."""
+
+    def run(*args, python=PYTHON, cwd=None, timeout=120, input=None, env=None, output=None):
+        report = Path(output) if output else tmp_path / "report.json"
+        command = [BIN, "run", "-o", str(report)]
+        if python:
+            command += ["--python", python]
+        command += [str(a) for a in args]
+        proc = subprocess.run(command, cwd=cwd or tmp_path, capture_output=True, text=True, timeout=timeout,
+                              input=input if input is not None else "", env=env)
+        return Run(proc, report)
+
+    return run
+
+
+def probe(variant, script="broken.py"):
+    return PROBES / variant / script
+
+
+SIGNALS = signal.Signals

@@ -1,0 +1,77 @@
+"""However the target ends, the report is complete and says how."""
+import signal
+import subprocess
+import time
+
+from conftest import BIN, PYTHON, TARGETS, Run
+
+
+def test_sys_exit_code(importscope):
+    run = importscope(TARGETS / "exit_code.py")
+    assert run.status == 0
+    assert run.exit["code"] == 3 and run.exit["signal"] is None
+    assert run.exit["description"] == "exited with status 3"
+
+
+def test_os_exit_loses_nothing(importscope):
+    run = importscope("--match", "json", "--match", "csv", "-c", "import json, csv, os; print('bye', flush=True); os._exit(4)")
+    assert run.status == 0
+    assert run.exit["code"] == 4
+    assert run.stdout == "bye\n"  # its own output passed through
+    assert run.report["run"]["match"] == ["json", "csv"]
+    assert [m["status"] for m in run.modules("json")] == ["ok"]
+    assert [m["status"] for m in run.modules("csv")] == ["ok"]
+
+
+def test_os_exit_script(importscope):
+    run = importscope(TARGETS / "os_exit.py")
+    assert run.exit["code"] == 4
+    assert "os._exit(4)" in run.stdout
+
+
+def test_segfault(importscope):
+    run = importscope(TARGETS / "segfault.py")
+    assert run.status == 0
+    assert run.exit["signal"] == signal.SIGSEGV
+    assert run.exit["code"] is None
+    assert "killed by SIGSEGV" in run.stderr
+
+
+def test_uncaught_exception_is_in_the_report(importscope):
+    run = importscope(TARGETS / "uncaught.py")
+    assert run.exit["code"] == 1
+    assert run.exit["exception"]["type"] == "RuntimeError"
+    assert run.exit["exception"]["message"] == "boom from probe"
+    assert "uncaught.py" in run.exit["exception"]["traceback"]
+
+
+def test_system_exit_with_a_message(importscope):
+    run = importscope(TARGETS / "system_exit_str.py")
+    assert run.exit["code"] == 1
+    assert "fatal: bad config" in run.stderr
+
+
+def test_timeout_ends_a_hung_target_and_shows_where_it_was(importscope):
+    started = time.monotonic()
+    run = importscope("--timeout", "1", TARGETS / "hang.py")
+    assert time.monotonic() - started < 15
+    assert run.status == 0
+    assert run.exit["timed_out"] is True
+    assert run.exit["signal"] == signal.SIGINT
+    assert run.exit["exception"]["type"] == "KeyboardInterrupt"
+    assert "hang.py" in run.exit["exception"]["traceback"]
+    assert run.report["run"]["timeout_s"] == 1
+
+
+def test_sigterm_to_importscope_reaches_the_target_and_the_report_is_written(tmp_path):
+    report = tmp_path / "report.json"
+    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(report), str(TARGETS / "hang.py")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    proc.returncode  # importscope itself finished normally
+    run = Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), report)
+    assert run.status == 0, err
+    assert run.exit["signal"] == signal.SIGTERM
+    assert run.exit["forwarded_signal"] == "SIGTERM"

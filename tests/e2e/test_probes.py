@@ -1,0 +1,78 @@
+"""The DeepGEMM miniatures: the vLLM alias bug is found, the fixed layout is clean."""
+import os
+import signal
+
+import pytest
+
+from conftest import probe
+
+VENDORED = "vllm_mini.third_party.deep_gemm._C"
+ALIAS = "deep_gemm._C"
+ALREADY_REGISTERED = 'generic_type: type "Runtime" is already registered!'
+
+
+@pytest.mark.parametrize("variant", ["deepgemm_pybind", "deepgemm_pybind_local"])
+def test_pybind11_alias_is_found_with_the_import_error_and_the_abort(importscope, variant):
+    run = importscope(probe(variant))
+    assert run.status == 1, run.stderr
+    [finding] = run.findings("duplicate-extension-init")
+    assert finding["severity"] == "error"
+    assert finding["module_names"] == [VENDORED, ALIAS]
+    assert finding["file"].endswith(".so") and f"{variant}/vllm_mini/third_party/deep_gemm/_C" in finding["file"]
+    first, second = finding["evidence"]["initializations"]
+    assert first["status"] == "ok"
+    assert first["call_site"]["file"].endswith("vllm_mini/third_party/deep_gemm/__init__.py")
+    assert second["status"] == "error"
+    assert second["error"] == {**second["error"], "type": "ImportError", "message": ALREADY_REGISTERED}
+    assert second["call_site"]["file"].endswith("deep_gemm/utils/layout.py")
+    assert second["call_site"]["line"] == 1
+    assert second["call_site"]["module"] == "deep_gemm.utils.layout"
+
+    # The target ended the way it does without importscope: the ImportError, then abort at exit.
+    assert run.exit["signal"] == signal.SIGABRT
+    assert run.exit["signal_name"] == "SIGABRT"
+    assert run.exit["code"] is None
+    assert run.exit["exception"]["type"] == "ImportError"
+    assert run.exit["exception"]["message"] == ALREADY_REGISTERED
+    assert "layout.py" in run.exit["exception"]["traceback"]
+    assert ALREADY_REGISTERED in run.stderr  # the target's own traceback still reaches the terminal
+
+    # The module that failed is in the report although Python removed it from sys.modules.
+    [failed] = run.modules(ALIAS)
+    assert failed["status"] == "error" and failed["kind"] == "extension"
+    assert [m["status"] for m in run.modules("deep_gemm.utils.layout")] == ["error"]
+
+    # The stderr summary says what, where and what to do.
+    assert "error: duplicate-extension-init" in run.stderr
+    assert "deep_gemm is an alias of vllm_mini.third_party.deep_gemm" in run.stderr
+    assert "killed by SIGABRT" in run.stderr
+
+
+def test_torch_library_style_extension_runs_through_and_is_still_reported(importscope):
+    run = importscope(probe("deepgemm_capi"))
+    assert run.status == 1, run.stderr
+    assert run.exit["code"] == 0 and run.exit["signal"] is None
+    [finding] = run.findings("duplicate-extension-init")
+    assert finding["module_names"] == [VENDORED, ALIAS]
+    assert [i["status"] for i in finding["evidence"]["initializations"]] == ["ok", "ok"]
+    assert "init_count=2" in run.stdout  # the probe itself saw its init run twice
+
+
+@pytest.mark.parametrize("variant", ["deepgemm_pybind", "deepgemm_pybind_local", "deepgemm_capi"])
+def test_fixed_alias_is_clean(importscope, variant):
+    run = importscope(probe(variant, "fixed.py"))
+    assert run.status == 0, run.stderr
+    assert run.findings() == []
+    assert run.exit["code"] == 0
+    assert [m["name"] for m in run.report["modules"] if m["name"].endswith("._C")] == [VENDORED]
+    assert "no findings" in run.stderr
+
+
+def test_quantized_path_does_not_reach_the_alias_unless_the_fused_stage_is_off(importscope):
+    clean = importscope(probe("deepgemm_pybind"), "--quantized")
+    assert clean.status == 0 and clean.exit["code"] == 0
+    assert clean.report["run"]["target"]["args"] == ["--quantized"]
+    env = dict(os.environ, FLASHINFER_MEGA_FUSED_STAGE="0")
+    broken = importscope(probe("deepgemm_pybind"), "--quantized", env=env)
+    assert broken.status == 1
+    assert broken.exit["signal"] == signal.SIGABRT
