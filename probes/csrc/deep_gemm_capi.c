@@ -22,7 +22,8 @@ typedef struct {
     PyObject_HEAD
 } RuntimeObject;
 
-static PyObject* runtime_get_num_sms(PyObject* Py_UNUSED(self), PyObject* Py_UNUSED(ignored)) {
+static PyObject* runtime_get_num_sms(PyObject* Py_UNUSED(self), PyObject* Py_UNUSED(ignored))
+{
     return PyLong_FromLong(num_sms);
 }
 
@@ -32,8 +33,7 @@ static PyMethodDef runtime_methods[] = {
 };
 
 static PyTypeObject runtime_type = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "deep_gemm._C.Runtime",
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "deep_gemm._C.Runtime",
     .tp_basicsize = sizeof(RuntimeObject),
     .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_new = PyType_GenericNew,
@@ -41,7 +41,8 @@ static PyTypeObject runtime_type = {
 };
 
 /* Aligns a dimension so that its byte size is a multiple of 16 (TMA rule). */
-static PyObject* get_tma_aligned_size(PyObject* Py_UNUSED(module), PyObject* args) {
+static PyObject* get_tma_aligned_size(PyObject* Py_UNUSED(module), PyObject* args)
+{
     int x, element_size;
     if (!PyArg_ParseTuple(args, "ii", &x, &element_size)) {
         return NULL;
@@ -51,7 +52,8 @@ static PyObject* get_tma_aligned_size(PyObject* Py_UNUSED(module), PyObject* arg
 }
 
 /* Rounds to the nearest FP4 E2M1 value; returns the 4-bit code. */
-static PyObject* round_to_e2m1(PyObject* Py_UNUSED(module), PyObject* arg) {
+static PyObject* round_to_e2m1(PyObject* Py_UNUSED(module), PyObject* arg)
+{
     static const double magnitudes[] = {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0};
     const double value = PyFloat_AsDouble(arg);
     if (value == -1.0 && PyErr_Occurred()) {
@@ -67,7 +69,8 @@ static PyObject* round_to_e2m1(PyObject* Py_UNUSED(module), PyObject* arg) {
     return PyLong_FromLong((value < 0 ? 8 : 0) | best);
 }
 
-static PyObject* get_init_count(PyObject* Py_UNUSED(module), PyObject* Py_UNUSED(ignored)) {
+static PyObject* get_init_count(PyObject* Py_UNUSED(module), PyObject* Py_UNUSED(ignored))
+{
     return PyLong_FromLong(init_count);
 }
 
@@ -85,7 +88,8 @@ static struct PyModuleDef module_def = {
     .m_methods = module_methods,
 };
 
-PyMODINIT_FUNC PyInit__C(void) {
+PyMODINIT_FUNC PyInit__C(void)
+{
     ++init_count;
     if (PyType_Ready(&runtime_type) < 0) {
         return NULL;

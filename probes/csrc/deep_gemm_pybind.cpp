@@ -35,13 +35,15 @@ struct Runtime {
 };
 
 // Aligns a dimension so that its byte size is a multiple of 16 (TMA rule).
-int get_tma_aligned_size(int x, int element_size) {
+int get_tma_aligned_size(int x, int element_size)
+{
     const int alignment = 16 / element_size;
     return (x + alignment - 1) / alignment * alignment;
 }
 
 // Rounds to the nearest FP4 E2M1 value; returns the 4-bit code (sign in bit 3).
-int round_to_e2m1(double value) {
+int round_to_e2m1(double value)
+{
     static const double magnitudes[] = {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0};
     const double target = std::fabs(value);
     int best = 0;
@@ -53,9 +55,10 @@ int round_to_e2m1(double value) {
     return (value < 0 ? 8 : 0) | best;
 }
 
-}  // namespace deep_gemm
+} // namespace deep_gemm
 
-PYBIND11_MODULE(_C, m) {
+PYBIND11_MODULE(_C, m)
+{
     using deep_gemm::Runtime;
 
 #ifdef DEEP_GEMM_MODULE_LOCAL
@@ -63,11 +66,8 @@ PYBIND11_MODULE(_C, m) {
 #else
     py::class_<Runtime> runtime_class(m, "Runtime");
 #endif
-    runtime_class.def(py::init<>()).def("get_num_sms", [](const Runtime& self) {
-        return self.num_sms;
-    });
+    runtime_class.def(py::init<>()).def("get_num_sms", [](const Runtime& self) { return self.num_sms; });
 
-    m.def("get_tma_aligned_size", &deep_gemm::get_tma_aligned_size, py::arg("x"),
-          py::arg("element_size"));
+    m.def("get_tma_aligned_size", &deep_gemm::get_tma_aligned_size, py::arg("x"), py::arg("element_size"));
     m.def("round_to_e2m1", &deep_gemm::round_to_e2m1, py::arg("value"));
 }

@@ -25,8 +25,11 @@ FileKey file_key(const ModuleRecord& r)
 
 nlohmann::json describe_load(const ModuleRecord& r)
 {
-    nlohmann::json load{{"module", r.name}, {"order", r.order}, {"status", to_string(r.status)},
-                        {"origin", r.origin}, {"stack", r.stack}};
+    nlohmann::json load{{"module", r.name},
+                        {"order", r.order},
+                        {"status", to_string(r.status)},
+                        {"origin", r.origin},
+                        {"stack", r.stack}};
     if (const auto* site = r.call_site())
         load["call_site"] = *site;
     if (r.error)
@@ -88,8 +91,8 @@ std::vector<Finding> find_duplicate_extension_inits(const RunModel& model)
                                 describe_names(loads));
         for (const auto* r : loads)
             if (r->error) {
-                f.message += fmt::format("; importing {} failed with {}: {}", r->name, r->error->type,
-                                         r->error->message);
+                f.message +=
+                    fmt::format("; importing {} failed with {}: {}", r->name, r->error->type, r->error->message);
                 break;
             }
         f.explanation =
@@ -97,14 +100,14 @@ std::vector<Finding> find_duplicate_extension_inits(const RunModel& model)
             "the library it already loaded, so the second init shares the first one's C++ state: pybind11 "
             "refuses to register its types twice (\"generic_type: type ... is already registered!\"), and "
             "libraries without that check register operators or globals twice and may crash at exit.";
-        const ModuleRecord& other = **std::find_if(loads.begin(), loads.end(),
-                                                   [&](const ModuleRecord* r) { return r->name != first.name; });
+        const ModuleRecord& other =
+            **std::find_if(loads.begin(), loads.end(), [&](const ModuleRecord* r) { return r->name != first.name; });
         const auto [original, alias] = differing_packages(first.name, other.name);
-        f.advice = fmt::format(
-            "Load this extension under one name only. If {} is an alias of {} in sys.modules (for example "
-            "sys.modules.setdefault(\"{}\", {})), alias every loaded submodule of {} as well, or import "
-            "through {}.",
-            alias, original, alias, original, original, original);
+        f.advice =
+            fmt::format("Load this extension under one name only. If {} is an alias of {} in sys.modules (for example "
+                        "sys.modules.setdefault(\"{}\", {})), alias every loaded submodule of {} as well, or import "
+                        "through {}.",
+                        alias, original, alias, original, original, original);
         nlohmann::json inits = nlohmann::json::array();
         for (const auto* r : loads)
             inits.push_back(describe_load(*r));

@@ -11,10 +11,14 @@ namespace importscope::analysis {
 const char* to_string(ImportStatus status)
 {
     switch (status) {
-    case ImportStatus::ok: return "ok";
-    case ImportStatus::error: return "error";
-    case ImportStatus::incomplete: return "incomplete";
-    case ImportStatus::unknown: return "unknown";
+    case ImportStatus::ok:
+        return "ok";
+    case ImportStatus::error:
+        return "error";
+    case ImportStatus::incomplete:
+        return "incomplete";
+    case ImportStatus::unknown:
+        return "unknown";
     }
     return "unknown";
 }
@@ -137,7 +141,7 @@ private:
 
     RunModel& m_model;
     int m_pid;
-    std::map<std::uint64_t, Open> m_open;  // ordered by id, so rbegin() is the innermost
+    std::map<std::uint64_t, Open> m_open; // ordered by id, so rbegin() is the innermost
 };
 
 } // namespace

@@ -44,7 +44,8 @@ int run_cli(int argc, char** argv)
         parsed.push_back(words[subcommand]);
         if (words[subcommand] == "run") {
             auto [own, target_args] = cli::split_target_arguments(
-                *run, std::vector<std::string>(words.begin() + static_cast<std::ptrdiff_t>(subcommand) + 1, words.end()));
+                *run,
+                std::vector<std::string>(words.begin() + static_cast<std::ptrdiff_t>(subcommand) + 1, words.end()));
             parsed.insert(parsed.end(), own.begin(), own.end());
             run_options.target_args = std::move(target_args);
         } else {
@@ -53,7 +54,7 @@ int run_cli(int argc, char** argv)
     }
 
     try {
-        std::reverse(parsed.begin(), parsed.end());  // CLI11 takes a vector in reverse order
+        std::reverse(parsed.begin(), parsed.end()); // CLI11 takes a vector in reverse order
         app.parse(parsed);
     } catch (const CLI::ParseError& e) {
         return exit_for_parse_error(app, e);

@@ -29,9 +29,8 @@ namespace fs = std::filesystem;
 
 CLI::App* setup_run(CLI::App& app, RunOptions& options)
 {
-    CLI::App* run = app.add_subcommand(
-        "run", "Run a Python target under the import hooks and write a report:\n"
-               "  importscope run [OPTIONS] (SCRIPT | -m MODULE | -c CODE) [ARGS...]");
+    CLI::App* run = app.add_subcommand("run", "Run a Python target under the import hooks and write a report:\n"
+                                              "  importscope run [OPTIONS] (SCRIPT | -m MODULE | -c CODE) [ARGS...]");
     run->add_option("--match", options.match,
                     "Record modules whose dotted name contains PATTERN (repeatable; '*' records every module). "
                     "Every extension load is recorded whatever the pattern")
@@ -81,7 +80,7 @@ embed::Target make_target(const RunOptions& options)
     }
     target.kind = embed::TargetKind::script;
     target.value = options.script;
-    struct stat st{};
+    struct stat st {};
     if (::stat(options.script.c_str(), &st) != 0)
         throw Error(fmt::format("cannot run {}: no such file", options.script));
     if (S_ISDIR(st.st_mode) && ::access((options.script + "/__main__.py").c_str(), R_OK) != 0)
@@ -183,8 +182,8 @@ int run_run(const RunOptions& options)
         run_dir.keep();
         throw Error(fmt::format("{} (the journal is kept in {})", e.what(), run_dir.path().string()));
     }
-    fmt::print(stderr, "{}importscope: report written to {}\n", report::render_summary(report_json, stderr_wants_color()),
-               options.output);
+    fmt::print(stderr, "{}importscope: report written to {}\n",
+               report::render_summary(report_json, stderr_wants_color()), options.output);
 
     const bool has_error = std::any_of(findings.begin(), findings.end(), [](const analysis::Finding& f) {
         return f.severity == analysis::Severity::error;

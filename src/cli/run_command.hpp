@@ -17,8 +17,8 @@ struct RunOptions {
     std::string script;
     std::string module;
     std::string command;
-    std::vector<std::string> target_args;  ///< everything after the target, untouched
-    std::vector<std::string> argv;         ///< importscope's own command line, for the report
+    std::vector<std::string> target_args; ///< everything after the target, untouched
+    std::vector<std::string> argv;        ///< importscope's own command line, for the report
 };
 
 /// Declares `run` and its options on `app`.

@@ -28,7 +28,7 @@ split_target_arguments(const CLI::App& run, const std::vector<std::string>& word
             return {own, rest(i + 2)};
         }
         if (word.size() > 2 && word[0] == '-' && (word[1] == 'm' || word[1] == 'c')) {
-            own.push_back(word);  // -mpkg.mod, -c'code'
+            own.push_back(word); // -mpkg.mod, -c'code'
             return {own, rest(i + 1)};
         }
         if (word.size() > 1 && word[0] == '-') {
@@ -36,12 +36,12 @@ split_target_arguments(const CLI::App& run, const std::vector<std::string>& word
             const std::string name = word.substr(0, word.find('='));
             const CLI::Option* option = run.get_option_no_throw(name);
             const bool takes_value = option && option->get_expected_min() > 0 && name == word &&
-                                     !(name.size() > 2 && name[1] != '-');  // -o=FILE / -oFILE carry it
+                                     !(name.size() > 2 && name[1] != '-'); // -o=FILE / -oFILE carry it
             if (takes_value && i + 1 < words.size())
                 own.push_back(words[++i]);
             continue;
         }
-        own.push_back(word);  // the script
+        own.push_back(word); // the script
         return {own, rest(i + 1)};
     }
     return {own, {}};

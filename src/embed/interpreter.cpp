@@ -55,9 +55,15 @@ std::vector<std::string> target_argv(const Target& target)
 {
     std::vector<std::string> argv;
     switch (target.kind) {
-    case TargetKind::script: argv.push_back(target.value); break;
-    case TargetKind::module: argv.push_back("-m"); break;   // runpy puts the module's path here
-    case TargetKind::command: argv.push_back("-c"); break;
+    case TargetKind::script:
+        argv.push_back(target.value);
+        break;
+    case TargetKind::module:
+        argv.push_back("-m");
+        break; // runpy puts the module's path here
+    case TargetKind::command:
+        argv.push_back("-c");
+        break;
     }
     argv.insert(argv.end(), target.args.begin(), target.args.end());
     return argv;
@@ -67,7 +73,7 @@ Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on
                          const std::function<void()>& on_main_ready)
 {
     Config config;
-    config->parse_argv = 0;  // the target's arguments are its own, never python's options
+    config->parse_argv = 0; // the target's arguments are its own, never python's options
     set_string(config, &config->program_name, plan.python_executable);
 
     // orig_argv as python would have seen it.
@@ -83,9 +89,15 @@ Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on
     set_list(config, &config->argv, target_argv(plan.target));
 
     switch (plan.target.kind) {
-    case TargetKind::script: set_string(config, &config->run_filename, plan.target.value); break;
-    case TargetKind::module: set_string(config, &config->run_module, plan.target.value); break;
-    case TargetKind::command: set_string(config, &config->run_command, plan.target.value + "\n"); break;
+    case TargetKind::script:
+        set_string(config, &config->run_filename, plan.target.value);
+        break;
+    case TargetKind::module:
+        set_string(config, &config->run_module, plan.target.value);
+        break;
+    case TargetKind::command:
+        set_string(config, &config->run_command, plan.target.value + "\n");
+        break;
     }
 
     // Another installation of this version: its stdlib files, not our frozen copies of them.
@@ -107,7 +119,7 @@ Interpreter::~Interpreter()
 
 int Interpreter::run_main()
 {
-    m_finalized = true;  // Py_RunMain finalizes, whatever happens
+    m_finalized = true; // Py_RunMain finalizes, whatever happens
     return Py_RunMain();
 }
 

@@ -50,8 +50,8 @@ void append_frames(std::string& out, PyObject* exception)
         PyRef line = PyRef::steal(PyObject_GetAttrString(tb.get(), "tb_lineno"));
         if (!frame || !line)
             break;
-        PyRef code = PyRef::steal(reinterpret_cast<PyObject*>(
-            PyFrame_GetCode(reinterpret_cast<PyFrameObject*>(frame.get()))));
+        PyRef code =
+            PyRef::steal(reinterpret_cast<PyObject*>(PyFrame_GetCode(reinterpret_cast<PyFrameObject*>(frame.get()))));
         auto* code_object = reinterpret_cast<PyCodeObject*>(code.get());
         out += fmt::format("  File \"{}\", line {}, in {}\n", to_utf8(compat::code_filename(code_object)),
                            PyLong_AsLong(line.get()), to_utf8(compat::code_name(code_object)));
@@ -133,10 +133,8 @@ PythonError::PythonError(const std::string& context) : PythonError(context, fetc
 
 PythonError::PythonError(const std::string& context, Fetched fetched)
     : std::runtime_error(fmt::format("{}: {}: {}", context, fetched.described.type_name, fetched.described.message)),
-      m_value(std::move(fetched.value)),
-      m_type_name(std::move(fetched.described.type_name)),
-      m_message(std::move(fetched.described.message)),
-      m_traceback(std::move(fetched.described.traceback))
+      m_value(std::move(fetched.value)), m_type_name(std::move(fetched.described.type_name)),
+      m_message(std::move(fetched.described.message)), m_traceback(std::move(fetched.described.traceback))
 {
 }
 

@@ -44,7 +44,6 @@ private:
 /// Throws PythonError when `result` is null; returns it owned otherwise.
 PyRef check(PyObject* result, const char* context);
 
-
 /// "module.QualName" of a type, or just "QualName" for builtins.
 std::string qualified_type_name(PyObject* type);
 

@@ -52,7 +52,8 @@ void record_process_start(const WorkerPlan& plan)
 
     int status = EX_SOFTWARE;
     try {
-        Interpreter interpreter(plan, [] { hook::install_finder(); }, [] { hook::ensure_finder_first(); });
+        Interpreter interpreter(
+            plan, [] { hook::install_finder(); }, [] { hook::ensure_finder_first(); });
         status = interpreter.run_main();
     } catch (const std::exception& e) {
         fmt::print(stderr, "importscope: error: the hooks could not be installed: {}\n", e.what());

@@ -35,7 +35,7 @@ void record_extension_load(PyObject* args)
 /// uncaught, whichever excepthook the target installed.
 void record_uncaught_exception(PyObject* args)
 {
-    PyObject* value = PyTuple_GET_ITEM(args, 2);  // borrowed
+    PyObject* value = PyTuple_GET_ITEM(args, 2); // borrowed
     if (!value || value == Py_None || !PyExceptionInstance_Check(value))
         return;
     JournalWriter& journal = JournalWriter::instance();

@@ -14,9 +14,10 @@ FileFacts file_facts(const std::string& path)
     char resolved[PATH_MAX];
     if (::realpath(path.c_str(), resolved))
         facts.realpath = resolved;
-    struct stat st{};
+    struct stat st {};
     if (::stat(path.c_str(), &st) == 0)
-        facts.identity = journal::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+        facts.identity =
+            journal::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
     return facts;
 }
 

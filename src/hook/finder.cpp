@@ -15,8 +15,8 @@ using embed::PyRef;
 namespace {
 
 HookSettings g_settings;
-PyObject* g_finder_type = nullptr;   // owned by the _importscope module
-PyObject* g_finder = nullptr;        // the installed instance; owned by sys.meta_path and here
+PyObject* g_finder_type = nullptr;    // owned by the _importscope module
+PyObject* g_finder = nullptr;         // the installed instance; owned by sys.meta_path and here
 PyObject* g_find_spec_name = nullptr; // interned "find_spec", immortal for our purposes
 PyObject* g_loader_name = nullptr;    // interned "loader"
 
@@ -24,7 +24,7 @@ PyObject* g_loader_name = nullptr;    // interned "loader"
 /// Returns a new reference to the spec, None, or null with an error set.
 PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
 {
-    PyObject* meta_path = PySys_GetObject("meta_path");  // borrowed
+    PyObject* meta_path = PySys_GetObject("meta_path"); // borrowed
     if (!meta_path || !PyList_Check(meta_path))
         Py_RETURN_NONE;
     // If the target moved us, only the finders after us are ours to ask; the import system asks
@@ -77,7 +77,7 @@ PyObject* fallback_find_spec(PyObject* name)
 bool should_record(PyObject* name, PyObject* loader)
 {
     if (std::strcmp(loader_kind(loader), "extension") == 0)
-        return true;  // duplicate detection covers every extension
+        return true; // duplicate detection covers every extension
     Py_ssize_t size = 0;
     const char* utf8 = PyUnicode_AsUTF8AndSize(name, &size);
     if (!utf8) {
@@ -114,14 +114,14 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
     if (loader.get() != Py_None && should_record(name, loader.get()) &&
         PyObject_HasAttrString(loader.get(), "exec_module")) {
         if (!wrap_spec_loader(spec.get(), loader.get(), name))
-            PyErr_Clear();  // unrecorded is better than a failed import
+            PyErr_Clear(); // unrecorded is better than a failed import
     }
     return spec.release();
 }
 
 PyObject* finder_invalidate_caches(PyObject*, PyObject*)
 {
-    Py_RETURN_NONE;  // the finders we delegate to are on sys.meta_path and get their own call
+    Py_RETURN_NONE; // the finders we delegate to are on sys.meta_path and get their own call
 }
 
 PyMethodDef g_finder_methods[] = {
@@ -140,8 +140,15 @@ PyType_Slot g_finder_slots[] = {
 PyType_Spec g_finder_spec = {"_importscope.Finder", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT, g_finder_slots};
 
 PyModuleDef g_module_def = {
-    PyModuleDef_HEAD_INIT, "_importscope", "importscope's import hooks (built in).", -1,
-    nullptr, nullptr, nullptr, nullptr, nullptr,
+    PyModuleDef_HEAD_INIT,
+    "_importscope",
+    "importscope's import hooks (built in).",
+    -1,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
+    nullptr,
 };
 
 } // namespace
@@ -195,7 +202,7 @@ void install_finder()
     PyRef module = embed::check(PyImport_ImportModule(k_module_name), "importing the hook module");
     PyRef finder_type = embed::check(PyObject_GetAttrString(module.get(), "Finder"), "finding the finder type");
     PyRef finder = embed::check(PyObject_CallNoArgs(finder_type.get()), "creating the finder");
-    PyObject* meta_path = PySys_GetObject("meta_path");  // borrowed
+    PyObject* meta_path = PySys_GetObject("meta_path"); // borrowed
     if (!meta_path || !PyList_Check(meta_path))
         throw Error("sys.meta_path is not a list; cannot install the import finder");
     if (PyList_Insert(meta_path, 0, finder.get()) < 0)
@@ -206,7 +213,7 @@ void install_finder()
 void ensure_finder_first()
 {
     assert(PyGILState_Check());
-    PyObject* meta_path = PySys_GetObject("meta_path");  // borrowed
+    PyObject* meta_path = PySys_GetObject("meta_path"); // borrowed
     if (!g_finder || !meta_path || !PyList_Check(meta_path))
         return;
     if (PyList_GET_SIZE(meta_path) > 0 && PyList_GET_ITEM(meta_path, 0) == g_finder)

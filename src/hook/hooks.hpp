@@ -12,8 +12,8 @@
 namespace importscope::hook {
 
 struct HookSettings {
-    std::vector<std::string> patterns;  ///< substrings of dotted module names to record
-    bool match_all = false;             ///< "*": record every module
+    std::vector<std::string> patterns; ///< substrings of dotted module names to record
+    bool match_all = false;            ///< "*": record every module
     /// Last-resort directory of stdlib extension modules, for a --python installation whose
     /// binary has modules built in that the embedded libpython lacks. Empty: none.
     std::string fallback_dynload;

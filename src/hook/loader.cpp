@@ -21,16 +21,15 @@ namespace {
 
 /// Wraps a module's loader for the duration of one load.
 struct LoaderWrapper {
-    PyObject_HEAD
-    PyObject* wrapped;   // the original loader (owned)
-    PyObject* name;      // the module name (owned)
-    std::uint64_t id;    // pairs the journal's begin and end events
+    PyObject_HEAD PyObject* wrapped; // the original loader (owned)
+    PyObject* name;                  // the module name (owned)
+    std::uint64_t id;                // pairs the journal's begin and end events
     std::int64_t begin_ns;
     bool begun;
     bool ended;
 };
 
-PyTypeObject* g_wrapper_type = nullptr;  // owned by the _importscope module
+PyTypeObject* g_wrapper_type = nullptr; // owned by the _importscope module
 
 LoaderWrapper* as_wrapper(PyObject* self)
 {
@@ -67,8 +66,8 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     e.kind = loader_kind(self->wrapped);
     e.origin = optional_text(spec, "origin");
     e.parent = optional_text(spec, "parent");
-    PyRef loader_type = PyRef::borrow(PyType_Check(self->wrapped) ? self->wrapped
-                                                                 : reinterpret_cast<PyObject*>(Py_TYPE(self->wrapped)));
+    PyRef loader_type = PyRef::borrow(
+        PyType_Check(self->wrapped) ? self->wrapped : reinterpret_cast<PyObject*>(Py_TYPE(self->wrapped)));
     e.loader = embed::qualified_type_name(loader_type.get());
     if (!e.origin.empty() && e.origin.front() == '/') {
         FileFacts facts = file_facts(e.origin);
@@ -207,11 +206,7 @@ PyType_Slot g_wrapper_slots[] = {
 };
 
 PyType_Spec g_wrapper_spec = {
-    "_importscope.LoaderWrapper",
-    sizeof(LoaderWrapper),
-    0,
-    Py_TPFLAGS_DEFAULT,
-    g_wrapper_slots,
+    "_importscope.LoaderWrapper", sizeof(LoaderWrapper), 0, Py_TPFLAGS_DEFAULT, g_wrapper_slots,
 };
 
 } // namespace

@@ -36,7 +36,7 @@ journal::Frame describe_frame(PyFrameObject* frame)
     out.line = PyFrame_GetLineNumber(frame);
     PyRef globals = PyRef::steal(embed::compat::frame_globals(frame));
     if (globals && PyDict_Check(globals.get())) {
-        PyObject* name = PyDict_GetItemString(globals.get(), "__name__");  // borrowed
+        PyObject* name = PyDict_GetItemString(globals.get(), "__name__"); // borrowed
         if (name && PyUnicode_Check(name))
             out.module = embed::to_utf8(name);
     }

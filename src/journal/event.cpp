@@ -53,23 +53,30 @@ std::optional<FileIdentity> get_identity(const json& j)
 struct Encoder {
     json operator()(const ProcessStart& e) const
     {
-        return json{{"ev", "process"},        {"format", e.format},   {"pid", e.pid},
-                    {"ppid", e.ppid},         {"argv", e.argv},       {"executable", e.executable},
-                    {"python", e.python_version}, {"cwd", e.cwd},     {"start_method", e.start_method},
-                    {"wall_ns", e.wall_ns},   {"t", e.mono_ns}};
+        return json{{"ev", "process"},
+                    {"format", e.format},
+                    {"pid", e.pid},
+                    {"ppid", e.ppid},
+                    {"argv", e.argv},
+                    {"executable", e.executable},
+                    {"python", e.python_version},
+                    {"cwd", e.cwd},
+                    {"start_method", e.start_method},
+                    {"wall_ns", e.wall_ns},
+                    {"t", e.mono_ns}};
     }
     json operator()(const ExtensionLoad& e) const
     {
-        json j{{"ev", "ext"},   {"pid", e.pid},           {"seq", e.seq},        {"t", e.mono_ns},
-               {"name", e.name}, {"path", e.path},        {"realpath", e.realpath}, {"stack", e.stack}};
+        json j{{"ev", "ext"},    {"pid", e.pid},   {"seq", e.seq},           {"t", e.mono_ns},
+               {"name", e.name}, {"path", e.path}, {"realpath", e.realpath}, {"stack", e.stack}};
         put_identity(j, e.identity);
         return j;
     }
     json operator()(const ImportBegin& e) const
     {
-        json j{{"ev", "begin"},       {"pid", e.pid},       {"seq", e.seq},           {"id", e.id},
-               {"t", e.mono_ns},      {"name", e.name},     {"kind", e.kind},         {"origin", e.origin},
-               {"realpath", e.realpath}, {"loader", e.loader}, {"parent", e.parent},  {"stack", e.stack}};
+        json j{{"ev", "begin"},          {"pid", e.pid},       {"seq", e.seq},       {"id", e.id},
+               {"t", e.mono_ns},         {"name", e.name},     {"kind", e.kind},     {"origin", e.origin},
+               {"realpath", e.realpath}, {"loader", e.loader}, {"parent", e.parent}, {"stack", e.stack}};
         put_identity(j, e.identity);
         return j;
     }

@@ -56,21 +56,22 @@ std::string render_summary(const json& report, bool color)
                        run.value("duration_s", 0.0));
     if (const json& exc = run.at("exit").value("exception", json()); exc.is_object())
         out += fmt::format("importscope: uncaught {}: {}\n", exc.value("type", "?"), exc.value("message", ""));
-    out += fmt::format("importscope: {}, {} recorded, {}\n",
-                       plural(summary.value("processes", 0), "process", "processes"),
-                       plural(summary.value("modules", 0), "module", "modules"),
-                       plural(summary.value("extension_inits", 0), "extension init", "extension inits"));
+    out +=
+        fmt::format("importscope: {}, {} recorded, {}\n", plural(summary.value("processes", 0), "process", "processes"),
+                    plural(summary.value("modules", 0), "module", "modules"),
+                    plural(summary.value("extension_inits", 0), "extension init", "extension inits"));
 
     for (const json& f : report.at("findings")) {
         const bool is_error = f.value("severity", "") == "error";
-        const auto label = paint(is_error ? "error" : "warning",
-                                 fmt::fg(is_error ? fmt::terminal_color::red : fmt::terminal_color::yellow) |
-                                     fmt::emphasis::bold);
+        const auto label =
+            paint(is_error ? "error" : "warning",
+                  fmt::fg(is_error ? fmt::terminal_color::red : fmt::terminal_color::yellow) | fmt::emphasis::bold);
         out += fmt::format("importscope: {}: {}: {}\n", label, f.value("kind", ""), f.value("message", ""));
         const json& inits = f.at("evidence").value("initializations", json::array());
         for (std::size_t i = 0; i < inits.size(); ++i)
-            out += fmt::format("    {}. {}  {}  ({})\n", i + 1, paint(inits[i].value("module", ""), fmt::emphasis::bold),
-                               outcome_text(inits[i]), site_text(inits[i]));
+            out +=
+                fmt::format("    {}. {}  {}  ({})\n", i + 1, paint(inits[i].value("module", ""), fmt::emphasis::bold),
+                            outcome_text(inits[i]), site_text(inits[i]));
         out += fmt::format("  why: {}\n", f.value("explanation", ""));
         out += fmt::format("  fix: {}\n", f.value("advice", ""));
     }

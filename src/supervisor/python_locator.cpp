@@ -35,7 +35,7 @@ namespace {
 
 bool is_executable_file(const std::string& path)
 {
-    struct stat st{};
+    struct stat st {};
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
@@ -175,8 +175,8 @@ PythonInstallation locate_python(const std::string& path)
         throw Error(fmt::format(
             "--python {} is Python {}.{}, but importscope was built for Python {}.{} ({}); rebuild importscope "
             "with -DPython3_EXECUTABLE={} (for example: make BUILD=build-{}.{} PYTHON={})",
-            path, found.major, found.minor, k_linked_python_major, k_linked_python_minor,
-            k_linked_python_executable, found.executable, found.major, found.minor, found.executable));
+            path, found.major, found.minor, k_linked_python_major, k_linked_python_minor, k_linked_python_executable,
+            found.executable, found.major, found.minor, found.executable));
     found.foreign = found.realpath != fs::canonical(k_linked_python_executable, ec).string();
     return found;
 }

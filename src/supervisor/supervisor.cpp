@@ -46,7 +46,8 @@ public:
     static void give_to(pid_t group)
     {
         // tcsetpgrp from a background group raises SIGTTOU; it is expected here.
-        struct sigaction ignore{}, old{};
+        struct sigaction ignore {
+        }, old{};
         ignore.sa_handler = SIG_IGN;
         sigaction(SIGTTOU, &ignore, &old);
         ::tcsetpgrp(STDIN_FILENO, group);
@@ -87,15 +88,15 @@ ProcessEnd supervise(const std::function<void()>& child_main, const SuperviseOpt
         child_main();
         ::_exit(127);
     }
-    ::setpgid(pid, pid);  // both sides set it, so neither races the other
+    ::setpgid(pid, pid); // both sides set it, so neither races the other
     if (terminal.owned())
         TerminalForeground::give_to(pid);
 
     ProcessEnd end;
     end.pid = pid;
     constexpr std::int64_t k_no_deadline = INT64_MAX;
-    std::int64_t deadline = options.timeout_s ? monotonic_ns() + static_cast<std::int64_t>(*options.timeout_s * 1e9)
-                                              : k_no_deadline;
+    std::int64_t deadline =
+        options.timeout_s ? monotonic_ns() + static_cast<std::int64_t>(*options.timeout_s * 1e9) : k_no_deadline;
     int status = 0;
     while (true) {
         const pid_t done = ::waitpid(pid, &status, WNOHANG);
@@ -115,7 +116,7 @@ ProcessEnd supervise(const std::function<void()>& child_main, const SuperviseOpt
         if (received < 0 && errno == EAGAIN) {
             if (!end.timed_out) {
                 end.timed_out = true;
-                ::kill(-pid, SIGINT);  // Python shows where it was with a KeyboardInterrupt traceback
+                ::kill(-pid, SIGINT); // Python shows where it was with a KeyboardInterrupt traceback
                 deadline = monotonic_ns() + static_cast<std::int64_t>(options.grace_s * 1e9);
             } else {
                 ::kill(-pid, SIGKILL);
@@ -134,7 +135,7 @@ ProcessEnd supervise(const std::function<void()>& child_main, const SuperviseOpt
         }
     }
     if (end.timed_out || end.forwarded_signal)
-        ::kill(-pid, SIGKILL);  // what is left of the group was ours to end
+        ::kill(-pid, SIGKILL); // what is left of the group was ours to end
     if (WIFEXITED(status))
         end.code = WEXITSTATUS(status);
     if (WIFSIGNALED(status)) {

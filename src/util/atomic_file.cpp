@@ -24,7 +24,7 @@ std::filesystem::path directory_of(const std::filesystem::path& path)
 void check_writable_destination(const std::filesystem::path& path)
 {
     const auto dir = directory_of(path);
-    struct stat st{};
+    struct stat st {};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
         throw Error(fmt::format("cannot write {}: directory {} does not exist", path.string(), dir.string()));
     if (::access(dir.c_str(), W_OK | X_OK) != 0)

@@ -69,7 +69,8 @@ int main(int argc, char** argv)
         embed::WorkerPlan plan;
         plan.python_executable = k_linked_python_executable;
         plan.target = {embed::TargetKind::command, "pass", {}};
-        embed::Interpreter interpreter(plan, [] { hook::install_finder(); }, [] { hook::ensure_finder_first(); });
+        embed::Interpreter interpreter(
+            plan, [] { hook::install_finder(); }, [] { hook::ensure_finder_first(); });
         result = Catch::Session().run(argc, argv);
     }
     std::filesystem::remove_all(testing::g_scratch);

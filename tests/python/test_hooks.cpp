@@ -59,7 +59,7 @@ TEST_CASE("a matching module is recorded with kind, file identity and call site"
     CHECK(b->stack.front().file == (dir / "importer_a.py").string());
     CHECK(b->stack.front().line == 2);
     CHECK(b->stack.front().module == "importer_a");
-    CHECK_FALSE(find_begin(begins, "importer_a"));  // does not match the pattern
+    CHECK_FALSE(find_begin(begins, "importer_a")); // does not match the pattern
     CHECK_FALSE(find_begin(begins, "json"));
 }
 
@@ -68,7 +68,7 @@ TEST_CASE("after the load the module and its spec have their original loader bac
     const auto dir = testing::make_package_dir();
     write_file(dir / "deep_gemm_b.py",
                "LOADER_DURING_EXEC = type(__loader__).__name__\n"
-               "IS_PACKAGE = __loader__.is_package(__name__)\n");  // forwarded to the real loader
+               "IS_PACKAGE = __loader__.is_package(__name__)\n"); // forwarded to the real loader
     CHECK(testing::run_python("import deep_gemm_b, importlib.machinery as m\n"
                               "assert deep_gemm_b.LOADER_DURING_EXEC == 'LoaderWrapper'\n"
                               "assert deep_gemm_b.IS_PACKAGE is False\n"
@@ -103,7 +103,9 @@ TEST_CASE("an extension loaded under two names bypassing sys.meta_path is a dupl
 {
     const std::string so_dir = std::string(IMPORTSCOPE_PROBES_DIR) + "/deepgemm_capi/vllm_mini/third_party/deep_gemm";
     REQUIRE(testing::run_python("import glob, importlib.util\n"
-                                "path = glob.glob('" + so_dir + "/_C*.so')[0]\n"
+                                "path = glob.glob('" +
+                                so_dir +
+                                "/_C*.so')[0]\n"
                                 "for name in ('first._C', 'second._C'):\n"
                                 "    spec = importlib.util.spec_from_file_location(name, path)\n"
                                 "    module = importlib.util.module_from_spec(spec)\n"

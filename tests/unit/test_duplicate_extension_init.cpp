@@ -73,7 +73,7 @@ TEST_CASE("a load that bypassed sys.meta_path still counts", "[duplicate-extensi
 {
     testing::JournalBuilder b;
     b.extension_import("pkg._C", "/site/pkg/_C.so", {8, 1});
-    b.extension("other._C", "/site/pkg/_C.so", journal::FileIdentity{8, 1});  // spec_from_file_location
+    b.extension("other._C", "/site/pkg/_C.so", journal::FileIdentity{8, 1}); // spec_from_file_location
     const auto findings = findings_of(b);
     REQUIRE(findings.size() == 1);
     CHECK(findings[0].evidence.at("initializations")[1].at("status") == "unknown");

@@ -34,7 +34,7 @@ TEST_CASE("a line cut short by a crash is skipped and reported", "[journal]")
     testing::JournalBuilder b;
     b.extension("a", "/x/a.so", journal::FileIdentity{1, 2});
     std::string text = b.text();
-    text += R"({"ev":"ext","pid":100,"seq":9,"na)";  // the process died mid-write
+    text += R"({"ev":"ext","pid":100,"seq":9,"na)"; // the process died mid-write
 
     journal::JournalContents contents;
     journal::parse_journal(text, "main.jsonl", contents);

@@ -14,17 +14,17 @@ namespace importscope::analysis {
 
 /// How a recorded import ended.
 enum class ImportStatus {
-    ok,          ///< the loader returned normally
-    error,       ///< create_module or exec_module raised; `error` says what
-    incomplete,  ///< begun but never finished: the process ended inside this import
-    unknown,     ///< seen only by the audit hook (a load that bypassed sys.meta_path)
+    ok,         ///< the loader returned normally
+    error,      ///< create_module or exec_module raised; `error` says what
+    incomplete, ///< begun but never finished: the process ended inside this import
+    unknown,    ///< seen only by the audit hook (a load that bypassed sys.meta_path)
 };
 
 const char* to_string(ImportStatus status);
 
 struct ModuleRecord {
     int pid = 0;
-    std::uint64_t order = 0;          ///< position in its process's event sequence
+    std::uint64_t order = 0; ///< position in its process's event sequence
     std::string name;
     std::string kind;
     std::string origin;
@@ -51,13 +51,13 @@ struct ProcessRecord {
     std::string cwd;
     std::string start_method;
     std::int64_t start_wall_ns = 0;
-    std::optional<journal::ExceptionInfo> uncaught;  ///< the exception that reached sys.excepthook
+    std::optional<journal::ExceptionInfo> uncaught; ///< the exception that reached sys.excepthook
 };
 
 struct RunModel {
-    std::vector<ProcessRecord> processes;  ///< in order of first appearance
-    std::vector<ModuleRecord> modules;     ///< by pid, then order
-    std::vector<std::string> problems;     ///< damaged journal lines and other gaps in the record
+    std::vector<ProcessRecord> processes; ///< in order of first appearance
+    std::vector<ModuleRecord> modules;    ///< by pid, then order
+    std::vector<std::string> problems;    ///< damaged journal lines and other gaps in the record
 };
 
 /// Folds journal events into records: pairs begin/end by id, attaches each extension-load audit

@@ -12,14 +12,14 @@ enum class TargetKind { script, module, command };
 
 struct Target {
     TargetKind kind = TargetKind::script;
-    std::string value;              ///< script path, module name or code
-    std::vector<std::string> args;  ///< the target's own arguments, untouched
+    std::string value;             ///< script path, module name or code
+    std::vector<std::string> args; ///< the target's own arguments, untouched
 };
 
 struct WorkerPlan {
-    std::string python_executable;  ///< becomes sys.executable; its installation's paths are used
-    bool foreign_installation = false;  ///< not the installation libpython came from
-    std::string fallback_dynload;   ///< last-resort stdlib extension directory (foreign only)
+    std::string python_executable;     ///< becomes sys.executable; its installation's paths are used
+    bool foreign_installation = false; ///< not the installation libpython came from
+    std::string fallback_dynload;      ///< last-resort stdlib extension directory (foreign only)
     Target target;
     std::vector<std::string> match; ///< module-name patterns to record
     int journal_fd = -1;            ///< open for appending; the worker owns it

@@ -21,7 +21,7 @@ struct Frame {
     std::string file;
     int line = 0;
     std::string function;
-    std::string module;   ///< __name__ of the frame's globals; empty when unknown
+    std::string module; ///< __name__ of the frame's globals; empty when unknown
 };
 
 /// An exception as Python described it when it was raised.
@@ -44,12 +44,12 @@ struct ProcessStart {
     int pid = 0;
     int ppid = 0;
     std::vector<std::string> argv;
-    std::string executable;      ///< sys.executable as the target sees it
-    std::string python_version;  ///< sys.version, first word
+    std::string executable;     ///< sys.executable as the target sees it
+    std::string python_version; ///< sys.version, first word
     std::string cwd;
-    std::string start_method;    ///< "main" for the process importscope started
-    std::int64_t wall_ns = 0;    ///< CLOCK_REALTIME at start
-    std::int64_t mono_ns = 0;    ///< CLOCK_MONOTONIC at start, the base of every other event's time
+    std::string start_method; ///< "main" for the process importscope started
+    std::int64_t wall_ns = 0; ///< CLOCK_REALTIME at start
+    std::int64_t mono_ns = 0; ///< CLOCK_MONOTONIC at start, the base of every other event's time
     int format = k_format_version;
 };
 
@@ -70,15 +70,15 @@ struct ExtensionLoad {
 struct ImportBegin {
     int pid = 0;
     std::uint64_t seq = 0;
-    std::uint64_t id = 0;   ///< pairs this event with its ImportEnd
+    std::uint64_t id = 0; ///< pairs this event with its ImportEnd
     std::int64_t mono_ns = 0;
     std::string name;
-    std::string kind;       ///< extension, source, bytecode, namespace, builtin, frozen, other
+    std::string kind; ///< extension, source, bytecode, namespace, builtin, frozen, other
     std::string origin;
     std::string realpath;
     std::optional<FileIdentity> identity;
-    std::string loader;     ///< the loader's class name
-    std::string parent;     ///< the parent package, empty for a top-level module
+    std::string loader; ///< the loader's class name
+    std::string parent; ///< the parent package, empty for a top-level module
     std::vector<Frame> stack;
 };
 

@@ -16,26 +16,26 @@ inline constexpr const char* k_schema = "importscope.report/1";
 
 /// How the target process ended, as its supervisor saw it.
 struct ExitInfo {
-    std::optional<int> code;    ///< exit status when it exited
-    std::optional<int> signal;  ///< signal number when a signal ended it
+    std::optional<int> code;   ///< exit status when it exited
+    std::optional<int> signal; ///< signal number when a signal ended it
     bool core_dumped = false;
-    bool timed_out = false;     ///< importscope ended it because --timeout passed
-    std::optional<int> forwarded_signal;  ///< SIGINT/SIGTERM that importscope received and passed on
+    bool timed_out = false;              ///< importscope ended it because --timeout passed
+    std::optional<int> forwarded_signal; ///< SIGINT/SIGTERM that importscope received and passed on
 };
 
 /// What the supervisor knows about the run, beside the journal.
 struct RunInfo {
-    std::vector<std::string> argv;      ///< importscope's own command line
+    std::vector<std::string> argv; ///< importscope's own command line
     std::string cwd;
     std::string host;
-    std::string target_kind;            ///< "script", "module" or "command"
-    std::string target;                 ///< the script path, module name or code
+    std::string target_kind; ///< "script", "module" or "command"
+    std::string target;      ///< the script path, module name or code
     std::vector<std::string> target_args;
     std::string python_executable;
     std::string python_version;
     std::vector<std::string> match;
     std::optional<double> timeout_s;
-    std::int64_t started_ns = 0;        ///< wall clock
+    std::int64_t started_ns = 0; ///< wall clock
     std::int64_t ended_ns = 0;
     int main_pid = 0;
     ExitInfo exit;

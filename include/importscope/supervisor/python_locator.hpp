@@ -7,11 +7,11 @@ namespace importscope::supervisor {
 
 /// The interpreter whose environment the target runs in.
 struct PythonInstallation {
-    std::string executable;  ///< absolute path; becomes the target's sys.executable
-    std::string realpath;    ///< the binary behind any symlinks
+    std::string executable; ///< absolute path; becomes the target's sys.executable
+    std::string realpath;   ///< the binary behind any symlinks
     int major = 0;
     int minor = 0;
-    bool foreign = false;    ///< not the installation importscope's libpython comes from
+    bool foreign = false; ///< not the installation importscope's libpython comes from
 };
 
 /// The default --python: $VIRTUAL_ENV/bin/python when a virtual environment is active, else the

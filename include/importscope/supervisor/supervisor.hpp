@@ -6,8 +6,8 @@
 namespace importscope::supervisor {
 
 struct SuperviseOptions {
-    std::optional<double> timeout_s;  ///< end the target after this long
-    double grace_s = 3.0;             ///< after SIGINT at the timeout, wait this long before SIGKILL
+    std::optional<double> timeout_s; ///< end the target after this long
+    double grace_s = 3.0;            ///< after SIGINT at the timeout, wait this long before SIGKILL
 };
 
 /// How the supervised process ended.
@@ -17,7 +17,7 @@ struct ProcessEnd {
     std::optional<int> signal;
     bool core_dumped = false;
     bool timed_out = false;
-    std::optional<int> forwarded_signal;  ///< the SIGINT/SIGTERM/SIGHUP/SIGQUIT importscope passed on
+    std::optional<int> forwarded_signal; ///< the SIGINT/SIGTERM/SIGHUP/SIGQUIT importscope passed on
 };
 
 /// Forks a child that runs `child_main` (which must not return) in a process group of its own, gives

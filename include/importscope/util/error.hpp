@@ -7,9 +7,9 @@ namespace importscope {
 
 /// Documented exit statuses of the importscope command (see docs/exit-status.md).
 enum class ExitStatus : int {
-    ok = 0,          ///< run: no finding of severity error
-    findings = 1,    ///< run: at least one finding of severity error
-    usage = 2,       ///< bad input or set-up error; the target was not run
+    ok = 0,       ///< run: no finding of severity error
+    findings = 1, ///< run: at least one finding of severity error
+    usage = 2,    ///< bad input or set-up error; the target was not run
 };
 
 /// A user-facing failure: the message is printed as "importscope: error: <message>" and the process
@@ -17,7 +17,9 @@ enum class ExitStatus : int {
 class Error : public std::runtime_error {
 public:
     explicit Error(const std::string& message, ExitStatus status = ExitStatus::usage)
-        : std::runtime_error(message), m_status(status) {}
+        : std::runtime_error(message), m_status(status)
+    {
+    }
 
     ExitStatus status() const noexcept { return m_status; }
 
