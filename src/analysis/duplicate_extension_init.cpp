@@ -14,13 +14,13 @@ namespace {
 
 /// Extension loads are the same file when they share (dev, ino); a load whose file could not be
 /// stat'ed falls back to its real path.
-using FileKey = std::tuple<int, std::uint64_t, std::uint64_t, std::string>;
+using FileKey = std::tuple<std::string, int, std::uint64_t, std::uint64_t, std::string>;
 
 FileKey file_key(const ModuleRecord& r)
 {
     if (r.identity)
-        return {r.pid, r.identity->dev, r.identity->ino, std::string{}};
-    return {r.pid, 0, 0, r.realpath.empty() ? r.origin : r.realpath};
+        return {r.journal, r.pid, r.identity->dev, r.identity->ino, std::string{}};
+    return {r.journal, r.pid, 0, 0, r.realpath.empty() ? r.origin : r.realpath};
 }
 
 nlohmann::json describe_load(const ModuleRecord& r)

@@ -45,7 +45,10 @@ int pid_of(const journal::Event& event)
 /// Per-process state while folding that process's events in sequence order.
 class ProcessFolder {
 public:
-    ProcessFolder(RunModel& model, int pid) : m_model(model), m_pid(pid) {}
+    ProcessFolder(RunModel& model, std::string journal, int pid)
+        : m_model(model), m_journal(std::move(journal)), m_pid(pid)
+    {
+    }
 
     void operator()(const journal::ProcessStart& e)
     {
@@ -62,6 +65,7 @@ public:
     void operator()(const journal::ImportBegin& e)
     {
         ModuleRecord r;
+        r.journal = m_journal;
         r.pid = e.pid;
         r.order = e.seq;
         r.name = e.name;
@@ -108,6 +112,7 @@ public:
             }
         }
         ModuleRecord r;
+        r.journal = m_journal;
         r.pid = e.pid;
         r.order = e.seq;
         r.name = e.name;
@@ -122,6 +127,20 @@ public:
 
     void operator()(const journal::UncaughtException& e) { process().uncaught = e.exception; }
 
+    void operator()(const journal::ProcessEnd& e)
+    {
+        ProcessEndRecord end;
+        end.how = e.how;
+        if (e.how == "signal")
+            end.signal = e.code;
+        else
+            end.code = e.code;
+        end.wall_ns = e.wall_ns;
+        process().end = end;
+    }
+
+    void operator()(const journal::ProgramStart& e) { process().programs.push_back(e); }
+
 private:
     struct Open {
         std::size_t index;
@@ -131,25 +150,24 @@ private:
     ProcessRecord& process()
     {
         for (auto& p : m_model.processes)
-            if (p.pid == m_pid)
+            if (p.pid == m_pid && p.journal == m_journal)
                 return p;
         ProcessRecord p;
+        p.journal = m_journal;
         p.pid = m_pid;
         m_model.processes.push_back(std::move(p));
         return m_model.processes.back();
     }
 
     RunModel& m_model;
+    std::string m_journal;
     int m_pid;
     std::map<std::uint64_t, Open> m_open; // ordered by id, so rbegin() is the innermost
 };
 
-} // namespace
-
-RunModel build_model(const journal::JournalContents& journal)
+void fold_journal(RunModel& model, const journal::JournalContents& journal)
 {
-    RunModel model;
-    model.problems = journal.problems;
+    model.problems.insert(model.problems.end(), journal.problems.begin(), journal.problems.end());
 
     // Group by process, keeping each process's own event order.
     std::vector<const journal::Event*> events;
@@ -169,11 +187,41 @@ RunModel build_model(const journal::JournalContents& journal)
     std::size_t i = 0;
     while (i < events.size()) {
         const int pid = pid_of(*events[i]);
-        ProcessFolder folder(model, pid);
+        ProcessFolder folder(model, journal.source, pid);
         for (; i < events.size() && pid_of(*events[i]) == pid; ++i)
             std::visit(folder, *events[i]);
     }
+}
+
+} // namespace
+
+RunModel build_model(const std::vector<journal::JournalContents>& journals)
+{
+    RunModel model;
+    for (const auto& journal : journals)
+        fold_journal(model, journal);
+
+    // Processes in the order they started; modules by process, then load order.
+    std::stable_sort(model.processes.begin(), model.processes.end(),
+                     [](const ProcessRecord& a, const ProcessRecord& b) { return a.start_wall_ns < b.start_wall_ns; });
+    std::map<std::pair<std::string, int>, std::size_t> rank;
+    for (std::size_t i = 0; i < model.processes.size(); ++i)
+        rank[{model.processes[i].journal, model.processes[i].pid}] = i;
+    std::vector<std::pair<std::size_t, ModuleRecord>> ranked;
+    for (auto& m : model.modules)
+        ranked.emplace_back(rank[{m.journal, m.pid}], std::move(m));
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+        return std::tie(a.first, a.second.order) < std::tie(b.first, b.second.order);
+    });
+    model.modules.clear();
+    for (auto& [r, m] : ranked)
+        model.modules.push_back(std::move(m));
     return model;
+}
+
+RunModel build_model(const journal::JournalContents& journal)
+{
+    return build_model(std::vector<journal::JournalContents>{journal});
 }
 
 } // namespace importscope::analysis

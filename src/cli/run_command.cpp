@@ -1,5 +1,7 @@
 #include "cli/run_command.hpp"
 
+#include "cli/bootstrap_location.hpp"
+#include "cli/live_view.hpp"
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/embed/worker.hpp"
@@ -8,6 +10,7 @@
 #include "importscope/report/summary.hpp"
 #include "importscope/supervisor/python_locator.hpp"
 #include "importscope/supervisor/run_dir.hpp"
+#include "importscope/supervisor/stragglers.hpp"
 #include "importscope/supervisor/supervisor.hpp"
 #include "importscope/util/atomic_file.hpp"
 #include "importscope/util/clock.hpp"
@@ -18,19 +21,18 @@
 
 #include <algorithm>
 #include <climits>
+#include <csignal>
 #include <cstdlib>
-#include <filesystem>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace importscope::cli {
 
-namespace fs = std::filesystem;
-
 CLI::App* setup_run(CLI::App& app, RunOptions& options)
 {
-    CLI::App* run = app.add_subcommand("run", "Run a Python target under the import hooks and write a report:\n"
-                                              "  importscope run [OPTIONS] (SCRIPT | -m MODULE | -c CODE) [ARGS...]");
+    CLI::App* run = app.add_subcommand(
+        "run", "Run a Python target under the import hooks and write a report:\n"
+               "  importscope run [OPTIONS] (SCRIPT | -m MODULE | -c CODE) [ARGS...]");
     run->add_option("--match", options.match,
                     "Record modules whose dotted name contains PATTERN (repeatable; '*' records every module). "
                     "Every extension load is recorded whatever the pattern")
@@ -46,8 +48,13 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
                     "(default: $VIRTUAL_ENV/bin/python, else python3 on PATH)")
         ->type_name("PATH");
     run->add_option("--timeout", options.timeout_s,
-                    "End the target after SECONDS: SIGINT (Python prints where it was), then SIGKILL")
+                    "End the whole process tree after SECONDS: SIGINT (Python prints where it was), then SIGKILL")
         ->type_name("SECONDS");
+    run->add_flag("--no-follow", options.no_follow,
+                  "Trace only the main process, not its Python children (multiprocessing, subprocess, fork)");
+    run->add_flag("--stop-on-finding", options.stop_on_finding,
+                  "End the process tree as soon as the first error finding is recorded, and write the report");
+    run->add_flag("-q,--quiet", options.quiet, "No live status line on a terminal");
     run->add_option("-m", options.module, "Run library module MODULE as a script, like python -m")->type_name("MODULE");
     run->add_option("-c", options.command, "Run CODE, like python -c")->type_name("CODE");
     run->add_option("SCRIPT", options.script, "The Python file (or directory with __main__.py) to run");
@@ -80,7 +87,7 @@ embed::Target make_target(const RunOptions& options)
     }
     target.kind = embed::TargetKind::script;
     target.value = options.script;
-    struct stat st {};
+    struct stat st{};
     if (::stat(options.script.c_str(), &st) != 0)
         throw Error(fmt::format("cannot run {}: no such file", options.script));
     if (S_ISDIR(st.st_mode) && ::access((options.script + "/__main__.py").c_str(), R_OK) != 0)
@@ -88,6 +95,16 @@ embed::Target make_target(const RunOptions& options)
     if (::access(options.script.c_str(), R_OK) != 0)
         throw Error(fmt::format("cannot run {}: not readable", options.script));
     return target;
+}
+
+const char* kind_name(embed::TargetKind kind)
+{
+    switch (kind) {
+    case embed::TargetKind::script: return "script";
+    case embed::TargetKind::module: return "module";
+    case embed::TargetKind::command: return "command";
+    }
+    return "script";
 }
 
 std::string current_directory()
@@ -102,14 +119,13 @@ std::string host_name()
     return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
 }
 
-report::ExitInfo to_exit_info(const supervisor::ProcessEnd& end)
+report::ExitInfo to_exit_info(const supervisor::WaitStatus& status, const std::string& how)
 {
     report::ExitInfo exit;
-    exit.code = end.code;
-    exit.signal = end.signal;
-    exit.core_dumped = end.core_dumped;
-    exit.timed_out = end.timed_out;
-    exit.forwarded_signal = end.forwarded_signal;
+    exit.code = status.code;
+    exit.signal = status.signal;
+    exit.core_dumped = status.core_dumped;
+    exit.how = how;
     return exit;
 }
 
@@ -132,6 +148,7 @@ int run_run(const RunOptions& options)
     check_writable_destination(options.output);
     const supervisor::PythonInstallation python =
         supervisor::locate_python(options.python.empty() ? supervisor::default_python() : options.python);
+    const std::string bootstrap = options.no_follow ? std::string{} : find_bootstrap_dir();
 
     supervisor::RunDir run_dir;
     embed::WorkerPlan plan;
@@ -141,46 +158,64 @@ int run_run(const RunOptions& options)
         plan.fallback_dynload = k_linked_python_dynload;
     plan.target = target;
     plan.match = options.match;
-    plan.journal_fd = run_dir.create_journal("main.jsonl");
+    plan.run_dir = run_dir.path().string();
+    plan.follow = !options.no_follow;
+    plan.bootstrap_dir = bootstrap;
 
     report::RunInfo info;
     info.argv = options.argv;
     info.cwd = current_directory();
     info.host = host_name();
-    info.target_kind = target.kind == embed::TargetKind::script   ? "script"
-                       : target.kind == embed::TargetKind::module ? "module"
-                                                                  : "command";
+    info.target_kind = kind_name(target.kind);
     info.target = target.value;
     info.target_args = target.args;
     info.python_executable = python.executable;
     info.match = options.match;
+    info.follow = plan.follow;
     if (options.timeout_given)
         info.timeout_s = options.timeout_s;
 
+    LiveView live(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO));
     supervisor::SuperviseOptions supervise_options;
     if (options.timeout_given)
         supervise_options.timeout_s = options.timeout_s;
+    if (options.stop_on_finding || live.shows_status())
+        supervise_options.on_tick = [&] { return live.update() && options.stop_on_finding; };
+
     info.started_ns = wall_ns();
     const supervisor::ProcessEnd end = supervisor::supervise([&] { embed::run_worker(plan); }, supervise_options);
     info.ended_ns = wall_ns();
-    ::close(plan.journal_fd);
+    live.clear();
+
+    std::vector<journal::JournalContents> journals = journal::read_run_journals(run_dir.path());
+    analysis::RunModel model = analysis::build_model(journals);
     info.main_pid = end.pid;
-    info.exit = to_exit_info(end);
-
-    journal::JournalContents journal;
-    journal::read_journal(run_dir.path() / "main.jsonl", journal);
-    const analysis::RunModel model = analysis::build_model(journal);
-    const std::vector<analysis::Finding> findings = analysis::analyze(model);
+    info.exit = to_exit_info({end.code, end.signal, end.core_dumped}, "");
+    info.exit.timed_out = end.timed_out;
+    info.exit.stopped_on_finding = end.stopped;
+    info.exit.forwarded_signal = end.forwarded_signal;
+    for (const auto& [pid, status] : end.reaped)
+        info.seen_ends[pid] = to_exit_info(status, "reaped");
+    if (end.timed_out || end.stopped || end.forwarded_signal) {
+        // Traced processes that left the process group and outlived the end of the run.
+        std::vector<int> unaccounted;
+        for (const auto& p : model.processes)
+            if (!p.end && p.pid != end.pid && !info.seen_ends.count(p.pid))
+                unaccounted.push_back(p.pid);
+        for (int pid : supervisor::kill_stragglers(run_dir.path(), unaccounted))
+            info.seen_ends[pid] = to_exit_info({std::nullopt, SIGKILL, false}, "killed");
+    }
     for (const auto& p : model.processes)
-        if (p.pid == end.pid)
+        if (p.pid == end.pid && info.python_version.empty())
             info.python_version = p.python_version;
-    const nlohmann::json report_json = report::build_report(info, model, findings);
 
+    const std::vector<analysis::Finding> findings = analysis::analyze(model);
+    const nlohmann::json report_json = report::build_report(info, model, findings);
     try {
         write_file_atomically(options.output, report_json.dump(2) + "\n");
     } catch (const Error& e) {
         run_dir.keep();
-        throw Error(fmt::format("{} (the journal is kept in {})", e.what(), run_dir.path().string()));
+        throw Error(fmt::format("{} (the journals are kept in {})", e.what(), run_dir.path().string()));
     }
     fmt::print(stderr, "{}importscope: report written to {}\n",
                report::render_summary(report_json, stderr_wants_color()), options.output);

@@ -14,6 +14,9 @@ struct RunOptions {
     std::string python;
     double timeout_s = 0;
     bool timeout_given = false;
+    bool no_follow = false;
+    bool stop_on_finding = false;
+    bool quiet = false;
     std::string script;
     std::string module;
     std::string command;

@@ -3,13 +3,13 @@
 #include "embed/interpreter.hpp"
 #include "embed/python_error.hpp"
 #include "hook/hooks.hpp"
-#include "hook/journal_writer.hpp"
-#include "importscope/util/clock.hpp"
+#include "hook/process_tracking.hpp"
+#include "importscope/journal/run_layout.hpp"
 
 #include <fmt/format.h>
 
-#include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <sysexits.h>
 #include <unistd.h>
 
@@ -17,46 +17,57 @@ namespace importscope::embed {
 
 namespace {
 
-void record_process_start(const WorkerPlan& plan)
+/// What Python children need to trace themselves: the run's settings, and the bootstrap directory
+/// first on PYTHONPATH so that their site imports its sitecustomize.
+void export_to_children(const WorkerPlan& plan)
 {
-    hook::JournalWriter& journal = hook::JournalWriter::instance();
-    journal::ProcessStart e;
-    e.pid = journal.pid();
-    e.ppid = static_cast<int>(::getppid());
-    e.argv = target_argv(plan.target);
-    e.executable = plan.python_executable;
-    e.python_version = Py_GetVersion();
-    e.python_version.resize(e.python_version.find(' ') == std::string::npos ? e.python_version.size()
-                                                                            : e.python_version.find(' '));
-    char cwd[PATH_MAX];
-    if (::getcwd(cwd, sizeof cwd))
-        e.cwd = cwd;
-    e.start_method = "main";
-    e.wall_ns = wall_ns();
-    e.mono_ns = monotonic_ns();
-    journal.append(e);
+    ::setenv(journal::k_env_run_dir, plan.run_dir.c_str(), 1);
+    ::setenv(journal::k_env_match, journal::join_patterns(plan.match).c_str(), 1);
+    ::setenv(journal::k_env_follow, plan.follow ? "1" : "0", 1);
+    if (!plan.fallback_dynload.empty())
+        ::setenv(journal::k_env_fallback_dynload, plan.fallback_dynload.c_str(), 1);
+    if (plan.follow && !plan.bootstrap_dir.empty()) {
+        const char* old = std::getenv("PYTHONPATH");
+        const std::string path = old && *old ? plan.bootstrap_dir + ":" + old : plan.bootstrap_dir;
+        ::setenv("PYTHONPATH", path.c_str(), 1);
+    }
+}
+
+[[noreturn]] void fail(const std::string& message)
+{
+    fmt::print(stderr, "importscope: error: {}\n", message);
+    std::fflush(stderr);
+    ::_exit(EX_SOFTWARE);
 }
 
 } // namespace
 
 [[noreturn]] void run_worker(const WorkerPlan& plan)
 {
-    hook::JournalWriter::instance().open(plan.journal_fd, static_cast<int>(::getpid()));
-    record_process_start(plan);
-    hook::configure({plan.match, false, plan.fallback_dynload});
+    hook::configure({plan.match, false, plan.fallback_dynload, plan.run_dir, plan.follow});
+    journal::ProcessStart start;
+    start.start_method = "main";
+    start.ppid = static_cast<int>(::getppid());
+    start.argv = target_argv(plan.target);
+    start.executable = plan.python_executable;
+    if (!hook::begin_process(std::move(start)))
+        fail(fmt::format("cannot create a journal in {}", plan.run_dir));
+    export_to_children(plan);
     hook::register_audit_hook();
-    if (PyImport_AppendInittab(hook::k_module_name, hook::init_module) < 0) {
-        fmt::print(stderr, "importscope: error: cannot register the hook module\n");
-        std::_Exit(EX_SOFTWARE);
-    }
+    if (PyImport_AppendInittab(hook::k_module_name, hook::init_module) < 0)
+        fail("cannot register the hook module");
 
     int status = EX_SOFTWARE;
     try {
         Interpreter interpreter(
-            plan, [] { hook::install_finder(); }, [] { hook::ensure_finder_first(); });
+            plan, [] { hook::install_finder(); },
+            [] {
+                hook::ensure_finder_first();
+                hook::install_process_trackers();
+            });
         status = interpreter.run_main();
     } catch (const std::exception& e) {
-        fmt::print(stderr, "importscope: error: the hooks could not be installed: {}\n", e.what());
+        fail(fmt::format("the hooks could not be installed: {}", e.what()));
     }
     std::fflush(nullptr);
     ::_exit(status);

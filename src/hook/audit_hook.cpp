@@ -48,25 +48,83 @@ void record_uncaught_exception(PyObject* args)
     journal.append(e);
 }
 
+std::vector<std::string> words_of(PyObject* args)
+{
+    std::vector<std::string> words;
+    if (!args || args == Py_None)
+        return words;
+    if (PyUnicode_Check(args) || PyBytes_Check(args)) {
+        words.push_back(embed::to_utf8(args));
+        return words;
+    }
+    embed::PyRef items = embed::PyRef::steal(PySequence_Fast(args, "argv"));
+    if (!items)
+        return words;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.get()); ++i) {
+        embed::PyRef text = embed::PyRef::steal(PyObject_Str(PySequence_Fast_GET_ITEM(items.get(), i)));
+        words.push_back(text ? embed::to_utf8(text.get()) : std::string{});
+    }
+    return words;
+}
+
+/// os.exec (path, args, env), os.posix_spawn (path, argv, env), subprocess.Popen (executable, args,
+/// cwd, env), os.system (command,): the process is starting another program.
+void record_program_start(const char* event, PyObject* args)
+{
+    JournalWriter& journal = JournalWriter::instance();
+    journal::ProgramStart e;
+    e.pid = journal.pid();
+    e.seq = journal.next_seq();
+    e.mono_ns = monotonic_ns();
+    e.via = event;
+    PyObject* first = PyTuple_GET_ITEM(args, 0);  // borrowed
+    if (std::strcmp(event, "os.system") == 0) {
+        e.argv = words_of(first);
+    } else {
+        e.argv = words_of(PyTuple_GET_SIZE(args) > 1 ? PyTuple_GET_ITEM(args, 1) : nullptr);
+        if (first != Py_None) {
+            embed::PyRef text = embed::PyRef::steal(PyObject_Str(first));
+            e.executable = text ? embed::to_utf8(text.get()) : std::string{};
+        } else if (!e.argv.empty()) {
+            e.executable = e.argv.front();
+        }
+    }
+    journal.append(e);
+}
+
+enum class Action { none, extension_load, uncaught, program };
+
+/// Called for every audited operation in the process: decide cheaply, on the first byte first.
+Action classify(const char* event, PyObject* args)
+{
+    if ((event[0] != 'i' && event[0] != 's' && event[0] != 'o') || !PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1)
+        return Action::none;
+    if (std::strcmp(event, "import") == 0)
+        return PyTuple_GET_SIZE(args) >= 2 && PyUnicode_Check(PyTuple_GET_ITEM(args, 1)) ? Action::extension_load
+                                                                                        : Action::none;
+    if (std::strcmp(event, "sys.excepthook") == 0)
+        return PyTuple_GET_SIZE(args) >= 4 ? Action::uncaught : Action::none;
+    if (std::strcmp(event, "os.exec") == 0 || std::strcmp(event, "os.posix_spawn") == 0 ||
+        std::strcmp(event, "subprocess.Popen") == 0 || std::strcmp(event, "os.system") == 0)
+        return Action::program;
+    return Action::none;
+}
+
 int audit_hook(const char* event, PyObject* args, void* /*user_data*/)
 {
-    // Called for every audited operation in the process: decide cheaply, on the first byte first.
-    if (event[0] != 'i' && event[0] != 's')
-        return 0;
-    const bool extension_load = std::strcmp(event, "import") == 0 && PyTuple_Check(args) &&
-                                PyTuple_GET_SIZE(args) >= 2 && PyUnicode_Check(PyTuple_GET_ITEM(args, 1));
-    const bool uncaught = !extension_load && std::strcmp(event, "sys.excepthook") == 0 && PyTuple_Check(args) &&
-                          PyTuple_GET_SIZE(args) >= 4;
-    if (!(extension_load || uncaught) || !JournalWriter::instance().is_open())
+    const Action action = classify(event, args);
+    if (action == Action::none || !JournalWriter::instance().is_open())
         return 0;
 
     // Whatever error state the caller is in is theirs: set it aside and put it back unchanged.
     PyObject* pending = embed::compat::fetch_exception();
     try {
-        if (extension_load)
-            record_extension_load(args);
-        else
-            record_uncaught_exception(args);
+        switch (action) {
+        case Action::extension_load: record_extension_load(args); break;
+        case Action::uncaught: record_uncaught_exception(args); break;
+        case Action::program: record_program_start(event, args); break;
+        case Action::none: break;
+        }
     } catch (...) {
         // Recording must never change what the target does.
     }
@@ -80,7 +138,9 @@ int audit_hook(const char* event, PyObject* args, void* /*user_data*/)
 
 void register_audit_hook()
 {
-    PySys_AddAuditHook(audit_hook, nullptr);
+    static bool registered = false;  // once per process: a hook cannot be removed
+    if (!registered)
+        registered = PySys_AddAuditHook(audit_hook, nullptr) == 0;
 }
 
 } // namespace importscope::hook

@@ -139,18 +139,6 @@ PyType_Slot g_finder_slots[] = {
 
 PyType_Spec g_finder_spec = {"_importscope.Finder", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT, g_finder_slots};
 
-PyModuleDef g_module_def = {
-    PyModuleDef_HEAD_INIT,
-    "_importscope",
-    "importscope's import hooks (built in).",
-    -1,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-    nullptr,
-};
-
 } // namespace
 
 void configure(HookSettings settings)
@@ -176,24 +164,21 @@ bool matches(std::string_view module_name)
     return false;
 }
 
-PyObject* init_module()
+bool ready_finder_type(PyObject* module)
 {
-    PyRef module = PyRef::steal(PyModule_Create(&g_module_def));
-    if (!module)
-        return nullptr;
     g_find_spec_name = PyUnicode_InternFromString("find_spec");
     g_loader_name = PyUnicode_InternFromString("loader");
-    if (!g_find_spec_name || !g_loader_name || !ready_loader_type(module.get()))
-        return nullptr;
+    if (!g_find_spec_name || !g_loader_name)
+        return false;
     g_finder_type = PyType_FromSpec(&g_finder_spec);
     if (!g_finder_type)
-        return nullptr;
+        return false;
     Py_INCREF(g_finder_type);
-    if (PyModule_AddObject(module.get(), "Finder", g_finder_type) < 0) {
+    if (PyModule_AddObject(module, "Finder", g_finder_type) < 0) {
         Py_DECREF(g_finder_type);
-        return nullptr;
+        return false;
     }
-    return module.release();
+    return true;
 }
 
 void install_finder()

@@ -17,6 +17,8 @@ struct HookSettings {
     /// Last-resort directory of stdlib extension modules, for a --python installation whose
     /// binary has modules built in that the embedded libpython lacks. Empty: none.
     std::string fallback_dynload;
+    std::string run_dir;  ///< where each traced process writes its journal
+    bool follow = true;   ///< record forked children too (exec'd ones follow through PYTHONPATH)
 };
 
 /// Sets what the hooks record; call before the interpreter starts.
@@ -33,8 +35,12 @@ void register_audit_hook();
 /// Name of the built-in module that holds the finder and loader types.
 inline constexpr const char* k_module_name = "_importscope";
 
-/// Init function of that module, for PyImport_AppendInittab.
+/// Init function of that module: for PyImport_AppendInittab in the embedded main process, and
+/// the PyInit of the extension-module build that Python children load through the bootstrap.
 PyObject* init_module();
+
+/// Creates the finder type in the module (called by its init). False with a Python error set.
+bool ready_finder_type(PyObject* module);
 
 /// Puts the finder first on sys.meta_path. Needs the GIL; throws PythonError.
 void install_finder();

@@ -1,6 +1,10 @@
 #include "hook/journal_writer.hpp"
 
+#include "importscope/journal/run_layout.hpp"
+
 #include <cerrno>
+#include <fcntl.h>
+#include <string>
 #include <unistd.h>
 
 namespace importscope::hook {
@@ -15,6 +19,33 @@ void JournalWriter::open(int fd, int pid) noexcept
 {
     m_fd = fd;
     m_pid = pid;
+}
+
+bool JournalWriter::start(const std::filesystem::path& run_dir) noexcept
+{
+    close();
+    const int pid = static_cast<int>(::getpid());
+    for (int n = 0; n < 1000; ++n) {
+        const std::string name = std::string(journal::k_journal_prefix) + std::to_string(pid) + "-" +
+                                 std::to_string(n) + journal::k_journal_suffix;
+        const int fd = ::open((run_dir / name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            m_seq = 0;
+            m_import_id = 0;
+            open(fd, pid);
+            return true;
+        }
+        if (errno != EEXIST)
+            return false;
+    }
+    return false;
+}
+
+void JournalWriter::close() noexcept
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+    m_fd = -1;
 }
 
 void JournalWriter::append(const journal::Event& event) noexcept

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <filesystem>
 
 namespace importscope::hook {
 
@@ -16,6 +17,15 @@ public:
 
     /// Starts writing to `fd` (owned from now on) on behalf of process `pid`.
     void open(int fd, int pid) noexcept;
+
+    /// Starts this process's own journal in `run_dir` (journal-<pid>-<n>.jsonl, mode 0600), closing
+    /// any journal inherited from a parent. Sequence numbers start again. False when it cannot.
+    bool start(const std::filesystem::path& run_dir) noexcept;
+
+    /// Stops recording (a forked child when children are not followed).
+    void close() noexcept;
+
+    int fd() const noexcept { return m_fd; }
     bool is_open() const noexcept { return m_fd >= 0; }
     int pid() const noexcept { return m_pid; }
 

@@ -25,6 +25,7 @@ struct LoaderWrapper {
     PyObject* name;                  // the module name (owned)
     std::uint64_t id;                // pairs the journal's begin and end events
     std::int64_t begin_ns;
+    int pid;  // the process that began the load; a fork in the middle ends it in the parent only
     bool begun;
     bool ended;
 };
@@ -76,6 +77,7 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     }
     e.stack = capture_import_stack();
     self->begun = true;
+    self->pid = journal.pid();
     self->begin_ns = monotonic_ns();
     e.mono_ns = self->begin_ns;
     journal.append(e);
@@ -84,10 +86,10 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
 /// Records the end of the load; `exception` is the error it raised, or null.
 void record_end(LoaderWrapper* self, PyObject* exception)
 {
-    if (self->ended)
+    JournalWriter& journal = JournalWriter::instance();
+    if (self->ended || self->pid != journal.pid())
         return;
     self->ended = true;
-    JournalWriter& journal = JournalWriter::instance();
     journal::ImportEnd e;
     e.pid = journal.pid();
     e.seq = journal.next_seq();
@@ -257,6 +259,7 @@ bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name)
     wrapper->name = name;
     wrapper->id = JournalWriter::instance().next_import_id();
     wrapper->begin_ns = 0;
+    wrapper->pid = 0;
     wrapper->begun = false;
     wrapper->ended = false;
     PyRef owned = PyRef::steal(reinterpret_cast<PyObject*>(wrapper));

@@ -91,6 +91,16 @@ struct Encoder {
     {
         return json{{"ev", "uncaught"}, {"pid", e.pid}, {"seq", e.seq}, {"t", e.mono_ns}, {"exception", e.exception}};
     }
+    json operator()(const ProcessEnd& e) const
+    {
+        return json{{"ev", "exit"}, {"pid", e.pid},   {"seq", e.seq},  {"t", e.mono_ns},
+                    {"wall_ns", e.wall_ns}, {"how", e.how}, {"code", e.code}};
+    }
+    json operator()(const ProgramStart& e) const
+    {
+        return json{{"ev", "program"}, {"pid", e.pid},   {"seq", e.seq},   {"t", e.mono_ns},
+                    {"via", e.via},    {"executable", e.executable}, {"argv", e.argv}};
+    }
 };
 
 Event decode_object(const json& j)
@@ -156,6 +166,26 @@ Event decode_object(const json& j)
         j.at("seq").get_to(e.seq);
         j.at("t").get_to(e.mono_ns);
         j.at("exception").get_to(e.exception);
+        return e;
+    }
+    if (tag == "exit") {
+        ProcessEnd e;
+        j.at("pid").get_to(e.pid);
+        j.at("seq").get_to(e.seq);
+        j.at("t").get_to(e.mono_ns);
+        j.at("wall_ns").get_to(e.wall_ns);
+        j.at("how").get_to(e.how);
+        j.at("code").get_to(e.code);
+        return e;
+    }
+    if (tag == "program") {
+        ProgramStart e;
+        j.at("pid").get_to(e.pid);
+        j.at("seq").get_to(e.seq);
+        j.at("t").get_to(e.mono_ns);
+        j.at("via").get_to(e.via);
+        e.executable = j.value("executable", "");
+        j.at("argv").get_to(e.argv);
         return e;
     }
     throw std::invalid_argument("unknown event \"" + tag + "\"");

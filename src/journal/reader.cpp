@@ -1,5 +1,7 @@
 #include "importscope/journal/reader.hpp"
 
+#include "importscope/journal/run_layout.hpp"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -43,7 +45,19 @@ void read_journal(const std::filesystem::path& path, JournalContents& into)
     }
     std::ostringstream text;
     text << in.rdbuf();
-    parse_journal(text.str(), path.string(), into);
+    if (into.source.empty())
+        into.source = path.filename().string();
+    parse_journal(text.str(), path.filename().string(), into);
+}
+
+std::vector<JournalContents> read_run_journals(const std::filesystem::path& run_dir)
+{
+    std::vector<JournalContents> journals;
+    for (const auto& path : list_journals(run_dir)) {
+        journals.emplace_back();
+        read_journal(path, journals.back());
+    }
+    return journals;
 }
 
 } // namespace importscope::journal

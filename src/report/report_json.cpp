@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <csignal>
+#include <set>
 #include <cstring>
 #include <ctime>
 
@@ -28,8 +29,14 @@ std::string describe_exit(const ExitInfo& exit)
         text = fmt::format("exited with status {}", *exit.code);
     else
         text = "ended in an unknown way";
+    if (exit.how == "os._exit")
+        text += " (os._exit)";
+    else if (exit.how == "killed")
+        text += " by importscope at the end of the run";
     if (exit.timed_out)
         text += " after the timeout";
+    else if (exit.stopped_on_finding)
+        text += " after the first error finding (--stop-on-finding)";
     else if (exit.forwarded_signal)
         text += fmt::format(" after importscope passed on {}", signal_name(*exit.forwarded_signal));
     return text;
@@ -59,7 +66,9 @@ json exit_json(const ExitInfo& exit)
                 {"signal_name", exit.signal ? json(signal_name(*exit.signal)) : json(nullptr)},
                 {"core_dumped", exit.core_dumped},
                 {"timed_out", exit.timed_out},
+                {"stopped_on_finding", exit.stopped_on_finding},
                 {"forwarded_signal", exit.forwarded_signal ? json(signal_name(*exit.forwarded_signal)) : json(nullptr)},
+                {"how", exit.how.empty() ? "waited" : exit.how},
                 {"description", describe_exit(exit)}};
 }
 
@@ -99,8 +108,31 @@ json finding_json(const analysis::Finding& f)
                 {"evidence", f.evidence.is_null() ? json::object() : f.evidence}};
 }
 
-json process_json(const analysis::ProcessRecord& p, const RunInfo& run)
+/// How a process other than the main one ended: as it recorded itself, else as importscope saw it.
+std::optional<ExitInfo> other_process_exit(const analysis::ProcessRecord& p, const RunInfo& run)
 {
+    if (p.end) {
+        ExitInfo exit;
+        exit.code = p.end->code;
+        exit.signal = p.end->signal;
+        exit.how = p.end->how;
+        return exit;
+    }
+    if (const auto it = run.seen_ends.find(p.pid); it != run.seen_ends.end())
+        return it->second;
+    return std::nullopt;
+}
+
+json program_json(const journal::ProgramStart& program)
+{
+    return json{{"via", program.via}, {"executable", program.executable}, {"argv", program.argv}, {"order", program.seq}};
+}
+
+json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_main)
+{
+    json programs = json::array();
+    for (const auto& program : p.programs)
+        programs.push_back(program_json(program));
     json process{{"pid", p.pid},
                  {"ppid", p.ppid},
                  {"argv", p.argv},
@@ -108,13 +140,19 @@ json process_json(const analysis::ProcessRecord& p, const RunInfo& run)
                  {"python_version", p.python_version},
                  {"cwd", p.cwd},
                  {"start_method", p.start_method},
+                 {"journal", p.journal},
+                 {"programs", programs},
                  {"started_at", p.start_wall_ns ? json(iso_time(p.start_wall_ns)) : json(nullptr)},
                  {"ended_at", nullptr},
                  {"exit", nullptr},
                  {"uncaught_exception", optional_json(p.uncaught)}};
-    if (p.pid == run.main_pid) {
+    if (is_main) {
         process["ended_at"] = iso_time(run.ended_ns);
         process["exit"] = exit_json(run.exit);
+    } else if (const auto exit = other_process_exit(p, run)) {
+        process["exit"] = exit_json(*exit);
+        if (p.end && p.end->wall_ns)
+            process["ended_at"] = iso_time(p.end->wall_ns);
     }
     return process;
 }
@@ -126,8 +164,10 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
     json processes = json::array();
     const analysis::ProcessRecord* main_process = nullptr;
     for (const auto& p : model.processes) {
-        processes.push_back(process_json(p, run));
-        if (p.pid == run.main_pid)
+        // The main process is the first image of the worker's pid (before any exec).
+        const bool is_main = p.pid == run.main_pid && !main_process;
+        processes.push_back(process_json(p, run, is_main));
+        if (is_main)
             main_process = &p;
     }
 
@@ -140,9 +180,11 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
 
     json finding_list = json::array();
     std::size_t errors = 0;
+    std::set<int> pids_with_findings;
     for (const auto& f : findings) {
         finding_list.push_back(finding_json(f));
         errors += f.severity == analysis::Severity::error ? 1 : 0;
+        pids_with_findings.insert(f.pid);
     }
 
     json exit = exit_json(run.exit);
@@ -159,6 +201,7 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
           {"python", {{"executable", run.python_executable}, {"version", run.python_version}}},
           {"match", run.match},
           {"timeout_s", optional_json(run.timeout_s)},
+          {"follow", run.follow},
           {"started_at", iso_time(run.started_ns)},
           {"ended_at", iso_time(run.ended_ns)},
           {"duration_s", static_cast<double>(run.ended_ns - run.started_ns) / 1e9},
@@ -169,6 +212,7 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
         {"problems", model.problems},
         {"summary",
          {{"processes", model.processes.size()},
+          {"processes_with_findings", pids_with_findings.size()},
           {"modules", model.modules.size()},
           {"extension_inits", extension_inits},
           {"findings", findings.size()},

@@ -2,7 +2,10 @@
 
 #include <fmt/color.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
+
+#include <vector>
 
 namespace importscope::report {
 
@@ -61,17 +64,35 @@ std::string render_summary(const json& report, bool color)
                     plural(summary.value("modules", 0), "module", "modules"),
                     plural(summary.value("extension_inits", 0), "extension init", "extension inits"));
 
-    for (const json& f : report.at("findings")) {
+    // The same finding in several processes (every rank of a data-parallel run) is shown once.
+    const json& findings = report.at("findings");
+    std::vector<bool> shown(findings.size(), false);
+    const std::size_t process_count = summary.value("processes", std::size_t{0});
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        if (shown[i])
+            continue;
+        const json& f = findings[i];
+        std::vector<int> pids;
+        for (std::size_t j = i; j < findings.size(); ++j)
+            if (!shown[j] && findings[j].value("kind", "") == f.value("kind", "") &&
+                findings[j].value("file", "") == f.value("file", "") &&
+                findings[j].value("module_names", json::array()) == f.value("module_names", json::array())) {
+                shown[j] = true;
+                pids.push_back(findings[j].value("pid", 0));
+            }
         const bool is_error = f.value("severity", "") == "error";
-        const auto label =
-            paint(is_error ? "error" : "warning",
-                  fmt::fg(is_error ? fmt::terminal_color::red : fmt::terminal_color::yellow) | fmt::emphasis::bold);
+        const auto label = paint(is_error ? "error" : "warning",
+                                 fmt::fg(is_error ? fmt::terminal_color::red : fmt::terminal_color::yellow) |
+                                     fmt::emphasis::bold);
         out += fmt::format("importscope: {}: {}: {}\n", label, f.value("kind", ""), f.value("message", ""));
+        if (process_count > 1)
+            out += fmt::format("  {} of {} processes initialized {} under {} names (pid {})\n", pids.size(),
+                               process_count, f.value("file", ""), f.value("module_names", json::array()).size(),
+                               fmt::join(pids, ", "));
         const json& inits = f.at("evidence").value("initializations", json::array());
-        for (std::size_t i = 0; i < inits.size(); ++i)
-            out +=
-                fmt::format("    {}. {}  {}  ({})\n", i + 1, paint(inits[i].value("module", ""), fmt::emphasis::bold),
-                            outcome_text(inits[i]), site_text(inits[i]));
+        for (std::size_t k = 0; k < inits.size(); ++k)
+            out += fmt::format("    {}. {}  {}  ({})\n", k + 1, paint(inits[k].value("module", ""), fmt::emphasis::bold),
+                               outcome_text(inits[k]), site_text(inits[k]));
         out += fmt::format("  why: {}\n", f.value("explanation", ""));
         out += fmt::format("  fix: {}\n", f.value("advice", ""));
     }

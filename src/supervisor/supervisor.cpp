@@ -3,9 +3,11 @@
 #include "importscope/util/clock.hpp"
 #include "importscope/util/error.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +16,7 @@ namespace importscope::supervisor {
 namespace {
 
 constexpr int k_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+constexpr std::int64_t k_never = INT64_MAX;
 
 /// Blocks the signals the supervisor waits for, for as long as it lives; restores the mask after.
 class BlockedSignals {
@@ -46,8 +49,7 @@ public:
     static void give_to(pid_t group)
     {
         // tcsetpgrp from a background group raises SIGTTOU; it is expected here.
-        struct sigaction ignore {
-        }, old{};
+        struct sigaction ignore{}, old{};
         ignore.sa_handler = SIG_IGN;
         sigaction(SIGTTOU, &ignore, &old);
         ::tcsetpgrp(STDIN_FILENO, group);
@@ -65,9 +67,70 @@ private:
 
 timespec to_timespec(std::int64_t ns)
 {
-    if (ns < 0)
-        ns = 0;
+    ns = std::max<std::int64_t>(ns, 0);
     return timespec{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+}
+
+std::int64_t seconds_to_ns(double s)
+{
+    return static_cast<std::int64_t>(s * 1e9);
+}
+
+WaitStatus to_wait_status(int status)
+{
+    WaitStatus w;
+    if (WIFEXITED(status))
+        w.code = WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) {
+        w.signal = WTERMSIG(status);
+        w.core_dumped = WCOREDUMP(status);
+    }
+    return w;
+}
+
+/// The escalation that ends the tree: a first signal, then SIGKILL once the grace period is over.
+class Ending {
+public:
+    Ending(pid_t group, double grace_s) : m_group(group), m_grace_ns(seconds_to_ns(grace_s)) {}
+    bool started() const { return m_started; }
+    void start(int first_signal)
+    {
+        if (m_started) {
+            kill_now();
+            return;
+        }
+        m_started = true;
+        ::kill(-m_group, first_signal);
+        m_kill_at = monotonic_ns() + m_grace_ns;
+    }
+    void kill_now()
+    {
+        ::kill(-m_group, SIGKILL);
+        m_kill_at = k_never;
+    }
+    std::int64_t kill_at() const { return m_kill_at; }
+
+private:
+    pid_t m_group;
+    std::int64_t m_grace_ns;
+    bool m_started = false;
+    std::int64_t m_kill_at = k_never;
+};
+
+/// Collects descendants handed to us (we are their subreaper) until none is left or `until`.
+void reap_orphans(ProcessEnd& end, std::int64_t until)
+{
+    while (true) {
+        int status = 0;
+        const pid_t done = ::waitpid(-1, &status, WNOHANG);
+        if (done > 0) {
+            end.reaped[done] = to_wait_status(status);
+            continue;
+        }
+        if (done < 0 || monotonic_ns() >= until)
+            return; // ECHILD: nobody left
+        ::usleep(10'000);
+    }
 }
 
 } // namespace
@@ -76,6 +139,7 @@ ProcessEnd supervise(const std::function<void()>& child_main, const SuperviseOpt
 {
     BlockedSignals signals;
     TerminalForeground terminal;
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
 
     const pid_t pid = ::fork();
     if (pid < 0)
@@ -94,53 +158,75 @@ ProcessEnd supervise(const std::function<void()>& child_main, const SuperviseOpt
 
     ProcessEnd end;
     end.pid = pid;
-    constexpr std::int64_t k_no_deadline = INT64_MAX;
-    std::int64_t deadline =
-        options.timeout_s ? monotonic_ns() + static_cast<std::int64_t>(*options.timeout_s * 1e9) : k_no_deadline;
-    int status = 0;
-    while (true) {
-        const pid_t done = ::waitpid(pid, &status, WNOHANG);
-        if (done == pid)
+    Ending ending(pid, options.grace_s);
+    const std::int64_t timeout_at = options.timeout_s ? monotonic_ns() + seconds_to_ns(*options.timeout_s) : k_never;
+    std::int64_t next_tick = options.on_tick ? monotonic_ns() + seconds_to_ns(options.tick_s) : k_never;
+    bool main_done = false;
+    while (!main_done) {
+        // Reap the main process and any orphaned descendant that was handed to us.
+        for (int status; ;) {
+            const pid_t done = ::waitpid(-1, &status, WNOHANG);
+            if (done <= 0)
+                break;
+            if (done == pid) {
+                const WaitStatus w = to_wait_status(status);
+                end.code = w.code;
+                end.signal = w.signal;
+                end.core_dumped = w.core_dumped;
+                main_done = true;
+            } else {
+                end.reaped[done] = to_wait_status(status);
+            }
+        }
+        if (main_done)
             break;
-        if (done < 0 && errno != EINTR)
-            throw system_error("waitpid", errno);
 
+        const std::int64_t now = monotonic_ns();
+        if (now >= timeout_at && !end.timed_out && !ending.started()) {
+            end.timed_out = true;
+            ending.start(SIGINT); // Python shows where it was with a KeyboardInterrupt traceback
+        }
+        if (now >= ending.kill_at())
+            ending.kill_now();
+        if (now >= next_tick) {
+            next_tick = now + seconds_to_ns(options.tick_s);
+            if (options.on_tick() && !ending.started()) {
+                end.stopped = true;
+                ending.start(SIGTERM);
+            }
+        }
+
+        const std::int64_t wake_at = std::min({end.timed_out ? k_never : timeout_at, ending.kill_at(), next_tick});
         siginfo_t info{};
         int received;
-        if (deadline == k_no_deadline) {
+        if (wake_at == k_never) {
             received = sigwaitinfo(&signals.set(), &info);
         } else {
-            const timespec wait = to_timespec(deadline - monotonic_ns());
+            const timespec wait = to_timespec(wake_at - monotonic_ns());
             received = sigtimedwait(&signals.set(), &info, &wait);
         }
-        if (received < 0 && errno == EAGAIN) {
-            if (!end.timed_out) {
-                end.timed_out = true;
-                ::kill(-pid, SIGINT); // Python shows where it was with a KeyboardInterrupt traceback
-                deadline = monotonic_ns() + static_cast<std::int64_t>(options.grace_s * 1e9);
-            } else {
-                ::kill(-pid, SIGKILL);
-                deadline = k_no_deadline;
-            }
+        if (received <= 0 || received == SIGCHLD)
             continue;
-        }
-        if (received < 0 || received == SIGCHLD)
-            continue;
-        if (end.forwarded_signal || end.timed_out) {
-            // Asked again: stop waiting for the target to wind down.
-            ::kill(-pid, SIGKILL);
-        } else {
+        if (!end.forwarded_signal && !ending.started()) {
             end.forwarded_signal = received;
             ::kill(-pid, received);
+        } else {
+            ending.kill_now(); // asked again: stop waiting for the target to wind down
         }
     }
-    if (end.timed_out || end.forwarded_signal)
+
+    if (end.timed_out || end.stopped || end.forwarded_signal) {
         ::kill(-pid, SIGKILL); // what is left of the group was ours to end
-    if (WIFEXITED(status))
-        end.code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) {
-        end.signal = WTERMSIG(status);
-        end.core_dumped = WCOREDUMP(status);
+        reap_orphans(end, monotonic_ns() + seconds_to_ns(1.0));
+    } else {
+        // Let the rest of the tree wind down (a resource tracker sees its pipe close), reaping
+        // those handed to us; whatever still runs after the linger is reported as running.
+        const std::int64_t until = monotonic_ns() + seconds_to_ns(options.linger_s);
+        while (::kill(-pid, 0) == 0 && monotonic_ns() < until) {
+            reap_orphans(end, 0);
+            ::usleep(10'000);
+        }
+        reap_orphans(end, 0);
     }
     return end;
 }

@@ -60,7 +60,7 @@ int main(int argc, char** argv)
     testing::g_journal = testing::g_scratch / "journal.jsonl";
     const int fd = ::open(testing::g_journal.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     hook::JournalWriter::instance().open(fd, static_cast<int>(::getpid()));
-    hook::configure({{"deep_gemm"}, false, ""});
+    hook::configure({{"deep_gemm"}, false, "", "", false});
     hook::register_audit_hook();
     PyImport_AppendInittab(hook::k_module_name, hook::init_module);
 

@@ -23,6 +23,7 @@ enum class ImportStatus {
 const char* to_string(ImportStatus status);
 
 struct ModuleRecord {
+    std::string journal;  ///< the process image's journal (a pid can exec Python twice)
     int pid = 0;
     std::uint64_t order = 0; ///< position in its process's event sequence
     std::string name;
@@ -42,7 +43,16 @@ struct ModuleRecord {
     const journal::Frame* call_site() const { return stack.empty() ? nullptr : &stack.front(); }
 };
 
+/// How a process ended, as it recorded itself or as importscope saw it.
+struct ProcessEndRecord {
+    std::string how;            ///< "exit", "os._exit", "signal"
+    std::optional<int> code;    ///< exit status
+    std::optional<int> signal;  ///< the signal that ended it
+    std::int64_t wall_ns = 0;
+};
+
 struct ProcessRecord {
+    std::string journal;        ///< the journal it wrote: one per process image
     int pid = 0;
     int ppid = 0;
     std::vector<std::string> argv;
@@ -52,6 +62,8 @@ struct ProcessRecord {
     std::string start_method;
     std::int64_t start_wall_ns = 0;
     std::optional<journal::ExceptionInfo> uncaught; ///< the exception that reached sys.excepthook
+    std::optional<ProcessEndRecord> end;            ///< none when it was killed without a word (SIGKILL)
+    std::vector<journal::ProgramStart> programs;    ///< programs it started (exec, subprocess, ...)
 };
 
 struct RunModel {
@@ -61,7 +73,9 @@ struct RunModel {
 };
 
 /// Folds journal events into records: pairs begin/end by id, attaches each extension-load audit
-/// event to the finder record that was loading it, and keeps loads the finder never saw.
+/// event to the finder record that was loading it, and keeps loads the finder never saw. Each
+/// journal is one process image; processes come out in order of their start.
+RunModel build_model(const std::vector<journal::JournalContents>& journals);
 RunModel build_model(const journal::JournalContents& journal);
 
 } // namespace importscope::analysis

@@ -100,7 +100,30 @@ struct UncaughtException {
     ExceptionInfo exception;
 };
 
-using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException>;
+/// The traced process is ending: exit() (with its status), os._exit() or a fatal signal. Written
+/// from inside the process, so a SIGKILL leaves no such event.
+struct ProcessEnd {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::int64_t wall_ns = 0;
+    std::string how;  ///< "exit", "os._exit" or "signal"
+    int code = 0;     ///< the exit status, or the signal number for "signal"
+};
+
+/// The traced process started another program (audit events os.exec, os.posix_spawn,
+/// subprocess.Popen, os.system). A Python child appears as a process of its own as well.
+struct ProgramStart {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::string via;         ///< the audit event: "os.exec", "subprocess.Popen", ...
+    std::string executable;  ///< may be empty (os.system)
+    std::vector<std::string> argv;
+};
+
+using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException, ProcessEnd,
+                           ProgramStart>;
 
 /// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
 std::string encode(const Event& event);

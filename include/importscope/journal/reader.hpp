@@ -12,6 +12,7 @@ namespace importscope::journal {
 /// What could be read back from one or more journals. A process can die in the middle of a write,
 /// so a damaged line is skipped and described in `problems`, never fatal.
 struct JournalContents {
+    std::string source;  ///< the journal's file name
     std::vector<Event> events;
     std::vector<std::string> problems;
 };
@@ -21,5 +22,8 @@ void parse_journal(std::string_view text, std::string_view source, JournalConten
 
 /// Reads and parses the journal file at `path`. A missing or unreadable file is a problem, not an error.
 void read_journal(const std::filesystem::path& path, JournalContents& into);
+
+/// Reads every journal of a run directory (see run_layout.hpp), one JournalContents each.
+std::vector<JournalContents> read_run_journals(const std::filesystem::path& run_dir);
 
 } // namespace importscope::journal

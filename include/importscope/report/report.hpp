@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +21,12 @@ struct ExitInfo {
     std::optional<int> signal; ///< signal number when a signal ended it
     bool core_dumped = false;
     bool timed_out = false;              ///< importscope ended it because --timeout passed
+    bool stopped_on_finding = false;     ///< importscope ended it at the first error finding
     std::optional<int> forwarded_signal; ///< SIGINT/SIGTERM that importscope received and passed on
+    /// How the end became known: "" for the main process (waited for), "exit", "os._exit" or
+    /// "signal" (recorded by the process itself), "reaped" (an orphan importscope waited for),
+    /// "killed" (a straggler importscope ended).
+    std::string how;
 };
 
 /// What the supervisor knows about the run, beside the journal.
@@ -39,6 +45,9 @@ struct RunInfo {
     std::int64_t ended_ns = 0;
     int main_pid = 0;
     ExitInfo exit;
+    bool follow = true;
+    /// Ends of other processes that importscope saw itself: orphans it reaped, stragglers it killed.
+    std::map<int, ExitInfo> seen_ends;
 };
 
 /// "SIGABRT" for 6; "signal 77" for a number without a name.

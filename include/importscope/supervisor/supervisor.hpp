@@ -1,13 +1,27 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 
 namespace importscope::supervisor {
 
 struct SuperviseOptions {
     std::optional<double> timeout_s; ///< end the target after this long
-    double grace_s = 3.0;            ///< after SIGINT at the timeout, wait this long before SIGKILL
+    double grace_s = 3.0;            ///< after the first signal that ends the tree, wait this long before SIGKILL
+    /// Called about every `tick_s` while the target runs; returning true ends the tree (SIGTERM,
+    /// then SIGKILL after the grace period), as --stop-on-finding does.
+    std::function<bool()> on_tick;
+    double tick_s = 0.25;
+    /// After the main process ends by itself, how long to wait for the rest of its group.
+    double linger_s = 1.0;
+};
+
+/// How a process ended, from waitpid.
+struct WaitStatus {
+    std::optional<int> code;
+    std::optional<int> signal;
+    bool core_dumped = false;
 };
 
 /// How the supervised process ended.
@@ -17,14 +31,18 @@ struct ProcessEnd {
     std::optional<int> signal;
     bool core_dumped = false;
     bool timed_out = false;
+    bool stopped = false;                ///< on_tick asked to end the tree
     std::optional<int> forwarded_signal; ///< the SIGINT/SIGTERM/SIGHUP/SIGQUIT importscope passed on
+    /// Descendants orphaned by their parent and reaped by importscope (a child subreaper).
+    std::map<int, WaitStatus> reaped;
 };
 
 /// Forks a child that runs `child_main` (which must not return) in a process group of its own, gives
 /// it the terminal when importscope has it, and waits for it. SIGINT, SIGTERM, SIGHUP and SIGQUIT
 /// sent to importscope are passed on to the whole group (a second one kills it). At the timeout the
 /// group gets SIGINT, so that Python reports where it was, then SIGKILL after the grace period.
-/// The supervisor itself never runs Python.
+/// importscope is the child subreaper of the tree, so descendants whose parent died are reaped
+/// here and their end is known. The supervisor itself never runs Python.
 ProcessEnd supervise(const std::function<void()>& child_main, const SuperviseOptions& options);
 
 } // namespace importscope::supervisor

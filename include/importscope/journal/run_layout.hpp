@@ -1,0 +1,32 @@
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+/// The contract between the supervisor and every traced process: the environment variables that
+/// carry the run's settings to Python children, and the layout of the private run directory.
+namespace importscope::journal {
+
+/// The private run directory; every traced process writes its own journal there.
+inline constexpr const char* k_env_run_dir = "IMPORTSCOPE_RUN_DIR";
+/// The --match patterns, separated by newlines.
+inline constexpr const char* k_env_match = "IMPORTSCOPE_MATCH";
+/// The last-resort stdlib extension directory for a foreign --python installation, if any.
+inline constexpr const char* k_env_fallback_dynload = "IMPORTSCOPE_FALLBACK_DYNLOAD";
+/// "1" when Python children are followed; "0" for --no-follow.
+inline constexpr const char* k_env_follow = "IMPORTSCOPE_FOLLOW";
+
+/// File name prefix and suffix of journals: "journal-<pid>-<n>.jsonl". n tells apart the images
+/// of one pid (a process that exec'd Python again).
+inline constexpr const char* k_journal_prefix = "journal-";
+inline constexpr const char* k_journal_suffix = ".jsonl";
+
+/// The journal files in a run directory, in name order.
+std::vector<std::filesystem::path> list_journals(const std::filesystem::path& run_dir);
+
+/// Newline-joined patterns, and back.
+std::string join_patterns(const std::vector<std::string>& patterns);
+std::vector<std::string> split_patterns(const std::string& joined);
+
+} // namespace importscope::journal

@@ -1,0 +1,12 @@
+#pragma once
+
+#include <string>
+
+namespace importscope::cli {
+
+/// The directory with the children's bootstrap (sitecustomize.py and the _importscope extension):
+/// beside the binary in a build tree (importscope-bootstrap/), or <prefix>/lib/importscope/bootstrap
+/// for an installed binary. Throws Error when it is missing.
+std::string find_bootstrap_dir();
+
+} // namespace importscope::cli

@@ -1,0 +1,61 @@
+#include "cli/live_view.hpp"
+
+#include "importscope/util/clock.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+namespace importscope::cli {
+
+namespace {
+
+std::size_t terminal_width()
+{
+    winsize size{};
+    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 20)
+        return size.ws_col;
+    return 100;
+}
+
+} // namespace
+
+LiveView::LiveView(std::filesystem::path run_dir, bool show_status)
+    : m_tail(std::move(run_dir)), m_show_status(show_status), m_started_ns(monotonic_ns())
+{
+}
+
+bool LiveView::update()
+{
+    m_tally.add(m_tail.poll());
+    if (m_show_status) {
+        const double elapsed = static_cast<double>(monotonic_ns() - m_started_ns) / 1e9;
+        std::string line = fmt::format("importscope: {:.1f} s | {} process{} | {} imports | {} finding{}", elapsed,
+                                       m_tally.processes(), m_tally.processes() == 1 ? "" : "es", m_tally.imports(),
+                                       m_tally.findings().size(), m_tally.findings().size() == 1 ? "" : "s");
+        if (!m_tally.findings().empty()) {
+            const auto& newest = m_tally.findings().back();
+            line += fmt::format(" | {} in pid {}: {}", newest.kind, newest.pid, newest.file);
+        }
+        const std::size_t width = terminal_width() - 1;
+        if (line.size() > width)
+            line = line.substr(0, width - 3) + "...";
+        fmt::print(stderr, "\r\x1b[K{}", line);
+        std::fflush(stderr);
+        m_drawn = true;
+    }
+    return m_tally.errors() > 0;
+}
+
+void LiveView::clear()
+{
+    if (!m_drawn)
+        return;
+    fmt::print(stderr, "\r\x1b[K");
+    std::fflush(stderr);
+    m_drawn = false;
+}
+
+} // namespace importscope::cli

@@ -1,0 +1,261 @@
+#include "hook/process_tracking.hpp"
+
+#include "hook/hooks.hpp"
+#include "hook/journal_writer.hpp"
+
+#include "embed/py_ref.hpp"
+#include "embed/python_error.hpp"
+#include "importscope/journal/run_layout.hpp"
+#include "importscope/util/clock.hpp"
+
+#include <array>
+#include <cassert>
+#include <climits>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+namespace importscope::hook {
+
+using embed::PyRef;
+
+namespace {
+
+bool g_trackers_installed = false;
+
+constexpr std::array k_fatal_signals = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+constexpr std::array k_default_deadly_signals = {SIGTERM, SIGHUP, SIGQUIT};
+struct sigaction g_previous[NSIG];
+
+/// Appends the decimal digits of `value` to `out`; async-signal-safe.
+char* put_number(char* out, long long value)
+{
+    char digits[24];
+    int n = 0;
+    const bool negative = value < 0;
+    unsigned long long v = negative ? 0ULL - static_cast<unsigned long long>(value) : static_cast<unsigned long long>(value);
+    do {
+        digits[n++] = static_cast<char>('0' + v % 10);
+        v /= 10;
+    } while (v);
+    if (negative)
+        *out++ = '-';
+    while (n)
+        *out++ = digits[--n];
+    return out;
+}
+
+char* put_text(char* out, const char* text)
+{
+    while (*text)
+        *out++ = *text++;
+    return out;
+}
+
+/// Writes an "exit" event without allocating: usable from a signal handler and at exit().
+void write_end_event(const char* how, int code) noexcept
+{
+    JournalWriter& journal = JournalWriter::instance();
+    if (!journal.is_open())
+        return;
+    char line[256];
+    char* p = put_text(line, "{\"ev\":\"exit\",\"pid\":");
+    p = put_number(p, journal.pid());
+    p = put_text(p, ",\"seq\":");
+    p = put_number(p, static_cast<long long>(journal.next_seq()));
+    p = put_text(p, ",\"t\":");
+    p = put_number(p, monotonic_ns());
+    p = put_text(p, ",\"wall_ns\":");
+    p = put_number(p, wall_ns());
+    p = put_text(p, ",\"how\":\"");
+    p = put_text(p, how);
+    p = put_text(p, "\",\"code\":");
+    p = put_number(p, code);
+    p = put_text(p, "}\n");
+    [[maybe_unused]] const ssize_t written = ::write(journal.fd(), line, static_cast<std::size_t>(p - line));
+}
+
+void on_process_exit(int status, void*)
+{
+    write_end_event("exit", status);
+}
+
+void on_fatal_signal(int signal)
+{
+    const int saved_errno = errno;
+    write_end_event("signal", signal);
+    // Hand the signal to whoever had it before (the default action: die with it).
+    sigaction(signal, &g_previous[signal], nullptr);
+    errno = saved_errno;
+    ::raise(signal);
+}
+
+void install_signal_recorder(int signal, bool only_if_default)
+{
+    struct sigaction current{};
+    if (sigaction(signal, nullptr, &current) != 0)
+        return;
+    if (only_if_default && current.sa_handler != SIG_DFL)
+        return;  // the target (or Python) handles it; its end is recorded elsewhere
+    struct sigaction ours{};
+    ours.sa_handler = on_fatal_signal;
+    sigemptyset(&ours.sa_mask);
+    ours.sa_flags = SA_ONSTACK | SA_NODEFER;
+    sigaction(signal, &ours, &g_previous[signal]);
+}
+
+/// An alternate stack, so that a stack overflow's SIGSEGV can still be recorded.
+void ensure_signal_stack()
+{
+    stack_t current{};
+    if (sigaltstack(nullptr, &current) == 0 && !(current.ss_flags & SS_DISABLE))
+        return;
+    static char stack_memory[64 * 1024];
+    stack_t ours{};
+    ours.ss_sp = stack_memory;
+    ours.ss_size = sizeof stack_memory;
+    sigaltstack(&ours, nullptr);
+}
+
+std::string orig_argv_text(std::vector<std::string>& argv)
+{
+    PyObject* orig = PySys_GetObject("orig_argv");  // borrowed
+    if (!orig || !PyList_Check(orig))
+        orig = PySys_GetObject("argv");  // borrowed
+    std::string joined;
+    if (orig && PyList_Check(orig))
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(orig); ++i) {
+            argv.push_back(embed::to_utf8(PyList_GET_ITEM(orig, i)));
+            joined += argv.back() + " ";
+        }
+    return joined;
+}
+
+std::string text_of_sys(const char* name)
+{
+    PyObject* value = PySys_GetObject(name);  // borrowed
+    return value && PyUnicode_Check(value) ? embed::to_utf8(value) : std::string{};
+}
+
+} // namespace
+
+bool begin_process(journal::ProcessStart e)
+{
+    if (settings().run_dir.empty() || !JournalWriter::instance().start(settings().run_dir))
+        return false;
+    JournalWriter& journal = JournalWriter::instance();
+    e.pid = journal.pid();
+    if (Py_IsInitialized() && e.argv.empty()) {
+        orig_argv_text(e.argv);
+        e.executable = text_of_sys("executable");
+    }
+    e.python_version = Py_GetVersion();
+    e.python_version.resize(std::min(e.python_version.find(' '), e.python_version.size()));
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd))
+        e.cwd = cwd;
+    e.wall_ns = wall_ns();
+    e.mono_ns = monotonic_ns();
+    journal.append(e);
+    return true;
+}
+
+void install_process_trackers()
+{
+    assert(PyGILState_Check());
+    if (g_trackers_installed)
+        return;
+    g_trackers_installed = true;
+    on_exit(on_process_exit, nullptr);
+    ensure_signal_stack();
+    for (int s : k_fatal_signals)
+        install_signal_recorder(s, false);
+    for (int s : k_default_deadly_signals)
+        install_signal_recorder(s, true);
+
+    PyRef module = embed::check(PyImport_ImportModule(k_module_name), "importing the hook module");
+    PyRef os = embed::check(PyImport_ImportModule("os"), "importing os");
+    PyRef posix = embed::check(PyImport_ImportModule("posix"), "importing posix");
+    PyRef exit_function = embed::check(PyObject_GetAttrString(module.get(), "_exit"), "finding _exit");
+    if (PyObject_SetAttrString(os.get(), "_exit", exit_function.get()) < 0 ||
+        PyObject_SetAttrString(posix.get(), "_exit", exit_function.get()) < 0)
+        throw embed::PythonError("wrapping os._exit");
+
+    PyRef after_fork = embed::check(PyObject_GetAttrString(module.get(), "_after_fork_child"), "finding the fork hook");
+    PyRef register_at_fork =
+        embed::check(PyObject_GetAttrString(os.get(), "register_at_fork"), "finding os.register_at_fork");
+    PyRef kwargs = embed::check(Py_BuildValue("{s:O}", "after_in_child", after_fork.get()), "building arguments");
+    PyRef args = embed::check(PyTuple_New(0), "building arguments");
+    embed::check(PyObject_Call(register_at_fork.get(), args.get(), kwargs.get()), "registering the fork hook");
+}
+
+PyObject* start_child(PyObject*, PyObject*)
+{
+    if (JournalWriter::instance().is_open())
+        Py_RETURN_NONE;  // the embedded main process: already traced
+    const char* run_dir = std::getenv(journal::k_env_run_dir);
+    if (!run_dir || !*run_dir)
+        Py_RETURN_NONE;  // not under importscope (a stale PYTHONPATH): stay out of the way
+    const char* match = std::getenv(journal::k_env_match);
+    const char* fallback = std::getenv(journal::k_env_fallback_dynload);
+    const char* follow = std::getenv(journal::k_env_follow);
+    HookSettings s;
+    s.patterns = journal::split_patterns(match ? match : "deep_gemm");
+    s.fallback_dynload = fallback ? fallback : "";
+    s.run_dir = run_dir;
+    s.follow = !(follow && std::strcmp(follow, "0") == 0);
+    configure(std::move(s));
+
+    std::vector<std::string> argv;
+    const std::string command_line = orig_argv_text(argv);
+    const bool spawned = command_line.find("--multiprocessing-fork") != std::string::npos;
+    journal::ProcessStart start;
+    start.start_method = spawned ? "spawn" : "exec";
+    start.ppid = static_cast<int>(::getppid());
+    start.argv = std::move(argv);
+    start.executable = text_of_sys("executable");
+    if (!begin_process(std::move(start)))
+        Py_RETURN_NONE;
+    try {
+        register_audit_hook();
+        install_finder();
+        install_process_trackers();
+    } catch (embed::PythonError& e) {
+        e.restore();
+        return nullptr;
+    }
+    Py_RETURN_NONE;
+}
+
+PyObject* traced_exit(PyObject*, PyObject* status)
+{
+    const long code = PyLong_AsLong(status);
+    if (code == -1 && PyErr_Occurred())
+        return nullptr;
+    write_end_event("os._exit", static_cast<int>(code));
+    ::_exit(static_cast<int>(code));
+}
+
+PyObject* after_fork_child(PyObject*, PyObject*)
+{
+    JournalWriter& journal = JournalWriter::instance();
+    if (!journal.is_open())
+        Py_RETURN_NONE;
+    const int parent = journal.pid();
+    if (!settings().follow) {
+        journal.close();
+        Py_RETURN_NONE;
+    }
+    // A child of the forkserver's server process was started by the forkserver method.
+    journal::ProcessStart start;
+    const bool from_forkserver = orig_argv_text(start.argv).find("multiprocessing.forkserver") != std::string::npos;
+    start.start_method = from_forkserver ? "forkserver" : "fork";
+    start.ppid = parent;
+    start.executable = text_of_sys("executable");
+    if (!begin_process(std::move(start)))
+        journal.close();  // never write this child's events into the parent's journal
+    Py_RETURN_NONE;
+}
+
+} // namespace importscope::hook
