@@ -1,12 +1,14 @@
 #include "hook/file_facts.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
+#include "hook/process_tracking.hpp"
 #include "hook/stack.hpp"
 
 #include "embed/compat.hpp"
 #include "embed/python_error.hpp"
 #include "importscope/util/clock.hpp"
 
+#include <csignal>
 #include <cstring>
 
 namespace importscope::hook {
@@ -46,6 +48,10 @@ void record_uncaught_exception(PyObject* args)
     e.mono_ns = monotonic_ns();
     e.exception = {described.type_name, described.message, described.traceback};
     journal.append(e);
+    // python ends an uncaught KeyboardInterrupt by killing itself with SIGINT, after finalizing,
+    // where no hook of ours can see it. A later end (exit() after all) replaces this one.
+    if (PyErr_GivenExceptionMatches(value, PyExc_KeyboardInterrupt))
+        record_process_end("signal", SIGINT);
 }
 
 std::vector<std::string> words_of(PyObject* args)

@@ -53,8 +53,9 @@ char* put_text(char* out, const char* text)
     return out;
 }
 
-/// Writes an "exit" event without allocating: usable from a signal handler and at exit().
-void write_end_event(const char* how, int code) noexcept
+} // namespace
+
+void record_process_end(const char* how, int code) noexcept
 {
     JournalWriter& journal = JournalWriter::instance();
     if (!journal.is_open())
@@ -76,15 +77,17 @@ void write_end_event(const char* how, int code) noexcept
     [[maybe_unused]] const ssize_t written = ::write(journal.fd(), line, static_cast<std::size_t>(p - line));
 }
 
+namespace {
+
 void on_process_exit(int status, void*)
 {
-    write_end_event("exit", status);
+    record_process_end("exit", status);
 }
 
 void on_fatal_signal(int signal)
 {
     const int saved_errno = errno;
-    write_end_event("signal", signal);
+    record_process_end("signal", signal);
     // Hand the signal to whoever had it before (the default action: die with it).
     sigaction(signal, &g_previous[signal], nullptr);
     errno = saved_errno;
@@ -233,7 +236,7 @@ PyObject* traced_exit(PyObject*, PyObject* status)
     const long code = PyLong_AsLong(status);
     if (code == -1 && PyErr_Occurred())
         return nullptr;
-    write_end_event("os._exit", static_cast<int>(code));
+    record_process_end("os._exit", static_cast<int>(code));
     ::_exit(static_cast<int>(code));
 }
 

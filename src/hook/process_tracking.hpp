@@ -22,6 +22,9 @@ bool begin_process(journal::ProcessStart start);
 /// Needs the GIL and the os module; throws PythonError.
 void install_process_trackers();
 
+/// Records the process's end now, without allocating (safe in a signal handler and at exit()).
+void record_process_end(const char* how, int code) noexcept;
+
 /// `_importscope._start_child()`, called by the bootstrap sitecustomize in a Python child: reads the
 /// run's settings from the environment and installs every hook. Does nothing in a process that is
 /// already traced (the embedded main process).

@@ -1,0 +1,184 @@
+"""Following the whole process tree: multiprocessing (spawn, forkserver, fork), subprocess chains,
+exec, crashes, timeouts and --stop-on-finding."""
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, PROBES, PYTHON, TARGETS, Run, probe
+
+CAPI_SO = next((PROBES / "deepgemm_capi/vllm_mini/third_party/deep_gemm").glob("_C*.so"))
+
+
+def by_method(run, method):
+    return [p for p in run.report["processes"] if p["start_method"] == method]
+
+
+def finding_pids(run):
+    return sorted(f["pid"] for f in run.findings("duplicate-extension-init"))
+
+
+def test_data_parallel_spawn_workers_each_initialize_the_extension_twice(importscope):
+    run = importscope(probe("deepgemm_pybind", "dp_workers.py"), "--start-method", "spawn")
+    assert run.status == 1, run.stderr
+    workers = by_method(run, "spawn")
+    assert len(workers) == 4
+    main = by_method(run, "main")[0]
+    assert all(w["ppid"] == main["pid"] for w in workers)
+    # main, 4 workers, and multiprocessing's resource tracker (a Python child too)
+    assert len(run.report["processes"]) == 6
+    assert [p["argv"][-1] for p in by_method(run, "exec")] == ["from multiprocessing.resource_tracker import main;main(4)"] or \
+        len(by_method(run, "exec")) == 1
+    assert finding_pids(run) == sorted(w["pid"] for w in workers)
+    for w in workers:
+        assert w["exit"]["signal_name"] == "SIGABRT" and w["exit"]["how"] == "signal"
+        assert w["uncaught_exception"] is None  # multiprocessing prints it; the worker exits by itself
+    assert run.report["summary"]["processes_with_findings"] == 4
+    assert "4 of 6 processes initialized" in run.stderr
+    assert all(m["pid"] in {p["pid"] for p in run.report["processes"]} for m in run.report["modules"])
+
+
+def test_data_parallel_forkserver(importscope):
+    run = importscope(probe("deepgemm_pybind", "dp_workers.py"), "--start-method", "forkserver")
+    assert run.status == 1, run.stderr
+    workers = by_method(run, "forkserver")
+    assert len(workers) == 4
+    assert finding_pids(run) == sorted(w["pid"] for w in workers)
+    server = {w["ppid"] for w in workers}
+    assert len(server) == 1  # all forked by the forkserver process, which is traced as well
+    assert server <= {p["pid"] for p in by_method(run, "exec")}
+    for w in workers:
+        assert w["exit"]["how"] == "os._exit" and w["exit"]["code"] == 1
+
+
+def test_data_parallel_fork_children_journal_on_their_own(importscope):
+    run = importscope(probe("deepgemm_pybind", "dp_workers.py"), "--start-method", "fork")
+    assert run.status == 1, run.stderr
+    workers = by_method(run, "fork")
+    assert len(workers) == 4
+    assert finding_pids(run) == sorted(w["pid"] for w in workers)
+    main = by_method(run, "main")[0]
+    # The parent never imported deep_gemm: none of the children's events landed in its journal.
+    assert not [m for m in run.report["modules"] if m["pid"] == main["pid"] and "deep_gemm" in m["name"]]
+    assert len({p["journal"] for p in run.report["processes"]}) == len(run.report["processes"])
+
+
+def test_no_follow_traces_only_the_main_process(importscope):
+    run = importscope("--no-follow", probe("deepgemm_pybind", "dp_workers.py"), "--start-method", "spawn")
+    assert run.status == 0
+    assert [p["start_method"] for p in run.report["processes"]] == ["main"]
+    assert run.report["run"]["follow"] is False
+    assert run.findings() == []
+
+
+def test_a_subprocess_chain_three_levels_deep(importscope):
+    run = importscope(TARGETS / "chain.py", "3", CAPI_SO)
+    assert run.status == 1, run.stderr
+    processes = run.report["processes"]
+    assert [p["start_method"] for p in processes] == ["main", "exec", "exec", "exec"]
+    for parent, child in zip(processes, processes[1:]):
+        assert child["ppid"] == parent["pid"]
+        assert any(prog["via"] == "subprocess.Popen" for prog in parent["programs"])
+    [finding] = run.findings("duplicate-extension-init")
+    assert finding["pid"] == processes[-1]["pid"]
+    assert finding["module_names"] == ["leaf_a._C", "leaf_b._C"]
+
+
+def test_the_environment_sitecustomize_still_runs_once_per_process(importscope, tmp_path):
+    user_site = tmp_path / "user_site"
+    user_site.mkdir()
+    marks = tmp_path / "marks.txt"
+    (user_site / "sitecustomize.py").write_text(
+        "import os\n"
+        f"with open({str(marks)!r}, 'a') as f:\n"
+        "    f.write(f'{os.getpid()}\\n')\n"
+        "USER_SITECUSTOMIZE = True\n")
+    code = ("import json, subprocess, sys, sitecustomize\n"
+            "assert sitecustomize.USER_SITECUSTOMIZE\n"
+            "assert not any('importscope-bootstrap' in p for p in sys.path), sys.path\n"
+            "subprocess.run([sys.executable, '-c', 'import sitecustomize; assert sitecustomize.USER_SITECUSTOMIZE'], check=True)\n")
+    env = dict(os.environ, PYTHONPATH=str(user_site))
+    run = importscope("-c", code, env=env)
+    assert run.exit["code"] == 0, run.stderr
+    pids = marks.read_text().split()
+    assert len(pids) == 2 and len(set(pids)) == 2
+    assert sorted(int(p) for p in pids) == sorted(p["pid"] for p in run.report["processes"])
+
+
+def test_a_worker_that_segfaults_while_the_others_finish(importscope):
+    run = importscope(probe("deepgemm_capi", "dp_workers.py"), "--start-method", "spawn", "--crash-rank", "2")
+    workers = by_method(run, "spawn")
+    assert len(workers) == 4
+    crashed = [w for w in workers if w["exit"]["signal_name"] == "SIGSEGV"]
+    assert len(crashed) == 1 and crashed[0]["exit"]["how"] == "signal"
+    assert sorted(w["exit"]["code"] for w in workers if w not in crashed) == [0, 0, 0]
+    assert len(finding_pids(run)) == 3
+    assert crashed[0]["pid"] not in finding_pids(run)
+    assert "worker exit codes: [0, 0, -11, 0]" in run.stdout
+
+
+def _survivors(marker):
+    alive = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    alive.append(int(entry.name))
+            except OSError:
+                pass
+    return alive
+
+
+def test_timeout_ends_a_tree_with_a_hung_grandchild_and_leaves_no_orphan(importscope):
+    marker = f"hung-{uuid.uuid4().hex}"
+    started = time.monotonic()
+    run = importscope("--timeout", "2", TARGETS / "hung_tree.py", marker)
+    assert time.monotonic() - started < 20
+    assert run.exit["timed_out"] is True
+    assert len(run.report["processes"]) == 3
+    assert all(p["exit"] is not None for p in run.report["processes"]), run.report["processes"]
+    time.sleep(0.2)
+    assert _survivors(marker) == []
+
+
+def test_sigterm_reaches_the_whole_tree(tmp_path):
+    marker = f"term-{uuid.uuid4().hex}"
+    report = tmp_path / "report.json"
+    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(report), str(TARGETS / "hung_tree.py"), marker],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "grandchild hanging"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    run = Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), report)
+    assert run.exit["forwarded_signal"] == "SIGTERM"
+    assert len(run.report["processes"]) == 3
+    time.sleep(0.2)
+    assert _survivors(marker) == []
+
+
+def test_stop_on_finding_ends_a_server_soon_after_its_workers_hit_the_duplicate(importscope):
+    started = time.monotonic()
+    run = importscope("--stop-on-finding", probe("deepgemm_capi", "dp_workers.py"), "--serve", timeout=60)
+    elapsed = time.monotonic() - started
+    assert elapsed < 15, elapsed
+    assert run.status == 1
+    assert run.exit["stopped_on_finding"] is True
+    assert run.exit["signal_name"] == "SIGTERM"
+    assert len(run.findings("duplicate-extension-init")) >= 1
+    assert "--stop-on-finding" in run.exit["description"]
+
+
+def test_a_program_that_is_not_python_is_listed_not_traced(importscope):
+    code = "import subprocess, os\nsubprocess.run(['/bin/true'])\nos.execv('/bin/echo', ['echo', 'replaced'])\n"
+    run = importscope("-c", code)
+    assert run.exit["code"] == 0
+    assert run.stdout == "replaced\n"
+    [main] = run.report["processes"]
+    assert [(p["via"], p["executable"]) for p in main["programs"]] == [("subprocess.Popen", "/bin/true"),
+                                                                       ("os.exec", "/bin/echo")]
+    assert main["programs"][1]["argv"] == ["echo", "replaced"]
