@@ -182,3 +182,39 @@ def test_a_program_that_is_not_python_is_listed_not_traced(importscope):
     assert [(p["via"], p["executable"]) for p in main["programs"]] == [("subprocess.Popen", "/bin/true"),
                                                                        ("os.exec", "/bin/echo")]
     assert main["programs"][1]["argv"] == ["echo", "replaced"]
+
+
+def _run_with_stderr_on_a_terminal(args, tmp_path):
+    import pty
+
+    controller, terminal = pty.openpty()
+    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), *map(str, args)],
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=terminal)
+    os.close(terminal)
+    chunks = []
+    while True:
+        try:
+            data = os.read(controller, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    proc.wait(timeout=60)
+    os.close(controller)
+    return proc.returncode, b"".join(chunks).decode(errors="replace")
+
+
+def test_a_status_line_is_kept_up_to_date_on_a_terminal(tmp_path):
+    status, output = _run_with_stderr_on_a_terminal(
+        ["-c", "import time, json\nfor _ in range(8):\n    time.sleep(0.1)\n"], tmp_path)
+    assert status == 0
+    assert "\r\x1b[Kimportscope: " in output
+    assert "| 1 process |" in output
+
+
+def test_quiet_silences_the_status_line(tmp_path):
+    status, output = _run_with_stderr_on_a_terminal(["--quiet", "-c", "import time; time.sleep(0.6)"], tmp_path)
+    assert status == 0
+    assert "\r\x1b[K" not in output
+    assert "report written to" in output

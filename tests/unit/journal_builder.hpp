@@ -14,7 +14,8 @@ class JournalBuilder {
 public:
     explicit JournalBuilder(int pid = 100) : m_pid(pid) { process(pid); }
 
-    JournalBuilder& process(int pid, int ppid = 1)
+    JournalBuilder& process(int pid, int ppid = 1, const std::string& start_method = "main",
+                            std::int64_t wall_ns = 1'700'000'000'000'000'000)
     {
         m_pid = pid;
         journal::ProcessStart e;
@@ -23,8 +24,8 @@ public:
         e.argv = {"target.py"};
         e.executable = "/usr/bin/python3";
         e.python_version = "3.11.7";
-        e.start_method = "main";
-        e.wall_ns = 1'700'000'000'000'000'000;
+        e.start_method = start_method;
+        e.wall_ns = wall_ns;
         add(e);
         return *this;
     }
@@ -95,12 +96,37 @@ public:
         return *this;
     }
 
+    JournalBuilder& end_of_process(const std::string& how, int code)
+    {
+        journal::ProcessEnd e;
+        e.pid = m_pid;
+        e.seq = ++m_seq;
+        e.how = how;
+        e.code = code;
+        e.wall_ns = 1'700'000'001'000'000'000;
+        add(e);
+        return *this;
+    }
+
+    JournalBuilder& program(const std::string& via, const std::string& executable)
+    {
+        journal::ProgramStart e;
+        e.pid = m_pid;
+        e.seq = ++m_seq;
+        e.via = via;
+        e.executable = executable;
+        e.argv = {executable};
+        add(e);
+        return *this;
+    }
+
     /// The journal text, as the supervisor would read it.
     const std::string& text() const { return m_text; }
 
-    journal::JournalContents contents() const
+    journal::JournalContents contents(const std::string& source = "journal-100-0.jsonl") const
     {
         journal::JournalContents contents;
+        contents.source = source;
         journal::parse_journal(m_text, "test journal", contents);
         return contents;
     }

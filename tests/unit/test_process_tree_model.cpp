@@ -1,0 +1,137 @@
+#include "journal_builder.hpp"
+
+#include "importscope/analysis/finding.hpp"
+#include "importscope/analysis/live_tally.hpp"
+#include "importscope/journal/run_layout.hpp"
+#include "importscope/journal/tail.hpp"
+#include "importscope/report/report.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+using namespace importscope;
+
+TEST_CASE("one journal per process: processes in start order, each with its own modules", "[tree]")
+{
+    testing::JournalBuilder main(10);
+    main.extension_import("a._C", "/s/_C.so", {1, 1});
+    testing::JournalBuilder worker(11);
+    worker.process(11, 10, "spawn", 1'700'000'000'500'000'000);
+    worker.extension_import("v.deep_gemm._C", "/s/_C.so", {1, 1});
+    worker.extension_import("deep_gemm._C", "/s/_C.so", {1, 1});
+    worker.end_of_process("signal", SIGABRT);
+
+    // Given in the wrong order: the model orders by start time.
+    const auto model = analysis::build_model(
+        std::vector{worker.contents("journal-11-0.jsonl"), main.contents("journal-10-0.jsonl")});
+    REQUIRE(model.processes.size() == 2);
+    CHECK(model.processes[0].pid == 10);
+    CHECK(model.processes[1].pid == 11);
+    CHECK(model.processes[1].start_method == "spawn");
+    REQUIRE(model.processes[1].end);
+    CHECK(model.processes[1].end->how == "signal");
+    CHECK(model.processes[1].end->signal == SIGABRT);
+    CHECK_FALSE(model.processes[0].end);
+    CHECK(model.modules.front().pid == 10);
+
+    const auto findings = analysis::analyze(model);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].pid == 11);
+}
+
+TEST_CASE("a pid that exec'd Python again is two processes, never merged", "[tree]")
+{
+    testing::JournalBuilder before(20);
+    before.extension_import("x._C", "/s/_C.so", {1, 1});
+    before.program("os.exec", "/usr/bin/python3");
+    testing::JournalBuilder after(20);
+    after.process(20, 1, "exec", 1'700'000'000'900'000'000);
+    after.extension_import("y._C", "/s/_C.so", {1, 1});
+
+    const auto model =
+        analysis::build_model(std::vector{before.contents("journal-20-0.jsonl"), after.contents("journal-20-1.jsonl")});
+    REQUIRE(model.processes.size() == 2);
+    REQUIRE(model.processes[0].programs.size() == 1);
+    CHECK(model.processes[0].programs[0].via == "os.exec");
+    CHECK(analysis::analyze(model).empty());  // two images, one load each
+}
+
+TEST_CASE("the report gives each process the end it recorded or that importscope saw", "[tree]")
+{
+    testing::JournalBuilder main(30);
+    testing::JournalBuilder child(31);
+    child.process(31, 30, "fork", 1'700'000'000'100'000'000).end_of_process("os._exit", 1);
+    testing::JournalBuilder orphan(32);
+    orphan.process(32, 31, "exec", 1'700'000'000'200'000'000);
+    const auto model = analysis::build_model(std::vector{main.contents("journal-30-0.jsonl"),
+                                                         child.contents("journal-31-0.jsonl"),
+                                                         orphan.contents("journal-32-0.jsonl")});
+    report::RunInfo run;
+    run.main_pid = 30;
+    run.exit.code = 0;
+    run.seen_ends[32].signal = SIGKILL;
+    run.seen_ends[32].how = "killed";
+    const auto r = report::build_report(run, model, {});
+    const auto& processes = r.at("processes");
+    REQUIRE(processes.size() == 3);
+    CHECK(processes[0].at("exit").at("how") == "waited");
+    CHECK(processes[1].at("exit").at("how") == "os._exit");
+    CHECK(processes[1].at("exit").at("description") == "exited with status 1 (os._exit)");
+    CHECK(processes[2].at("exit").at("signal_name") == "SIGKILL");
+    CHECK(processes[2].at("exit").at("description") == "killed by SIGKILL by importscope at the end of the run");
+}
+
+TEST_CASE("the live tally counts as the journals grow and flags the first duplicate", "[tree]")
+{
+    testing::JournalBuilder b;
+    auto events = b.contents().events;
+    analysis::LiveTally tally;
+    tally.add(events);
+    CHECK(tally.processes() == 1);
+    CHECK(tally.errors() == 0);
+
+    testing::JournalBuilder more;
+    more.extension_import("v.deep_gemm._C", "/s/_C.so", {1, 1});
+    more.extension_import("deep_gemm._C", "/s/_C.so", {1, 1});
+    auto later = more.contents().events;
+    later.erase(later.begin());  // the process start was already counted
+    tally.add(later);
+    CHECK(tally.imports() == 2);
+    CHECK(tally.errors() == 1);
+    CHECK(tally.findings().front().kind == "duplicate-extension-init");
+}
+
+TEST_CASE("the journal tail returns complete lines only, and the rest once finished", "[tree]")
+{
+    std::string pattern = (std::filesystem::temp_directory_path() / "importscope-test-XXXXXX").string();
+    const std::filesystem::path dir = ::mkdtemp(pattern.data());
+    testing::JournalBuilder b;
+    b.extension("a._C", "/s/a.so", journal::FileIdentity{1, 1});
+    const std::string text = b.text();
+    const auto cut = text.size() - 10;
+    {
+        std::ofstream(dir / "journal-100-0.jsonl") << text.substr(0, cut);
+        std::ofstream(dir / "not-a-journal.txt") << "ignored";
+    }
+    journal::JournalTail tail(dir);
+    CHECK(tail.poll().size() == 1);  // the process start; the extension line is unfinished
+    {
+        std::ofstream(dir / "journal-100-0.jsonl", std::ios::app) << text.substr(cut);
+    }
+    const auto rest = tail.poll();
+    REQUIRE(rest.size() == 1);
+    CHECK(std::holds_alternative<journal::ExtensionLoad>(rest[0]));
+    CHECK(tail.poll().empty());
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("patterns travel to children through one environment variable", "[tree]")
+{
+    const std::vector<std::string> patterns{"deep_gemm", "torch", "*"};
+    CHECK(journal::split_patterns(journal::join_patterns(patterns)) == patterns);
+    CHECK(journal::split_patterns("").empty());
+}
