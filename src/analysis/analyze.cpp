@@ -1,4 +1,5 @@
 #include "importscope/analysis/finding.hpp"
+#include "importscope/analysis/known_issues.hpp"
 
 #include <algorithm>
 #include <tuple>
@@ -10,9 +11,18 @@ const char* to_string(Severity severity)
     return severity == Severity::error ? "error" : "warning";
 }
 
-std::vector<Finding> analyze(const RunModel& model)
+std::vector<Finding> analyze(const RunModel& model, const AnalysisOptions& options)
 {
     std::vector<Finding> findings = find_duplicate_extension_inits(model);
+    const std::vector<Finding> duplicates = findings;
+    for (const std::vector<Finding>& more :
+         {find_partial_aliases(model, duplicates), find_duplicate_source_execs(model),
+          find_native_type_conflicts(model, options.hash_file),
+          find_duplicate_extension_copies(model, options.hash_file), find_multiple_installations(model)})
+        findings.insert(findings.end(), more.begin(), more.end());
+    if (options.known_issues)
+        for (auto& f : findings)
+            f.known_issue = options.known_issues->match(f);
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         // Errors first; the rest in a fixed order so that reports compare cleanly.
         return std::tuple(a.severity != Severity::error, a.kind, a.pid, a.file) <

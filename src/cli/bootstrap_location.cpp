@@ -22,4 +22,15 @@ std::string find_bootstrap_dir()
                             candidates[0].string()));
 }
 
+std::string find_data_dir()
+{
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path exe_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
+    for (const auto& dir : {exe_dir / "importscope-data", exe_dir / ".." / "share" / "importscope"})
+        if (fs::exists(dir / "known-issues.json", ec))
+            return fs::canonical(dir, ec).string();
+    return {};
+}
+
 } // namespace importscope::cli

@@ -9,4 +9,8 @@ namespace importscope::cli {
 /// for an installed binary. Throws Error when it is missing.
 std::string find_bootstrap_dir();
 
+/// The directory with importscope's data (known-issues.json, fingerprint.py): importscope-data/
+/// beside the binary in a build tree, or <prefix>/share/importscope. Empty when missing.
+std::string find_data_dir();
+
 } // namespace importscope::cli

@@ -3,11 +3,13 @@
 #include "cli/bootstrap_location.hpp"
 #include "cli/live_view.hpp"
 #include "importscope/analysis/finding.hpp"
+#include "importscope/analysis/known_issues.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/embed/worker.hpp"
 #include "importscope/journal/reader.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/report/summary.hpp"
+#include "importscope/supervisor/environment.hpp"
 #include "importscope/supervisor/python_locator.hpp"
 #include "importscope/supervisor/run_dir.hpp"
 #include "importscope/supervisor/stragglers.hpp"
@@ -15,12 +17,15 @@
 #include "importscope/util/atomic_file.hpp"
 #include "importscope/util/clock.hpp"
 #include "importscope/util/error.hpp"
+#include "importscope/util/sha256.hpp"
 #include "importscope/version.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <climits>
+#include <map>
+#include <set>
 #include <csignal>
 #include <cstdlib>
 #include <sys/stat.h>
@@ -55,6 +60,12 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
     run->add_flag("--stop-on-finding", options.stop_on_finding,
                   "End the process tree as soon as the first error finding is recorded, and write the report");
     run->add_flag("-q,--quiet", options.quiet, "No live status line on a terminal");
+    run->add_option("--env-prefix", options.env_prefixes,
+                    "Also record environment variables whose names start with PREFIX (repeatable; secrets are "
+                    "redacted)")
+        ->type_name("PREFIX")
+        ->allow_extra_args(false)
+        ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     run->add_option("-m", options.module, "Run library module MODULE as a script, like python -m")->type_name("MODULE");
     run->add_option("-c", options.command, "Run CODE, like python -c")->type_name("CODE");
     run->add_option("SCRIPT", options.script, "The Python file (or directory with __main__.py) to run");
@@ -209,7 +220,43 @@ int run_run(const RunOptions& options)
         if (p.pid == end.pid && info.python_version.empty())
             info.python_version = p.python_version;
 
-    const std::vector<analysis::Finding> findings = analysis::analyze(model);
+    // Explain: content hashes of loaded extensions (once each), known issues, the environment.
+    const std::string data_dir = find_data_dir();
+    std::optional<analysis::KnownIssueCatalogue> catalogue;
+    if (!data_dir.empty()) {
+        try {
+            catalogue = analysis::KnownIssueCatalogue::load(data_dir + "/known-issues.json");
+        } catch (const std::invalid_argument& e) {
+            model.problems.push_back(fmt::format("known issues not matched: {}", e.what()));
+        }
+    } else {
+        model.problems.push_back("known issues not matched: no importscope-data directory beside the binary");
+    }
+    std::map<std::string, std::optional<std::string>> hashes;
+    analysis::AnalysisOptions analysis_options;
+    analysis_options.hash_file = [&](const std::string& path) {
+        auto [it, inserted] = hashes.try_emplace(path);
+        if (inserted)
+            it->second = sha256_file(path);
+        return it->second;
+    };
+    analysis_options.known_issues = catalogue ? &*catalogue : nullptr;
+    const std::vector<analysis::Finding> findings = analysis::analyze(model, analysis_options);
+
+    supervisor::EnvironmentRequest environment_request;
+    environment_request.python_executable = python.executable;
+    if (!data_dir.empty())
+        environment_request.fingerprint_script = data_dir + "/fingerprint.py";
+    std::set<std::string> top_levels;
+    for (const auto& m : model.modules)
+        if (top_levels.size() < 500)
+            top_levels.insert(m.name.substr(0, m.name.find('.')));
+    environment_request.top_level_modules.assign(top_levels.begin(), top_levels.end());
+    environment_request.env_prefixes = supervisor::k_default_env_prefixes;
+    environment_request.env_prefixes.insert(environment_request.env_prefixes.end(), options.env_prefixes.begin(),
+                                            options.env_prefixes.end());
+    info.environment = supervisor::collect_environment(environment_request);
+
     const nlohmann::json report_json = report::build_report(info, model, findings);
     try {
         write_file_atomically(options.output, report_json.dump(2) + "\n");

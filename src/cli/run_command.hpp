@@ -17,6 +17,7 @@ struct RunOptions {
     bool no_follow = false;
     bool stop_on_finding = false;
     bool quiet = false;
+    std::vector<std::string> env_prefixes;  ///< --env-prefix: more environment variables to record
     std::string script;
     std::string module;
     std::string command;

@@ -1,3 +1,4 @@
+#include "hook/diagnostics.hpp"
 #include "hook/hooks.hpp"
 #include "hook/loader.hpp"
 
@@ -113,6 +114,7 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
     }
     if (loader.get() != Py_None && should_record(name, loader.get()) &&
         PyObject_HasAttrString(loader.get(), "exec_module")) {
+        note_parent_alias(name);
         if (!wrap_spec_loader(spec.get(), loader.get(), name))
             PyErr_Clear(); // unrecorded is better than a failed import
     }

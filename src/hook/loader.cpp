@@ -1,5 +1,6 @@
 #include "hook/loader.hpp"
 
+#include "hook/diagnostics.hpp"
 #include "hook/file_facts.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
@@ -76,6 +77,7 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
         e.identity = facts.identity;
     }
     e.stack = capture_import_stack();
+    note_installations(e.name);
     self->begun = true;
     self->pid = journal.pid();
     self->begin_ns = monotonic_ns();
@@ -98,6 +100,7 @@ void record_end(LoaderWrapper* self, PyObject* exception)
     if (exception) {
         const embed::DescribedException d = embed::describe_exception(exception);
         e.error = journal::ExceptionInfo{d.type_name, d.message, d.traceback};
+        note_type_owners(d.message);
     }
     journal.append(e);
 }

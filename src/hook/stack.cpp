@@ -4,6 +4,7 @@
 #include "embed/py_ref.hpp"
 #include "embed/python_error.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <string_view>
 
@@ -61,6 +62,7 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
         }
         frame = PyRef::steal(reinterpret_cast<PyObject*>(PyFrame_GetBack(f)));
     }
+    std::reverse(stack.begin(), stack.end()); // as a traceback reads: outermost first
     return stack;
 }
 

@@ -50,6 +50,27 @@ std::optional<FileIdentity> get_identity(const json& j)
     return FileIdentity{j.at("dev").get<std::uint64_t>(), j.at("ino").get<std::uint64_t>()};
 }
 
+} // namespace
+
+void to_json(json& j, const TypeOwner& o)
+{
+    j = json{{"module", o.module},       {"file", o.file},       {"realpath", o.realpath},
+             {"qualname", o.qualname}, {"pybind11", o.pybind11}};
+    put_identity(j, o.identity);
+}
+
+void from_json(const json& j, TypeOwner& o)
+{
+    j.at("module").get_to(o.module);
+    o.file = j.value("file", "");
+    o.realpath = j.value("realpath", "");
+    o.qualname = j.value("qualname", "");
+    o.pybind11 = j.value("pybind11", false);
+    o.identity = get_identity(j);
+}
+
+namespace {
+
 struct Encoder {
     json operator()(const ProcessStart& e) const
     {
@@ -95,6 +116,21 @@ struct Encoder {
     {
         return json{{"ev", "exit"}, {"pid", e.pid},   {"seq", e.seq},  {"t", e.mono_ns},
                     {"wall_ns", e.wall_ns}, {"how", e.how}, {"code", e.code}};
+    }
+    json operator()(const AliasSeen& e) const
+    {
+        return json{{"ev", "alias"},  {"pid", e.pid},   {"seq", e.seq},   {"t", e.mono_ns},
+                    {"key", e.key},   {"module", e.module_name}, {"file", e.file}, {"stack", e.stack}};
+    }
+    json operator()(const TypeOwners& e) const
+    {
+        return json{{"ev", "type_owners"}, {"pid", e.pid}, {"seq", e.seq}, {"t", e.mono_ns},
+                    {"type", e.type_name},   {"owners", e.owners}};
+    }
+    json operator()(const Installation& e) const
+    {
+        return json{{"ev", "installation"}, {"pid", e.pid}, {"seq", e.seq}, {"t", e.mono_ns},
+                    {"name", e.name},         {"origin", e.origin}};
     }
     json operator()(const ProgramStart& e) const
     {
@@ -186,6 +222,35 @@ Event decode_object(const json& j)
         j.at("via").get_to(e.via);
         e.executable = j.value("executable", "");
         j.at("argv").get_to(e.argv);
+        return e;
+    }
+    if (tag == "alias") {
+        AliasSeen e;
+        j.at("pid").get_to(e.pid);
+        j.at("seq").get_to(e.seq);
+        j.at("t").get_to(e.mono_ns);
+        j.at("key").get_to(e.key);
+        j.at("module").get_to(e.module_name);
+        e.file = j.value("file", "");
+        e.stack = j.value("stack", std::vector<Frame>{});
+        return e;
+    }
+    if (tag == "type_owners") {
+        TypeOwners e;
+        j.at("pid").get_to(e.pid);
+        j.at("seq").get_to(e.seq);
+        j.at("t").get_to(e.mono_ns);
+        j.at("type").get_to(e.type_name);
+        j.at("owners").get_to(e.owners);
+        return e;
+    }
+    if (tag == "installation") {
+        Installation e;
+        j.at("pid").get_to(e.pid);
+        j.at("seq").get_to(e.seq);
+        j.at("t").get_to(e.mono_ns);
+        j.at("name").get_to(e.name);
+        e.origin = j.value("origin", "");
         return e;
     }
     throw std::invalid_argument("unknown event \"" + tag + "\"");

@@ -105,7 +105,8 @@ json finding_json(const analysis::Finding& f)
                 {"message", f.message},
                 {"explanation", f.explanation},
                 {"advice", f.advice},
-                {"evidence", f.evidence.is_null() ? json::object() : f.evidence}};
+                {"evidence", f.evidence.is_null() ? json::object() : f.evidence},
+                {"known_issue", f.known_issue}};
 }
 
 /// How a process other than the main one ended: as it recorded itself, else as importscope saw it.
@@ -210,6 +211,7 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
         {"modules", modules},
         {"findings", finding_list},
         {"problems", model.problems},
+        {"environment", run.environment},
         {"summary",
          {{"processes", model.processes.size()},
           {"processes_with_findings", pids_with_findings.size()},

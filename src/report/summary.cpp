@@ -95,6 +95,13 @@ std::string render_summary(const json& report, bool color)
                                outcome_text(inits[k]), site_text(inits[k]));
         out += fmt::format("  why: {}\n", f.value("explanation", ""));
         out += fmt::format("  fix: {}\n", f.value("advice", ""));
+        if (const json& known = f.value("known_issue", json()); known.is_object()) {
+            out += fmt::format("  known issue {}: {}\n", known.value("id", ""), known.value("title", ""));
+            for (const json& advice : known.value("advice", json::array()))
+                out += fmt::format("    - {}\n", advice.get<std::string>());
+            for (const json& link : known.value("links", json::array()))
+                out += fmt::format("    see {}\n", link.get<std::string>());
+        }
     }
     if (report.at("findings").empty())
         out += "importscope: no findings\n";

@@ -56,9 +56,9 @@ TEST_CASE("a matching module is recorded with kind, file identity and call site"
     CHECK(b->identity.has_value());
     CHECK(b->loader.find("SourceFileLoader") != std::string::npos);
     REQUIRE_FALSE(b->stack.empty());
-    CHECK(b->stack.front().file == (dir / "importer_a.py").string());
-    CHECK(b->stack.front().line == 2);
-    CHECK(b->stack.front().module == "importer_a");
+    CHECK(b->stack.back().file == (dir / "importer_a.py").string());
+    CHECK(b->stack.back().line == 2);
+    CHECK(b->stack.back().module == "importer_a");
     CHECK_FALSE(find_begin(begins, "importer_a")); // does not match the pattern
     CHECK_FALSE(find_begin(begins, "json"));
 }

@@ -10,7 +10,7 @@ namespace {
 
 std::vector<analysis::Finding> findings_of(const testing::JournalBuilder& b)
 {
-    return analysis::analyze(analysis::build_model(b.contents()));
+    return analysis::find_duplicate_extension_inits(analysis::build_model(b.contents()));
 }
 
 const journal::ExceptionInfo k_already_registered{"ImportError",

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,13 +26,45 @@ struct Finding {
     std::string explanation;               ///< why it is a hazard
     std::string advice;                    ///< what to do
     nlohmann::json evidence;               ///< kind-specific details (the loads, their call sites)
+    nlohmann::json known_issue;            ///< the catalogue entry this matches, or null
+};
+
+/// The SHA-256 of a file's content, or nullopt; injected so that the analysis stays pure and testable.
+using FileHasher = std::function<std::optional<std::string>(const std::string& path)>;
+
+class KnownIssueCatalogue;
+
+struct AnalysisOptions {
+    FileHasher hash_file;                              ///< none: content is never compared
+    const KnownIssueCatalogue* known_issues = nullptr; ///< none: no known-issue matching
 };
 
 /// `duplicate-extension-init`: one extension file (by st_dev and st_ino, so symlinks and hard links
 /// count) whose PyInit ran under two or more module names in one process.
 std::vector<Finding> find_duplicate_extension_inits(const RunModel& model);
 
-/// Every analysis over the run, in a deterministic order (severity, then kind, pid and file).
-std::vector<Finding> analyze(const RunModel& model);
+/// `partial-alias`: a package aliased in sys.modules under a second name, but not its submodules,
+/// so importing `<alias>.<sub>` executed the original files again. Error when it led to one of the
+/// `duplicates` (extension inits), else warning.
+std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vector<Finding>& duplicates);
+
+/// `duplicate-source-exec`: one .py file (by identity) executed as two different modules.
+std::vector<Finding> find_duplicate_source_execs(const RunModel& model);
+
+/// `native-type-conflict`: an import failed with pybind11's "generic_type: type "X" is already
+/// registered!"; names the modules that already expose X and how their files relate.
+std::vector<Finding> find_native_type_conflicts(const RunModel& model, const FileHasher& hash_file);
+
+/// `duplicate-extension-copy`: two different extension files with identical content or the same
+/// package-relative path, both loaded in one process.
+std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, const FileHasher& hash_file);
+
+/// `multiple-installations`: a top-level package importable from sys.path at one place while a
+/// package of that name was loaded from another (a vendored copy, say).
+std::vector<Finding> find_multiple_installations(const RunModel& model);
+
+/// Every analysis over the run, in a deterministic order (severity, then kind, pid and file), with
+/// known issues matched.
+std::vector<Finding> analyze(const RunModel& model, const AnalysisOptions& options = {});
 
 } // namespace importscope::analysis

@@ -36,11 +36,11 @@ struct ModuleRecord {
     ImportStatus status = ImportStatus::unknown;
     std::optional<journal::ExceptionInfo> error;
     std::optional<double> duration_ms;
-    std::vector<journal::Frame> stack;  ///< innermost first; front() is the call site
+    std::vector<journal::Frame> stack;  ///< innermost last; back() is the call site
     bool via_finder = false;            ///< the meta-path finder saw it
     bool initialized_extension = false; ///< the audit hook saw CPython run its PyInit
 
-    const journal::Frame* call_site() const { return stack.empty() ? nullptr : &stack.front(); }
+    const journal::Frame* call_site() const { return stack.empty() ? nullptr : &stack.back(); }
 };
 
 /// How a process ended, as it recorded itself or as importscope saw it.
@@ -66,10 +66,21 @@ struct ProcessRecord {
     std::vector<journal::ProgramStart> programs;    ///< programs it started (exec, subprocess, ...)
 };
 
+/// A diagnostic event with the process image it came from.
+template <typename Event>
+struct InProcess {
+    std::string journal;
+    int pid = 0;
+    Event event;
+};
+
 struct RunModel {
     std::vector<ProcessRecord> processes; ///< in order of first appearance
     std::vector<ModuleRecord> modules;    ///< by pid, then order
     std::vector<std::string> problems;    ///< damaged journal lines and other gaps in the record
+    std::vector<InProcess<journal::AliasSeen>> aliases;
+    std::vector<InProcess<journal::TypeOwners>> type_owners;
+    std::vector<InProcess<journal::Installation>> installations;
 };
 
 /// Folds journal events into records: pairs begin/end by id, attaches each extension-load audit

@@ -16,7 +16,7 @@ namespace importscope::journal {
 
 inline constexpr int k_format_version = 1;
 
-/// One frame of the Python stack that led to an import, innermost first.
+/// One frame of the Python stack that led to an import (stacks are listed innermost last).
 struct Frame {
     std::string file;
     int line = 0;
@@ -122,8 +122,48 @@ struct ProgramStart {
     std::vector<std::string> argv;
 };
 
+/// A sys.modules key whose module has another __name__ (an alias), seen the first time an import
+/// went through it as a parent package.
+struct AliasSeen {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::string key;          ///< e.g. "deep_gemm"
+    std::string module_name;  ///< the module's __name__, e.g. "vllm.third_party.deep_gemm"
+    std::string file;         ///< the module's __file__, if any
+    std::vector<Frame> stack; ///< the import that went through it
+};
+
+/// Which loaded modules expose a type named like the one pybind11 refused to register again.
+struct TypeOwner {
+    std::string module;      ///< the sys.modules key
+    std::string file;        ///< that module's __file__
+    std::string realpath;
+    std::optional<FileIdentity> identity;
+    std::string qualname;    ///< the type's __module__.__qualname__
+    bool pybind11 = false;   ///< its metaclass is pybind11's
+};
+
+struct TypeOwners {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::string type_name;
+    std::vector<TypeOwner> owners;
+};
+
+/// Where a top-level package of a matching name is importable from sys.path (PathFinder), looked
+/// up once per name: a second installation beside a vendored copy shows here.
+struct Installation {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::string name;
+    std::string origin;  ///< empty when nothing of that name is importable from sys.path
+};
+
 using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException, ProcessEnd,
-                           ProgramStart>;
+                           ProgramStart, AliasSeen, TypeOwners, Installation>;
 
 /// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
 std::string encode(const Event& event);
@@ -135,6 +175,8 @@ Event decode(std::string_view line);
 void to_json(nlohmann::json& j, const Frame& frame);
 void from_json(const nlohmann::json& j, Frame& frame);
 void to_json(nlohmann::json& j, const ExceptionInfo& exception);
+void to_json(nlohmann::json& j, const TypeOwner& owner);
+void from_json(const nlohmann::json& j, TypeOwner& owner);
 void from_json(const nlohmann::json& j, ExceptionInfo& exception);
 
 } // namespace importscope::journal

@@ -48,6 +48,8 @@ struct RunInfo {
     bool follow = true;
     /// Ends of other processes that importscope saw itself: orphans it reaped, stragglers it killed.
     std::map<int, ExitInfo> seen_ends;
+    /// The environment fingerprint (supervisor::collect_environment), or null.
+    nlohmann::json environment;
 };
 
 /// "SIGABRT" for 6; "signal 77" for a number without a name.

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "importscope/analysis/finding.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <regex>
+#include <string>
+#include <vector>
+
+namespace importscope::analysis {
+
+/// The known-issue catalogue (data/known-issues.json): signatures of findings that upstream projects
+/// have reported, with their explanation, links and advice. Data, not code: a new entry needs no build.
+class KnownIssueCatalogue {
+public:
+    /// Parses a catalogue; throws std::invalid_argument naming what is wrong.
+    static KnownIssueCatalogue parse(const nlohmann::json& document);
+    /// Reads and parses a catalogue file; throws std::invalid_argument.
+    static KnownIssueCatalogue load(const std::filesystem::path& path);
+
+    /// The first entry that matches the finding: its id, title, explanation, advice, links and
+    /// fix, or null.
+    nlohmann::json match(const Finding& finding) const;
+
+    std::size_t size() const { return m_entries.size(); }
+
+private:
+    struct Entry {
+        std::vector<std::string> kinds;
+        std::vector<std::regex> module_names;  ///< each must match one of the finding's names
+        std::optional<std::regex> file;        ///< searched in the finding's file
+        std::optional<std::regex> type_name;   ///< matched against evidence.type_name
+        nlohmann::json description;
+    };
+    std::vector<Entry> m_entries;
+};
+
+} // namespace importscope::analysis

@@ -1,0 +1,16 @@
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace importscope {
+
+/// SHA-256 of `data` as 64 lowercase hex digits (FIPS 180-4).
+std::string sha256_hex(std::string_view data);
+
+/// SHA-256 of a file's content, read in blocks; nullopt when it cannot be read.
+std::optional<std::string> sha256_file(const std::filesystem::path& path);
+
+} // namespace importscope

@@ -1,0 +1,1 @@
+"""Helper package; its directory is also (wrongly) put on sys.path."""

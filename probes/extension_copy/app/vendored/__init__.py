@@ -1,0 +1,1 @@
+"""Packages the application ships inside its own tree."""

@@ -1,0 +1,1 @@
+"""An application that vendors DeepGEMM, like vLLM."""

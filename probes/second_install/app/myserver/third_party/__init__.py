@@ -1,0 +1,1 @@
+"""Vendored third-party packages."""

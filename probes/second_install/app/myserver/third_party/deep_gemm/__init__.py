@@ -1,0 +1,2 @@
+"""The application's vendored DeepGEMM."""
+VERSION = "vendored"

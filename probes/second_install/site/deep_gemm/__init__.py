@@ -1,0 +1,2 @@
+"""DeepGEMM installed in site-packages (pip install deep_gemm)."""
+VERSION = "site"

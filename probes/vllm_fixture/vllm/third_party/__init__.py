@@ -1,0 +1,1 @@
+"""Vendored third-party packages (vLLM ships DeepGEMM here)."""

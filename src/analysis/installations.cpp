@@ -1,0 +1,141 @@
+#include "importscope/analysis/finding.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace importscope::analysis {
+
+namespace {
+
+const std::string& path_of(const ModuleRecord& r)
+{
+    return r.realpath.empty() ? r.origin : r.realpath;
+}
+
+/// "deep_gemm/_C.cpython-311-x86_64-linux-gnu.so": the file as its package sees it.
+std::string package_relative(const std::string& path)
+{
+    const std::filesystem::path p(path);
+    return (p.parent_path().filename() / p.filename()).string();
+}
+
+std::string package_dir(const std::string& origin)
+{
+    std::error_code ec;
+    const auto canonical = std::filesystem::weakly_canonical(origin, ec);
+    return (ec ? std::filesystem::path(origin) : canonical).parent_path().string();
+}
+
+std::string last_component(const std::string& name)
+{
+    const auto dot = name.rfind('.');
+    return dot == std::string::npos ? name : name.substr(dot + 1);
+}
+
+} // namespace
+
+std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, const FileHasher& hash_file)
+{
+    // Group each process's extension loads by content and by package-relative path.
+    using Group = std::tuple<std::string, int, std::string>;
+    std::map<Group, std::vector<const ModuleRecord*>> groups;
+    std::map<std::string, std::optional<std::string>> hashes; // once per file
+    for (const auto& r : model.modules) {
+        if (!r.initialized_extension || path_of(r).empty())
+            continue;
+        groups[{r.journal, r.pid, "path:" + package_relative(path_of(r))}].push_back(&r);
+        if (hash_file) {
+            auto [it, inserted] = hashes.try_emplace(path_of(r));
+            if (inserted)
+                it->second = hash_file(path_of(r));
+            if (it->second)
+                groups[{r.journal, r.pid, "sha256:" + *it->second}].push_back(&r);
+        }
+    }
+
+    std::vector<Finding> findings;
+    std::set<std::set<std::string>> reported; // the same pair found by content and by path: once
+    for (const auto& [group, loads] : groups) {
+        std::set<std::string> files;
+        for (const auto* r : loads)
+            files.insert(path_of(*r));
+        if (files.size() < 2 || !reported.insert(files).second)
+            continue;
+        const bool by_content = std::get<2>(group).starts_with("sha256:");
+        const bool all_live = std::all_of(loads.begin(), loads.end(), [](const ModuleRecord* r) {
+            return r->status == ImportStatus::ok || r->status == ImportStatus::unknown;
+        });
+        Finding f;
+        f.kind = "duplicate-extension-copy";
+        f.severity = all_live ? Severity::error : Severity::warning;
+        f.pid = loads.front()->pid;
+        f.file = path_of(*loads.front());
+        nlohmann::json copies = nlohmann::json::array();
+        for (const auto* r : loads) {
+            f.module_names.push_back(r->name);
+            copies.push_back({{"module", r->name}, {"file", path_of(*r)}, {"status", to_string(r->status)}});
+        }
+        f.message = fmt::format("{} copies of one extension are loaded in process {} ({}): {}", files.size(), f.pid,
+                                by_content ? "identical content" : "the same package-relative path",
+                                fmt::join(files, " and "));
+        f.explanation = "Each copy is a separate library with its own C++ state: two registries, two runtimes, two "
+                        "sets of globals in one process. Types from one are foreign to the other, and libraries "
+                        "that register global state (CUDA contexts, operator tables) can conflict or crash.";
+        f.advice = "Keep one copy importable: use the vendored copy or the installed one, not both (uninstall the "
+                   "other, or make the vendoring package import the installed one).";
+        f.evidence = {{"copies", copies}, {"matched_by", by_content ? "sha256" : "package-relative path"}};
+        if (by_content)
+            f.evidence["sha256"] = std::get<2>(group).substr(7);
+        findings.push_back(std::move(f));
+    }
+    return findings;
+}
+
+std::vector<Finding> find_multiple_installations(const RunModel& model)
+{
+    std::vector<Finding> findings;
+    for (const auto& installation : model.installations) {
+        const std::string& name = installation.event.name;
+        if (installation.event.origin.empty())
+            continue;
+        const std::string installed_dir = package_dir(installation.event.origin);
+        std::set<std::string> elsewhere;
+        std::vector<std::string> names;
+        for (const auto& r : model.modules) {
+            if (r.journal != installation.journal || r.pid != installation.pid || last_component(r.name) != name ||
+                r.origin.empty() || r.kind == "extension")
+                continue;
+            const std::string dir = package_dir(r.origin);
+            if (dir != installed_dir && elsewhere.insert(dir).second)
+                names.push_back(r.name);
+        }
+        if (elsewhere.empty())
+            continue;
+        Finding f;
+        f.kind = "multiple-installations";
+        f.severity = Severity::warning;
+        f.pid = installation.pid;
+        f.module_names = names;
+        f.module_names.insert(f.module_names.begin(), name);
+        f.file = installation.event.origin;
+        f.message = fmt::format("{} is importable from {} and was also loaded as {} from {}", name, installed_dir,
+                                fmt::join(names, ", "), fmt::join(elsewhere, ", "));
+        f.explanation = fmt::format(
+            "Two installations of {0} exist in this environment. Which one `import {0}` gives depends on sys.path "
+            "and on what was imported first, and an alias such as sys.modules.setdefault(\"{0}\", ...) does "
+            "nothing when the other one was imported before it.",
+            name);
+        f.advice = fmt::format("Remove the installation you do not mean to use (pip uninstall {}), or make every "
+                               "import go through one of them.",
+                               name);
+        f.evidence = {{"name", name}, {"importable_from", installed_dir}, {"also_loaded_from", elsewhere}};
+        findings.push_back(std::move(f));
+    }
+    return findings;
+}
+
+} // namespace importscope::analysis

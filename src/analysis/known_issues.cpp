@@ -1,0 +1,88 @@
+#include "importscope/analysis/known_issues.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+namespace importscope::analysis {
+
+namespace {
+
+std::regex compile(const std::string& pattern, const std::string& id)
+{
+    try {
+        return std::regex(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+        throw std::invalid_argument("known issue " + id + ": bad pattern \"" + pattern + "\": " + e.what());
+    }
+}
+
+} // namespace
+
+KnownIssueCatalogue KnownIssueCatalogue::parse(const nlohmann::json& document)
+{
+    if (!document.is_object() || document.value("schema", "") != "importscope.known-issues/1" ||
+        !document.contains("issues") || !document.at("issues").is_array())
+        throw std::invalid_argument("not an importscope.known-issues/1 catalogue");
+    KnownIssueCatalogue catalogue;
+    for (const auto& item : document.at("issues")) {
+        try {
+            Entry entry;
+            const std::string id = item.at("id").get<std::string>();
+            const auto& match = item.at("match");
+            entry.kinds = match.at("kind").get<std::vector<std::string>>();
+            for (const auto& p : match.value("module_names", std::vector<std::string>{}))
+                entry.module_names.push_back(compile(p, id));
+            if (match.contains("file"))
+                entry.file = compile(match.at("file").get<std::string>(), id);
+            if (match.contains("type_name"))
+                entry.type_name = compile(match.at("type_name").get<std::string>(), id);
+            entry.description = {{"id", id},
+                                 {"title", item.at("title")},
+                                 {"explanation", item.at("explanation")},
+                                 {"advice", item.at("advice")},
+                                 {"links", item.at("links")},
+                                 {"fixed_in", item.value("fixed_in", nlohmann::json(nullptr))}};
+            catalogue.m_entries.push_back(std::move(entry));
+        } catch (const nlohmann::json::exception& e) {
+            throw std::invalid_argument(std::string("malformed known issue: ") + e.what());
+        }
+    }
+    return catalogue;
+}
+
+KnownIssueCatalogue KnownIssueCatalogue::load(const std::filesystem::path& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw std::invalid_argument("cannot read " + path.string());
+    const auto document = nlohmann::json::parse(in, nullptr, false);
+    if (document.is_discarded())
+        throw std::invalid_argument(path.string() + " is not JSON");
+    return parse(document);
+}
+
+nlohmann::json KnownIssueCatalogue::match(const Finding& finding) const
+{
+    for (const auto& entry : m_entries) {
+        if (std::find(entry.kinds.begin(), entry.kinds.end(), finding.kind) == entry.kinds.end())
+            continue;
+        const bool names = std::all_of(entry.module_names.begin(), entry.module_names.end(), [&](const std::regex& re) {
+            return std::any_of(finding.module_names.begin(), finding.module_names.end(),
+                               [&](const std::string& name) { return std::regex_search(name, re); });
+        });
+        if (!names)
+            continue;
+        if (entry.file && !std::regex_search(finding.file, *entry.file))
+            continue;
+        if (entry.type_name) {
+            const std::string type = finding.evidence.is_object() ? finding.evidence.value("type_name", "") : "";
+            if (!std::regex_search(type, *entry.type_name))
+                continue;
+        }
+        return entry.description;
+    }
+    return nullptr;
+}
+
+} // namespace importscope::analysis

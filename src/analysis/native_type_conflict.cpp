@@ -1,0 +1,114 @@
+#include "importscope/analysis/finding.hpp"
+
+#include <fmt/format.h>
+
+#include <regex>
+#include <set>
+
+namespace importscope::analysis {
+
+namespace {
+
+const std::string& path_of(const ModuleRecord& r)
+{
+    return r.realpath.empty() ? r.origin : r.realpath;
+}
+
+/// How the file of a module that already exposes the type relates to the file that failed.
+std::string relation(const ModuleRecord& failed, const journal::TypeOwner& owner, const FileHasher& hash_file)
+{
+    if (failed.identity && owner.identity && *failed.identity == *owner.identity)
+        return "same-file";
+    const std::string owner_path = owner.realpath.empty() ? owner.file : owner.realpath;
+    if (hash_file && !owner_path.empty() && !path_of(failed).empty()) {
+        const auto a = hash_file(path_of(failed));
+        const auto b = hash_file(owner_path);
+        if (a && b && *a == *b)
+            return "copies";
+    }
+    return "different-libraries";
+}
+
+std::string relation_text(const std::string& relation)
+{
+    if (relation == "same-file")
+        return "from the same file: one extension initialized under two module names";
+    if (relation == "copies")
+        return "from another copy of the same file: the extension is installed twice";
+    return "from a different library that binds the same C++ type globally";
+}
+
+std::string advice_for(const std::string& relation, const std::string& type_name)
+{
+    if (relation == "same-file")
+        return "Load the extension under one module name only (see duplicate-extension-init and partial-alias).";
+    if (relation == "copies")
+        return "Keep one copy of the extension importable: remove the second installation or the vendored copy, "
+               "or import both through the same package.";
+    return fmt::format("Two libraries register the C++ type {} in pybind11's global registry. Import only one of "
+                       "them in this process, upgrade to versions that bind it with py::module_local(), or keep "
+                       "them in separate processes.",
+                       type_name);
+}
+
+} // namespace
+
+std::vector<Finding> find_native_type_conflicts(const RunModel& model, const FileHasher& hash_file)
+{
+    static const std::regex pattern(R"re(generic_type: type "([^"]+)" is already registered!)re");
+    std::vector<Finding> findings;
+    std::set<std::tuple<std::string, int, std::string>> seen;
+    for (const auto& r : model.modules) {
+        std::smatch match;
+        if (!r.error || !std::regex_search(r.error->message, match, pattern))
+            continue;
+        const std::string type_name = match[1];
+        if (!seen.insert({r.journal, r.pid, type_name}).second)
+            continue; // the modules importing the failed one fail with the same message
+
+        nlohmann::json owners = nlohmann::json::array();
+        std::string first_relation;
+        std::vector<std::string> names{r.name};
+        for (const auto& record : model.type_owners) {
+            if (record.journal != r.journal || record.pid != r.pid || record.event.type_name != type_name)
+                continue;
+            for (const auto& owner : record.event.owners) {
+                const std::string how = relation(r, owner, hash_file);
+                if (first_relation.empty())
+                    first_relation = how;
+                names.push_back(owner.module);
+                owners.push_back({{"module", owner.module},
+                                  {"file", owner.realpath.empty() ? owner.file : owner.realpath},
+                                  {"type", owner.qualname},
+                                  {"pybind11", owner.pybind11},
+                                  {"relation", how}});
+            }
+        }
+        Finding f;
+        f.kind = "native-type-conflict";
+        f.severity = Severity::error;
+        f.pid = r.pid;
+        f.module_names = names;
+        f.file = path_of(r);
+        f.message = fmt::format("importing {} failed: pybind11 type \"{}\" is already registered", r.name, type_name);
+        if (!owners.empty())
+            f.message += fmt::format(", by {} {}", owners[0]["module"].get<std::string>(), relation_text(first_relation));
+        else
+            f.message += " (no loaded module exposes a type of that name)";
+        f.explanation = "pybind11 keeps one registry of bound C++ types per process (per pybind11 ABI). A second "
+                        "registration of the same C++ type, by the same extension initialized again or by another "
+                        "library, fails with this ImportError, and the half-initialized module may crash the "
+                        "process at exit.";
+        f.advice = advice_for(first_relation.empty() ? "different-libraries" : first_relation, type_name);
+        f.evidence = {{"type_name", type_name},
+                      {"error", *r.error},
+                      {"failed_module", r.name},
+                      {"owners", owners},
+                      {"relation", first_relation.empty() ? nlohmann::json(nullptr) : nlohmann::json(first_relation)},
+                      {"stack", r.stack}};
+        findings.push_back(std::move(f));
+    }
+    return findings;
+}
+
+} // namespace importscope::analysis

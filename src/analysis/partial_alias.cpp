@@ -1,0 +1,126 @@
+#include "importscope/analysis/finding.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace importscope::analysis {
+
+namespace {
+
+bool same_file(const ModuleRecord& a, const ModuleRecord& b)
+{
+    if (a.identity && b.identity)
+        return *a.identity == *b.identity;
+    const std::string& pa = a.realpath.empty() ? a.origin : a.realpath;
+    const std::string& pb = b.realpath.empty() ? b.origin : b.realpath;
+    return !pa.empty() && pa == pb;
+}
+
+} // namespace
+
+std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vector<Finding>& duplicates)
+{
+    std::vector<Finding> findings;
+    for (const auto& alias : model.aliases) {
+        const std::string& key = alias.event.key;
+        const std::string& original = alias.event.module_name;
+        nlohmann::json twice = nlohmann::json::array();
+        std::vector<std::string> names;
+        for (const auto& r : model.modules) {
+            if (r.journal != alias.journal || r.pid != alias.pid || !r.name.starts_with(key + "."))
+                continue;
+            const std::string original_name = original + r.name.substr(key.size());
+            const auto o = std::find_if(model.modules.begin(), model.modules.end(), [&](const ModuleRecord& m) {
+                return m.journal == r.journal && m.pid == r.pid && m.name == original_name && same_file(m, r);
+            });
+            if (o == model.modules.end())
+                continue;
+            names.push_back(r.name);
+            twice.push_back({{"alias_name", r.name},
+                             {"original_name", original_name},
+                             {"file", r.realpath.empty() ? r.origin : r.realpath},
+                             {"status", to_string(r.status)}});
+        }
+        if (names.empty())
+            continue;
+        const bool led_to_duplicate = std::any_of(duplicates.begin(), duplicates.end(), [&](const Finding& d) {
+            return d.pid == alias.pid && std::any_of(d.module_names.begin(), d.module_names.end(), [&](const auto& n) {
+                       return std::find(names.begin(), names.end(), n) != names.end();
+                   });
+        });
+        Finding f;
+        f.kind = "partial-alias";
+        f.severity = led_to_duplicate ? Severity::error : Severity::warning;
+        f.pid = alias.pid;
+        f.module_names = {key, original};
+        f.file = alias.event.file;
+        f.message = fmt::format("{} is an alias of {} in sys.modules, but its submodules are not: importing through "
+                                "the alias executed {} again as {}",
+                                key, original, names.size() == 1 ? "a module" : fmt::format("{} modules", names.size()),
+                                fmt::join(names, ", "));
+        f.explanation = "Putting a package into sys.modules under a second name aliases that one module object only. "
+                        "Its submodules are still unknown under the new name, so `import " +
+                        key + ".<sub>` finds the package's files through the alias's __path__ and executes them "
+                        "again as new modules: module-level state is duplicated, and an extension among them is "
+                        "initialized a second time.";
+        f.advice = fmt::format("Alias every loaded submodule as well, for example:\n"
+                               "    for name, module in list(sys.modules.items()):\n"
+                               "        if name == \"{0}\" or name.startswith(\"{0}.\"):\n"
+                               "            sys.modules.setdefault(\"{1}\" + name[len(\"{0}\"):], module)\n"
+                               "or import through {0} instead of {1}.",
+                               original, key);
+        f.evidence = {{"alias", key},
+                      {"original", original},
+                      {"executed_twice", twice},
+                      {"alias_first_used_at", alias.event.stack}};
+        findings.push_back(std::move(f));
+    }
+    return findings;
+}
+
+std::vector<Finding> find_duplicate_source_execs(const RunModel& model)
+{
+    std::map<std::tuple<std::string, int, journal::FileIdentity>, std::vector<const ModuleRecord*>> by_file;
+    for (const auto& r : model.modules)
+        if ((r.kind == "source" || r.kind == "bytecode") && r.via_finder && r.identity)
+            by_file[{r.journal, r.pid, *r.identity}].push_back(&r);
+
+    std::vector<Finding> findings;
+    for (const auto& [key, records] : by_file) {
+        std::set<std::string> names;
+        for (const auto* r : records)
+            names.insert(r->name);
+        if (names.size() < 2)
+            continue;
+        Finding f;
+        f.kind = "duplicate-source-exec";
+        f.severity = Severity::warning;
+        f.pid = records.front()->pid;
+        f.file = records.front()->realpath.empty() ? records.front()->origin : records.front()->realpath;
+        nlohmann::json executions = nlohmann::json::array();
+        for (const auto* r : records) {
+            f.module_names.push_back(r->name);
+            nlohmann::json e{{"module", r->name}, {"status", to_string(r->status)}, {"stack", r->stack}};
+            if (const auto* site = r->call_site())
+                e["call_site"] = *site;
+            executions.push_back(e);
+        }
+        f.message = fmt::format("{} was executed {} times in process {}, as {}", f.file, records.size(), f.pid,
+                                fmt::join(f.module_names, " and "));
+        f.explanation = "One source file ran as two different modules (the double import trap): each copy has its "
+                        "own globals, classes and registries, so isinstance checks and singletons silently split, "
+                        "and any extension it imports relatively is loaded under a second name too.";
+        f.advice = "Make the file reachable under one module name only: do not put a package's own directory on "
+                   "sys.path, and alias whole package trees rather than single modules.";
+        f.evidence = {{"executions", executions}};
+        findings.push_back(std::move(f));
+    }
+    return findings;
+}
+
+} // namespace importscope::analysis

@@ -1,0 +1,160 @@
+#include "hook/diagnostics.hpp"
+
+#include "hook/file_facts.hpp"
+#include "hook/hooks.hpp"
+#include "hook/journal_writer.hpp"
+#include "hook/stack.hpp"
+
+#include "embed/py_ref.hpp"
+#include "embed/python_error.hpp"
+#include "importscope/util/clock.hpp"
+
+#include <cassert>
+#include <regex>
+#include <set>
+#include <string_view>
+
+namespace importscope::hook {
+
+using embed::PyRef;
+
+namespace {
+
+std::set<std::string> g_aliases_seen;       // per process image; a fork keeps its parent's
+std::set<std::string> g_installations_seen;
+std::set<std::string> g_type_conflicts_seen;
+
+std::string attribute_text(PyObject* object, const char* name)
+{
+    PyRef value = PyRef::steal(PyObject_GetAttrString(object, name));
+    if (!value || !PyUnicode_Check(value.get())) {
+        PyErr_Clear();
+        return {};
+    }
+    return embed::to_utf8(value.get());
+}
+
+bool is_pybind11_type(PyObject* type)
+{
+    const std::string_view metaclass = Py_TYPE(type)->tp_name;
+    return metaclass.find("pybind11") != std::string_view::npos;
+}
+
+} // namespace
+
+void note_parent_alias(PyObject* name)
+{
+    assert(PyGILState_Check());
+    const Py_ssize_t dot = PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), -1);
+    if (dot < 0) {
+        PyErr_Clear();
+        return;
+    }
+    PyRef parent = PyRef::steal(PyUnicode_Substring(name, 0, dot));
+    if (!parent) {
+        PyErr_Clear();
+        return;
+    }
+    PyObject* module = PyDict_GetItemWithError(PyImport_GetModuleDict(), parent.get()); // borrowed
+    if (!module || !PyModule_Check(module)) {
+        PyErr_Clear();
+        return;
+    }
+    PyRef real_name = PyRef::steal(PyModule_GetNameObject(module));
+    if (!real_name) {
+        PyErr_Clear();
+        return;
+    }
+    const int same = PyUnicode_Compare(real_name.get(), parent.get());
+    if (same == 0 || PyErr_Occurred()) {
+        PyErr_Clear();
+        return;
+    }
+    std::string key = embed::to_utf8(parent.get());
+    if (!g_aliases_seen.insert(key).second)
+        return;
+    JournalWriter& journal = JournalWriter::instance();
+    journal::AliasSeen e;
+    e.pid = journal.pid();
+    e.seq = journal.next_seq();
+    e.mono_ns = monotonic_ns();
+    e.key = std::move(key);
+    e.module_name = embed::to_utf8(real_name.get());
+    e.file = attribute_text(module, "__file__");
+    e.stack = capture_import_stack();
+    journal.append(e);
+}
+
+void note_type_owners(const std::string& error_message)
+{
+    assert(PyGILState_Check());
+    static const std::regex pattern(R"re(generic_type: type "([^"]+)" is already registered!)re");
+    std::smatch match;
+    if (!std::regex_search(error_message, match, pattern) || !g_type_conflicts_seen.insert(match[1]).second)
+        return;
+    JournalWriter& journal = JournalWriter::instance();
+    journal::TypeOwners e;
+    e.pid = journal.pid();
+    e.seq = journal.next_seq();
+    e.mono_ns = monotonic_ns();
+    e.type_name = match[1];
+
+    PyRef modules = PyRef::steal(PyDict_Items(PyImport_GetModuleDict()));
+    if (!modules) {
+        PyErr_Clear();
+        return;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(modules.get()); ++i) {
+        PyObject* item = PyList_GET_ITEM(modules.get(), i); // borrowed
+        PyObject* key = PyTuple_GET_ITEM(item, 0);
+        PyObject* module = PyTuple_GET_ITEM(item, 1);
+        if (!PyModule_Check(module))
+            continue;
+        PyObject* dict = PyModule_GetDict(module); // borrowed
+        PyObject* type = dict ? PyDict_GetItemString(dict, e.type_name.c_str()) : nullptr; // borrowed
+        if (!type || !PyType_Check(type))
+            continue;
+        journal::TypeOwner owner;
+        owner.module = embed::to_utf8(key);
+        owner.file = attribute_text(module, "__file__");
+        FileFacts facts = file_facts(owner.file);
+        owner.realpath = std::move(facts.realpath);
+        owner.identity = facts.identity;
+        owner.qualname = embed::qualified_type_name(type);
+        owner.pybind11 = is_pybind11_type(type);
+        e.owners.push_back(std::move(owner));
+    }
+    PyErr_Clear();
+    journal.append(e);
+}
+
+void note_installations(const std::string& module_name)
+{
+    assert(PyGILState_Check());
+    std::size_t start = 0;
+    while (start < module_name.size()) {
+        const std::size_t end = std::min(module_name.find('.', start), module_name.size());
+        const std::string component = module_name.substr(start, end - start);
+        start = end + 1;
+        if (settings().match_all || !matches(component) || !g_installations_seen.insert(component).second)
+            continue;
+        PyRef external =
+            PyRef::borrow(PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external")); // borrowed
+        PyRef spec = external ? PyRef::steal(PyObject_CallMethod(
+                                    PyRef::steal(PyObject_GetAttrString(external.get(), "PathFinder")).get(),
+                                    "find_spec", "s", component.c_str()))
+                              : PyRef();
+        JournalWriter& journal = JournalWriter::instance();
+        journal::Installation e;
+        e.pid = journal.pid();
+        e.seq = journal.next_seq();
+        e.mono_ns = monotonic_ns();
+        e.name = component;
+        if (spec && spec.get() != Py_None)
+            e.origin = attribute_text(spec.get(), "origin");
+        PyErr_Clear();
+        journal.append(e);
+    }
+}
+
+} // namespace importscope::hook

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <Python.h>
+
+#include <string>
+
+/// Facts the analysis needs to explain a finding, gathered inside the process at the moment they
+/// are visible: aliases in sys.modules, the owners of a type pybind11 refused to register again,
+/// and other installations of a matching package.
+namespace importscope::hook {
+
+/// Before importing `name`, if its parent package's sys.modules entry is an alias (the module's
+/// __name__ differs from the key), records the alias the first time it is used. Needs the GIL.
+void note_parent_alias(PyObject* name);
+
+/// After an import failed with pybind11's `generic_type: type "X" is already registered!`, records
+/// which loaded modules expose a type named X. Needs the GIL.
+void note_type_owners(const std::string& error_message);
+
+/// For each dotted component of `module_name` that matches --match, records once where a top-level
+/// package of that name is importable from sys.path. Needs the GIL.
+void note_installations(const std::string& module_name);
+
+} // namespace importscope::hook
