@@ -57,9 +57,19 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
         }
     }
 
+    // Content first: the same pair found by content and by path is reported once, as identical.
+    std::vector<const std::pair<const Group, std::vector<const ModuleRecord*>>*> ordered;
+    for (const auto& entry : groups)
+        if (std::get<2>(entry.first).starts_with("sha256:"))
+            ordered.push_back(&entry);
+    for (const auto& entry : groups)
+        if (!std::get<2>(entry.first).starts_with("sha256:"))
+            ordered.push_back(&entry);
+
     std::vector<Finding> findings;
-    std::set<std::set<std::string>> reported; // the same pair found by content and by path: once
-    for (const auto& [group, loads] : groups) {
+    std::set<std::set<std::string>> reported;
+    for (const auto* entry : ordered) {
+        const auto& [group, loads] = *entry;
         std::set<std::string> files;
         for (const auto* r : loads)
             files.insert(path_of(*r));

@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <map>
 #include <regex>
-#include <set>
+#include <tuple>
 
 namespace importscope::analysis {
 
@@ -56,15 +57,22 @@ std::string advice_for(const std::string& relation, const std::string& type_name
 std::vector<Finding> find_native_type_conflicts(const RunModel& model, const FileHasher& hash_file)
 {
     static const std::regex pattern(R"re(generic_type: type "([^"]+)" is already registered!)re");
-    std::vector<Finding> findings;
-    std::set<std::tuple<std::string, int, std::string>> seen;
+    // The modules that imported the failing one fail with the same message; the failure itself is
+    // the innermost of them (the last to begin), normally the extension whose PyInit raised.
+    std::map<std::tuple<std::string, int, std::string>, const ModuleRecord*> failures;
     for (const auto& r : model.modules) {
         std::smatch match;
         if (!r.error || !std::regex_search(r.error->message, match, pattern))
             continue;
-        const std::string type_name = match[1];
-        if (!seen.insert({r.journal, r.pid, type_name}).second)
-            continue; // the modules importing the failed one fail with the same message
+        const ModuleRecord*& chosen = failures[{r.journal, r.pid, match[1]}];
+        if (!chosen || r.order > chosen->order)
+            chosen = &r;
+    }
+
+    std::vector<Finding> findings;
+    for (const auto& [key, failure] : failures) {
+        const ModuleRecord& r = *failure;
+        const std::string& type_name = std::get<2>(key);
 
         nlohmann::json owners = nlohmann::json::array();
         std::string first_relation;

@@ -10,6 +10,7 @@
 #include "importscope/util/clock.hpp"
 
 #include <cassert>
+#include <map>
 #include <regex>
 #include <set>
 #include <string_view>
@@ -104,16 +105,26 @@ void note_type_owners(const std::string& error_message)
         PyErr_Clear();
         return;
     }
+    // Packages re-export their extension's types: report each type object once, by the module
+    // that defines it (the one its __module__ names) when that module is loaded.
+    std::map<PyObject*, std::pair<PyObject*, PyObject*>> by_type; // type -> (key, module), borrowed
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(modules.get()); ++i) {
         PyObject* item = PyList_GET_ITEM(modules.get(), i); // borrowed
         PyObject* key = PyTuple_GET_ITEM(item, 0);
         PyObject* module = PyTuple_GET_ITEM(item, 1);
         if (!PyModule_Check(module))
             continue;
-        PyObject* dict = PyModule_GetDict(module); // borrowed
+        PyObject* dict = PyModule_GetDict(module);                                             // borrowed
         PyObject* type = dict ? PyDict_GetItemString(dict, e.type_name.c_str()) : nullptr; // borrowed
         if (!type || !PyType_Check(type))
             continue;
+        const bool defines = attribute_text(type, "__module__") == embed::to_utf8(key);
+        auto [it, inserted] = by_type.try_emplace(type, key, module);
+        if (!inserted && defines)
+            it->second = {key, module};
+    }
+    for (const auto& [type, owner_module] : by_type) {
+        const auto [key, module] = owner_module;
         journal::TypeOwner owner;
         owner.module = embed::to_utf8(key);
         owner.file = attribute_text(module, "__file__");

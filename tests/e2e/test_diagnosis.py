@@ -1,0 +1,137 @@
+"""Diagnosis: root cause, the rest of the double-registration family, the environment, known issues."""
+import os
+
+from conftest import PROBES, TARGETS, probe
+
+FIXTURE = PROBES / "vllm_fixture"
+
+
+def kinds(run):
+    return sorted(f["kind"] for f in run.findings())
+
+
+def test_vllm_shaped_probe_is_explained_end_to_end(importscope):
+    env = dict(os.environ, PYTHONPATH=str(FIXTURE))
+    run = importscope(PROBES / "vllm_deep_gemm_alias.py", env=env)
+    assert run.status == 1, run.stderr
+    assert kinds(run) == ["duplicate-extension-init", "duplicate-source-exec", "duplicate-source-exec",
+                          "partial-alias"]
+    [alias] = run.findings("partial-alias")
+    assert alias["severity"] == "error"  # it led to the duplicate init
+    assert alias["module_names"] == ["deep_gemm", "vllm.third_party.deep_gemm"]
+    twice = {e["alias_name"] for e in alias["evidence"]["executed_twice"]}
+    assert twice == {"deep_gemm.utils", "deep_gemm.utils.layout", "deep_gemm._C"}
+    assert "sys.modules.setdefault(\"deep_gemm\" + name" in alias["advice"]
+    first_use = alias["evidence"]["alias_first_used_at"]
+    assert first_use[-1]["file"].endswith("vllm_deep_gemm_alias.py")  # innermost last: the trigger
+
+    [duplicate] = run.findings("duplicate-extension-init")
+    known = duplicate["known_issue"]
+    assert known["id"] == "vllm#59904"
+    assert known["fixed_in"]["commit"] == "cc73cca9c88bc19a368a910a630e9c5caec61ac3"
+    assert any("FLASHINFER_MEGA_FUSED_STAGE=0" in a for a in known["advice"])
+    assert any("pybind11 does not fix" in a for a in known["advice"])
+    assert "known issue vllm#59904" in run.stderr
+
+    sources = {tuple(f["module_names"]) for f in run.findings("duplicate-source-exec")}
+    assert ("vllm.third_party.deep_gemm.utils", "deep_gemm.utils") in sources
+
+    environment = run.report["environment"]
+    assert environment["packages"]["vllm"] == "0.11.0.dev0+fixture"
+    assert environment["distributions"]["vllm"] == [{"name": "vllm", "version": "0.11.0.dev0+fixture"}]
+    assert environment["python"]["implementation"] == "CPython"
+    assert environment["libc"].startswith("glibc")
+    assert environment["variables"]["PYTHONPATH"] == str(FIXTURE)
+
+
+def test_the_real_probe_says_clearly_when_vllm_is_absent(importscope):
+    run = importscope(PROBES / "vllm_deep_gemm_alias.py")
+    assert run.exit["code"] == 2
+    assert "vLLM is not installed in this environment" in run.stderr
+
+
+def test_pybind11_conflict_from_the_same_file_names_the_first_module(importscope):
+    run = importscope(probe("deepgemm_pybind"))
+    [conflict] = run.findings("native-type-conflict")
+    assert conflict["severity"] == "error"
+    assert conflict["evidence"]["type_name"] == "Runtime"
+    assert conflict["evidence"]["relation"] == "same-file"
+    [owner] = conflict["evidence"]["owners"]
+    assert owner["module"] == "vllm_mini.third_party.deep_gemm._C"
+    assert owner["pybind11"] is True
+    assert conflict["evidence"]["error"]["message"] == 'generic_type: type "Runtime" is already registered!'
+    stack = conflict["evidence"]["stack"]
+    assert stack[-1]["file"].endswith("utils/layout.py")
+    assert any(frame["file"].endswith("flashinfer_mini/fused_moe.py") for frame in stack)
+
+
+def test_two_libraries_binding_one_cpp_type(importscope):
+    run = importscope(PROBES / "type_conflict" / "main.py")
+    assert run.status == 1, run.stderr
+    [conflict] = run.findings("native-type-conflict")
+    assert conflict["evidence"]["type_name"] == "cudaDeviceProp"
+    assert conflict["evidence"]["failed_module"] == "lib_paddle_like"
+    assert conflict["evidence"]["relation"] == "different-libraries"
+    assert [o["module"] for o in conflict["evidence"]["owners"]] == ["lib_torch_like"]
+    assert conflict["known_issue"]["id"] == "Paddle#56812"
+    assert run.findings("duplicate-extension-init") == []
+
+
+def test_a_vendored_copy_beside_the_original(importscope):
+    run = importscope(PROBES / "extension_copy" / "main.py")
+    assert run.status == 1, run.stderr
+    [copy] = run.findings("duplicate-extension-copy")
+    assert copy["severity"] == "error"  # both copies initialized and alive
+    assert copy["evidence"]["matched_by"] == "sha256"
+    assert len(copy["evidence"]["sha256"]) == 64
+    assert sorted(copy["module_names"]) == ["deep_gemm._C", "vendored.deep_gemm._C"]
+    assert run.findings("duplicate-extension-init") == []  # two files, one init each
+
+
+def test_a_second_installation_beside_the_vendored_one(importscope):
+    run = importscope(PROBES / "second_install" / "main.py")
+    assert run.status == 0  # a warning
+    [found] = run.findings("multiple-installations")
+    assert found["severity"] == "warning"
+    assert found["module_names"][0] == "deep_gemm"
+    assert "myserver.third_party.deep_gemm" in found["module_names"]
+    assert found["evidence"]["importable_from"].endswith("second_install/site/deep_gemm")
+
+
+def test_pure_python_double_import(importscope):
+    run = importscope(PROBES / "double_import" / "main.py")
+    assert run.status == 0
+    [double] = run.findings("duplicate-source-exec")
+    assert double["module_names"] == ["deep_gemm_tools.deep_gemm_config", "deep_gemm_config"]
+    assert double["file"].endswith("deep_gemm_tools/deep_gemm_config.py")
+
+
+def test_secrets_never_reach_the_report(importscope, tmp_path):
+    secrets = {
+        "HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz012345",
+        "VLLM_API_KEY": "sk-live-0123456789abcdefghij",
+        "VLLM_ENDPOINT_BLOB": "QWxhZGRpbjpvcGVuIHNlc2FtZSBhbmQgbW9yZSBzZWNyZXQ0Mg==",
+        "CUDA_DB_PASSWORD": "correct horse battery staple",
+        "NCCL_AUTH_HEADER": "Bearer abc",
+        "MYAPP_CREDENTIAL_FILE": "/etc/myapp/creds",
+        "VLLM_HF_LOOKALIKE": "hf_zyxwvutsrqponmlkjihgfedcba98765",
+    }
+    env = dict(os.environ, **secrets, VLLM_LOGGING_LEVEL="DEBUG", MYAPP_MODE="fast")
+    run = importscope("--env-prefix", "MYAPP_", "-c", "import os; print(len(os.environ))", env=env)
+    text = run.report_path.read_bytes()
+    for value in secrets.values():
+        assert value.encode() not in text, value
+    variables = run.report["environment"]["variables"]
+    for name in ("VLLM_API_KEY", "VLLM_ENDPOINT_BLOB", "CUDA_DB_PASSWORD", "NCCL_AUTH_HEADER",
+                 "MYAPP_CREDENTIAL_FILE", "VLLM_HF_LOOKALIKE"):
+        assert variables[name] == "<redacted>"
+    assert "HF_TOKEN" not in variables  # not a recorded prefix at all
+    assert variables["VLLM_LOGGING_LEVEL"] == "DEBUG"
+    assert variables["MYAPP_MODE"] == "fast"
+
+
+def test_a_clean_program_with_many_imports_gives_no_finding(importscope):
+    run = importscope("--match", "*", TARGETS / "clean_many_imports.py")
+    assert run.status == 0, run.stderr
+    assert run.findings() == [], [f["message"] for f in run.findings()]
+    assert run.report["summary"]["modules"] > 150
