@@ -1,0 +1,124 @@
+#include "journal_builder.hpp"
+
+#include "importscope/analysis/finding.hpp"
+#include "importscope/analysis/known_issues.hpp"
+#include "importscope/util/redact.hpp"
+#include "importscope/util/sha256.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+
+using namespace importscope;
+
+namespace {
+
+journal::JournalContents with_alias(testing::JournalBuilder& b, const std::string& key, const std::string& original)
+{
+    auto contents = b.contents();
+    journal::AliasSeen alias;
+    alias.pid = 100;
+    alias.seq = 999;
+    alias.key = key;
+    alias.module_name = original;
+    alias.file = "/s/" + original + "/__init__.py";
+    contents.events.push_back(alias);
+    return contents;
+}
+
+} // namespace
+
+TEST_CASE("sha256 matches the FIPS 180-4 test vectors", "[sha256]")
+{
+    CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    CHECK(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq") ==
+          "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    CHECK(sha256_hex(std::string(1'000'000, 'a')) ==
+          "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    CHECK_FALSE(sha256_file("/nonexistent/file"));
+}
+
+TEST_CASE("secret names and credential-like values are redacted, ordinary values kept", "[redact]")
+{
+    CHECK(redact_variable("VLLM_API_KEY", "x") == "<redacted>");
+    CHECK(redact_variable("hf_token", "x") == "<redacted>");
+    CHECK(redact_variable("NCCL_AUTH", "x") == "<redacted>");
+    CHECK(redact_variable("VLLM_X", "hf_aaaaaaaaaaaaaaaaaaaa") == "<redacted>");
+    CHECK(redact_variable("VLLM_X", "sk-proj-1234567890") == "<redacted>");
+    CHECK(redact_variable("VLLM_X", "QWxhZGRpbjpvcGVuIHNlc2FtZSBhbmQgbW9yZQ==") == "<redacted>");
+    CHECK(redact_variable("LD_LIBRARY_PATH", "/usr/local/cuda/lib64:/opt/nccl/lib/and/a/long/path") ==
+          "/usr/local/cuda/lib64:/opt/nccl/lib/and/a/long/path");
+    CHECK(redact_variable("VLLM_LOGGING_LEVEL", "DEBUG") == "DEBUG");
+    CHECK(redact_variable("CUDA_VISIBLE_DEVICES", "0,1,2,3") == "0,1,2,3");
+}
+
+TEST_CASE("a partial alias is an error when it led to a duplicate init", "[partial-alias]")
+{
+    testing::JournalBuilder b;
+    b.extension_import("v.deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
+    const auto utils = b.begin("v.deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2});
+    b.end(utils);
+    const auto again = b.begin("deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2});
+    b.extension_import("deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
+    b.end(again);
+    const auto model = analysis::build_model(with_alias(b, "deep_gemm", "v.deep_gemm"));
+    const auto findings = analysis::analyze(model);
+
+    std::vector<std::string> kinds;
+    for (const auto& f : findings)
+        kinds.push_back(f.kind);
+    CHECK(kinds == std::vector<std::string>{"duplicate-extension-init", "partial-alias", "duplicate-source-exec"});
+    const auto& alias = findings[1];
+    CHECK(alias.severity == analysis::Severity::error);
+    CHECK(alias.evidence.at("executed_twice").size() == 2);
+}
+
+TEST_CASE("an alias whose submodules were never imported through it is no finding", "[partial-alias]")
+{
+    testing::JournalBuilder b;
+    b.extension_import("v.deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
+    CHECK(analysis::analyze(analysis::build_model(with_alias(b, "deep_gemm", "v.deep_gemm"))).empty());
+}
+
+TEST_CASE("copies of one extension are matched by content through the injected hasher", "[copies]")
+{
+    testing::JournalBuilder b;
+    b.extension_import("deep_gemm._C", "/site/deep_gemm/_C.so", {1, 1});
+    b.extension_import("vendored.dg._C", "/app/vendored/dg/_C.so", {1, 2});
+    analysis::AnalysisOptions options;
+    options.hash_file = [](const std::string&) { return std::optional<std::string>("same"); };
+    const auto findings = analysis::analyze(analysis::build_model(b.contents()), options);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].kind == "duplicate-extension-copy");
+    CHECK(findings[0].evidence.at("matched_by") == "sha256");
+    CHECK(analysis::analyze(analysis::build_model(b.contents())).empty()); // no hasher, different paths
+}
+
+TEST_CASE("the bundled catalogue parses and matches the vLLM case only", "[known-issues]")
+{
+    const auto catalogue = analysis::KnownIssueCatalogue::load(IMPORTSCOPE_SOURCE_DIR "/data/known-issues.json");
+    CHECK(catalogue.size() >= 5);
+    analysis::Finding f;
+    f.kind = "duplicate-extension-init";
+    f.module_names = {"vllm.third_party.deep_gemm._C", "deep_gemm._C"};
+    f.file = "/venv/lib/python3.12/site-packages/vllm/third_party/deep_gemm/_C.abi3.so";
+    CHECK(catalogue.match(f).at("id") == "vllm#59904");
+    f.file = "/elsewhere/deep_gemm/_C.so";
+    CHECK(catalogue.match(f).is_null());
+
+    analysis::Finding conflict;
+    conflict.kind = "native-type-conflict";
+    conflict.module_names = {"paddle.base.libpaddle", "torch._C"};
+    conflict.evidence = {{"type_name", "_gpuDeviceProperties"}};
+    CHECK(catalogue.match(conflict).at("id") == "Paddle#56812");
+}
+
+TEST_CASE("a malformed catalogue is refused with the reason", "[known-issues]")
+{
+    CHECK_THROWS_WITH(analysis::KnownIssueCatalogue::parse(nlohmann::json::array()),
+                      Catch::Contains("not an importscope.known-issues/1"));
+    const auto bad_pattern = nlohmann::json::parse(R"({"schema":"importscope.known-issues/1","issues":[
+        {"id":"x","title":"t","match":{"kind":["k"],"file":"(unclosed"},"explanation":"e","advice":[],"links":[]}]})");
+    CHECK_THROWS_WITH(analysis::KnownIssueCatalogue::parse(bad_pattern), Catch::Contains("bad pattern"));
+}
