@@ -24,6 +24,16 @@ std::string to_utf8(PyObject* object)
     return "<unprintable>";
 }
 
+std::string attribute_text(PyObject* object, const char* name)
+{
+    PyRef value = PyRef::steal(PyObject_GetAttrString(object, name));
+    if (!value || !PyUnicode_Check(value.get())) {
+        PyErr_Clear();
+        return {};
+    }
+    return to_utf8(value.get());
+}
+
 std::string qualified_type_name(PyObject* type)
 {
     PyRef module = PyRef::steal(PyObject_GetAttrString(type, "__module__"));

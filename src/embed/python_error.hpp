@@ -44,6 +44,10 @@ private:
 /// Throws PythonError when `result` is null; returns it owned otherwise.
 PyRef check(PyObject* result, const char* context);
 
+/// The str attribute `name` of `object` as UTF-8, or "" when it is missing or not a str (no error
+/// is left set).
+std::string attribute_text(PyObject* object, const char* name);
+
 /// "module.QualName" of a type, or just "QualName" for builtins.
 std::string qualified_type_name(PyObject* type);
 

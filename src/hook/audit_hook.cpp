@@ -21,9 +21,7 @@ void record_extension_load(PyObject* args)
 {
     JournalWriter& journal = JournalWriter::instance();
     journal::ExtensionLoad e;
-    e.pid = journal.pid();
-    e.seq = journal.next_seq();
-    e.mono_ns = monotonic_ns();
+    journal.stamp(e);
     e.name = embed::to_utf8(PyTuple_GET_ITEM(args, 0));
     e.path = embed::to_utf8(PyTuple_GET_ITEM(args, 1));
     FileFacts facts = file_facts(e.path);
@@ -43,9 +41,7 @@ void record_uncaught_exception(PyObject* args)
     JournalWriter& journal = JournalWriter::instance();
     const embed::DescribedException described = embed::describe_exception(value);
     journal::UncaughtException e;
-    e.pid = journal.pid();
-    e.seq = journal.next_seq();
-    e.mono_ns = monotonic_ns();
+    journal.stamp(e);
     e.exception = {described.type_name, described.message, described.traceback};
     journal.append(e);
     // python ends an uncaught KeyboardInterrupt by killing itself with SIGINT, after finalizing,
@@ -79,9 +75,7 @@ void record_program_start(const char* event, PyObject* args)
 {
     JournalWriter& journal = JournalWriter::instance();
     journal::ProgramStart e;
-    e.pid = journal.pid();
-    e.seq = journal.next_seq();
-    e.mono_ns = monotonic_ns();
+    journal.stamp(e);
     e.via = event;
     PyObject* first = PyTuple_GET_ITEM(args, 0);  // borrowed
     if (std::strcmp(event, "os.system") == 0) {

@@ -25,16 +25,6 @@ std::set<std::string> g_aliases_seen;       // per process image; a fork keeps i
 std::set<std::string> g_installations_seen;
 std::set<std::string> g_type_conflicts_seen;
 
-std::string attribute_text(PyObject* object, const char* name)
-{
-    PyRef value = PyRef::steal(PyObject_GetAttrString(object, name));
-    if (!value || !PyUnicode_Check(value.get())) {
-        PyErr_Clear();
-        return {};
-    }
-    return embed::to_utf8(value.get());
-}
-
 bool is_pybind11_type(PyObject* type)
 {
     const std::string_view metaclass = Py_TYPE(type)->tp_name;
@@ -76,12 +66,10 @@ void note_parent_alias(PyObject* name)
         return;
     JournalWriter& journal = JournalWriter::instance();
     journal::AliasSeen e;
-    e.pid = journal.pid();
-    e.seq = journal.next_seq();
-    e.mono_ns = monotonic_ns();
+    journal.stamp(e);
     e.key = std::move(key);
     e.module_name = embed::to_utf8(real_name.get());
-    e.file = attribute_text(module, "__file__");
+    e.file = embed::attribute_text(module, "__file__");
     e.stack = capture_import_stack();
     journal.append(e);
 }
@@ -95,9 +83,7 @@ void note_type_owners(const std::string& error_message)
         return;
     JournalWriter& journal = JournalWriter::instance();
     journal::TypeOwners e;
-    e.pid = journal.pid();
-    e.seq = journal.next_seq();
-    e.mono_ns = monotonic_ns();
+    journal.stamp(e);
     e.type_name = match[1];
 
     PyRef modules = PyRef::steal(PyDict_Items(PyImport_GetModuleDict()));
@@ -118,7 +104,7 @@ void note_type_owners(const std::string& error_message)
         PyObject* type = dict ? PyDict_GetItemString(dict, e.type_name.c_str()) : nullptr; // borrowed
         if (!type || !PyType_Check(type))
             continue;
-        const bool defines = attribute_text(type, "__module__") == embed::to_utf8(key);
+        const bool defines = embed::attribute_text(type, "__module__") == embed::to_utf8(key);
         auto [it, inserted] = by_type.try_emplace(type, key, module);
         if (!inserted && defines)
             it->second = {key, module};
@@ -127,7 +113,7 @@ void note_type_owners(const std::string& error_message)
         const auto [key, module] = owner_module;
         journal::TypeOwner owner;
         owner.module = embed::to_utf8(key);
-        owner.file = attribute_text(module, "__file__");
+        owner.file = embed::attribute_text(module, "__file__");
         FileFacts facts = file_facts(owner.file);
         owner.realpath = std::move(facts.realpath);
         owner.identity = facts.identity;
@@ -157,12 +143,10 @@ void note_installations(const std::string& module_name)
                               : PyRef();
         JournalWriter& journal = JournalWriter::instance();
         journal::Installation e;
-        e.pid = journal.pid();
-        e.seq = journal.next_seq();
-        e.mono_ns = monotonic_ns();
+        journal.stamp(e);
         e.name = component;
         if (spec && spec.get() != Py_None)
-            e.origin = attribute_text(spec.get(), "origin");
+            e.origin = embed::attribute_text(spec.get(), "origin");
         PyErr_Clear();
         journal.append(e);
     }

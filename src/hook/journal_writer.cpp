@@ -1,6 +1,7 @@
 #include "hook/journal_writer.hpp"
 
 #include "importscope/journal/run_layout.hpp"
+#include "importscope/util/clock.hpp"
 
 #include <cerrno>
 #include <fcntl.h>
@@ -8,6 +9,11 @@
 #include <unistd.h>
 
 namespace importscope::hook {
+
+std::int64_t JournalWriter::now_ns() noexcept
+{
+    return monotonic_ns();
+}
 
 JournalWriter& JournalWriter::instance()
 {

@@ -34,6 +34,16 @@ public:
     /// The next import id (pairs begin and end events).
     std::uint64_t next_import_id() noexcept { return ++m_import_id; }
 
+    /// Fills in the fields every event of this process has: pid, next sequence number, time.
+    template <typename Event>
+    Event& stamp(Event& event) noexcept
+    {
+        event.pid = m_pid;
+        event.seq = next_seq();
+        event.mono_ns = now_ns();
+        return event;
+    }
+
     /// Appends one event; failures are counted, never raised into the target.
     void append(const journal::Event& event) noexcept;
 
@@ -41,6 +51,7 @@ public:
 
 private:
     JournalWriter() = default;
+    static std::int64_t now_ns() noexcept;
 
     int m_fd = -1;
     int m_pid = 0;

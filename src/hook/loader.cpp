@@ -47,16 +47,6 @@ const char* type_name_of(PyObject* loader)
     return dot ? dot + 1 : name;
 }
 
-std::string optional_text(PyObject* object, const char* attribute)
-{
-    PyRef value = PyRef::steal(PyObject_GetAttrString(object, attribute));
-    if (!value || !PyUnicode_Check(value.get())) {
-        PyErr_Clear();
-        return {};
-    }
-    return embed::to_utf8(value.get());
-}
-
 void record_begin(LoaderWrapper* self, PyObject* spec)
 {
     JournalWriter& journal = JournalWriter::instance();
@@ -66,8 +56,8 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     e.id = self->id;
     e.name = embed::to_utf8(self->name);
     e.kind = loader_kind(self->wrapped);
-    e.origin = optional_text(spec, "origin");
-    e.parent = optional_text(spec, "parent");
+    e.origin = embed::attribute_text(spec, "origin");
+    e.parent = embed::attribute_text(spec, "parent");
     PyRef loader_type = PyRef::borrow(
         PyType_Check(self->wrapped) ? self->wrapped : reinterpret_cast<PyObject*>(Py_TYPE(self->wrapped)));
     e.loader = embed::qualified_type_name(loader_type.get());

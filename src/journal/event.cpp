@@ -139,6 +139,17 @@ struct Encoder {
     }
 };
 
+/// The fields every event but the process start has.
+template <typename E>
+E stamped(const json& j)
+{
+    E e;
+    j.at("pid").get_to(e.pid);
+    j.at("seq").get_to(e.seq);
+    j.at("t").get_to(e.mono_ns);
+    return e;
+}
+
 Event decode_object(const json& j)
 {
     const auto tag = j.at("ev").get<std::string>();
@@ -159,10 +170,7 @@ Event decode_object(const json& j)
         return e;
     }
     if (tag == "ext") {
-        ExtensionLoad e;
-        j.at("pid").get_to(e.pid);
-        j.at("seq").get_to(e.seq);
-        j.at("t").get_to(e.mono_ns);
+        auto e = stamped<ExtensionLoad>(j);
         j.at("name").get_to(e.name);
         j.at("path").get_to(e.path);
         e.realpath = j.value("realpath", "");
@@ -197,38 +205,26 @@ Event decode_object(const json& j)
         return e;
     }
     if (tag == "uncaught") {
-        UncaughtException e;
-        j.at("pid").get_to(e.pid);
-        j.at("seq").get_to(e.seq);
-        j.at("t").get_to(e.mono_ns);
+        auto e = stamped<UncaughtException>(j);
         j.at("exception").get_to(e.exception);
         return e;
     }
     if (tag == "exit") {
-        ProcessEnd e;
-        j.at("pid").get_to(e.pid);
-        j.at("seq").get_to(e.seq);
-        j.at("t").get_to(e.mono_ns);
+        auto e = stamped<ProcessEnd>(j);
         j.at("wall_ns").get_to(e.wall_ns);
         j.at("how").get_to(e.how);
         j.at("code").get_to(e.code);
         return e;
     }
     if (tag == "program") {
-        ProgramStart e;
-        j.at("pid").get_to(e.pid);
-        j.at("seq").get_to(e.seq);
-        j.at("t").get_to(e.mono_ns);
+        auto e = stamped<ProgramStart>(j);
         j.at("via").get_to(e.via);
         e.executable = j.value("executable", "");
         j.at("argv").get_to(e.argv);
         return e;
     }
     if (tag == "alias") {
-        AliasSeen e;
-        j.at("pid").get_to(e.pid);
-        j.at("seq").get_to(e.seq);
-        j.at("t").get_to(e.mono_ns);
+        auto e = stamped<AliasSeen>(j);
         j.at("key").get_to(e.key);
         j.at("module").get_to(e.module_name);
         e.file = j.value("file", "");
@@ -236,19 +232,13 @@ Event decode_object(const json& j)
         return e;
     }
     if (tag == "type_owners") {
-        TypeOwners e;
-        j.at("pid").get_to(e.pid);
-        j.at("seq").get_to(e.seq);
-        j.at("t").get_to(e.mono_ns);
+        auto e = stamped<TypeOwners>(j);
         j.at("type").get_to(e.type_name);
         j.at("owners").get_to(e.owners);
         return e;
     }
     if (tag == "installation") {
-        Installation e;
-        j.at("pid").get_to(e.pid);
-        j.at("seq").get_to(e.seq);
-        j.at("t").get_to(e.mono_ns);
+        auto e = stamped<Installation>(j);
         j.at("name").get_to(e.name);
         e.origin = j.value("origin", "");
         return e;
