@@ -1,5 +1,6 @@
 #include "importscope/cli/cli.hpp"
 
+#include "cli/report_commands.hpp"
 #include "cli/run_command.hpp"
 #include "importscope/util/error.hpp"
 #include "importscope/version.hpp"
@@ -32,6 +33,12 @@ int run_cli(int argc, char** argv)
 
     cli::RunOptions run_options;
     CLI::App* run = cli::setup_run(app, run_options);
+    cli::ReportOptions report_options;
+    CLI::App* report = cli::setup_report(app, report_options);
+    cli::DiffOptions diff_options;
+    CLI::App* diff = cli::setup_diff(app, diff_options);
+    cli::MergeOptions merge_options;
+    CLI::App* merge = cli::setup_merge(app, merge_options);
 
     // The target's arguments are never ours to parse: split them off before CLI11 sees the line.
     std::vector<std::string> words(argv + 1, argv + argc);
@@ -64,6 +71,12 @@ int run_cli(int argc, char** argv)
         run_options.timeout_given = run->count("--timeout") > 0;
         if (run->parsed())
             return cli::run_run(run_options);
+        if (report->parsed())
+            return cli::run_report(report_options);
+        if (diff->parsed())
+            return cli::run_diff(diff_options);
+        if (merge->parsed())
+            return cli::run_merge(merge_options);
         return static_cast<int>(ExitStatus::usage);
     } catch (const Error& e) {
         fmt::print(stderr, "importscope: error: {}\n", e.what());

@@ -7,6 +7,8 @@
 #include "importscope/analysis/model.hpp"
 #include "importscope/embed/worker.hpp"
 #include "importscope/journal/reader.hpp"
+#include "importscope/report/gate.hpp"
+#include "importscope/report/render.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/report/summary.hpp"
 #include "importscope/supervisor/environment.hpp"
@@ -60,6 +62,11 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
     run->add_flag("--stop-on-finding", options.stop_on_finding,
                   "End the process tree as soon as the first error finding is recorded, and write the report");
     run->add_flag("-q,--quiet", options.quiet, "No live status line on a terminal");
+    run->add_option("--fail-on", options.fail_on,
+                    "Which findings make the exit status 1: error, warning, none, or a comma list of kinds")
+        ->capture_default_str();
+    run->add_option("--format", options.format, "The summary on stderr: text, markdown, junit or dot")
+        ->capture_default_str();
     run->add_option("--env-prefix", options.env_prefixes,
                     "Also record environment variables whose names start with PREFIX (repeatable; secrets are "
                     "redacted)")
@@ -70,8 +77,8 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
     run->add_option("-c", options.command, "Run CODE, like python -c")->type_name("CODE");
     run->add_option("SCRIPT", options.script, "The Python file (or directory with __main__.py) to run");
     run->footer("Everything after SCRIPT, -m MODULE or -c CODE is passed to the target untouched.\n"
-                "Exit status: 0 no finding of severity error, 1 at least one, 2 bad usage or set-up "
-                "(nothing was run).\nThe target's own exit status or signal is in the report (run.exit).");
+                "Exit status: 0 no finding that --fail-on selects (default: severity error), 1 at least one, "
+                "2 bad usage or set-up (nothing was run).\nThe target's own exit status or signal is in the report (run.exit).");
     return run;
 }
 
@@ -157,6 +164,8 @@ int run_run(const RunOptions& options)
     if (options.match.empty())
         throw Error("--match needs at least one PATTERN");
     check_writable_destination(options.output);
+    const report::FailOn gate = report::FailOn::parse(options.fail_on);
+    const report::Format summary_format = report::parse_format(options.format);
     const supervisor::PythonInstallation python =
         supervisor::locate_python(options.python.empty() ? supervisor::default_python() : options.python);
     const std::string bootstrap = options.no_follow ? std::string{} : find_bootstrap_dir();
@@ -264,13 +273,12 @@ int run_run(const RunOptions& options)
         run_dir.keep();
         throw Error(fmt::format("{} (the journals are kept in {})", e.what(), run_dir.path().string()));
     }
-    fmt::print(stderr, "{}importscope: report written to {}\n",
-               report::render_summary(report_json, stderr_wants_color()), options.output);
+    fmt::print(stderr, "{}", report::render(report_json, summary_format, stderr_wants_color()));
+    fmt::print(stderr, "importscope: report written to {}\n", options.output);
 
-    const bool has_error = std::any_of(findings.begin(), findings.end(), [](const analysis::Finding& f) {
-        return f.severity == analysis::Severity::error;
-    });
-    return static_cast<int>(has_error ? ExitStatus::findings : ExitStatus::ok);
+    const auto& reported = report_json.at("findings");
+    const bool fails = std::any_of(reported.begin(), reported.end(), [&](const auto& f) { return gate.fails(f); });
+    return static_cast<int>(fails ? ExitStatus::findings : ExitStatus::ok);
 }
 
 } // namespace importscope::cli

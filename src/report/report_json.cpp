@@ -142,6 +142,7 @@ json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_
                  {"cwd", p.cwd},
                  {"start_method", p.start_method},
                  {"journal", p.journal},
+                 {"host", run.host},
                  {"programs", programs},
                  {"started_at", p.start_wall_ns ? json(iso_time(p.start_wall_ns)) : json(nullptr)},
                  {"ended_at", nullptr},

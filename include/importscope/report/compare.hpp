@@ -1,0 +1,33 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace importscope::report {
+
+/// What changed between two reports of the same reproducer (before and after an upgrade).
+/// Findings are matched by kind, module names and the file path relative to its site-packages
+/// or package root, never by pid or absolute path.
+struct ReportDiff {
+    std::vector<nlohmann::json> appeared;     ///< in NEW only
+    std::vector<nlohmann::json> disappeared;  ///< in OLD only
+    std::vector<nlohmann::json> stayed;       ///< in both (NEW's copy)
+    nlohmann::json version_changes = nlohmann::json::object(); ///< package -> {old, new}
+};
+
+/// The key a finding is matched by: "kind | module names | relative file".
+std::string finding_key(const nlohmann::json& finding);
+
+ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& new_report);
+
+/// The diff for a terminal or a CI log.
+std::string render_diff(const ReportDiff& diff);
+
+/// One report from the reports of several nodes or ranks: processes keep the host they ran on,
+/// findings and modules are concatenated, the summary is counted again. Throws Error (status 2)
+/// when given no report.
+nlohmann::json merge_reports(const std::vector<nlohmann::json>& reports);
+
+} // namespace importscope::report

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <set>
+#include <string>
+
+namespace importscope::report {
+
+/// --fail-on: which findings make a command exit with status 1.
+class FailOn {
+public:
+    /// "error" (the default), "warning" (errors and warnings), "none", or a comma-separated list
+    /// of finding kinds. Throws Error (status 2) for an unknown kind.
+    static FailOn parse(const std::string& spec);
+
+    bool fails(const nlohmann::json& finding) const;
+
+private:
+    enum class Mode { errors, warnings, none, kinds };
+    Mode m_mode = Mode::errors;
+    std::set<std::string> m_kinds;
+};
+
+} // namespace importscope::report

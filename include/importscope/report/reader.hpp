@@ -1,0 +1,18 @@
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace importscope::report {
+
+/// Parses report text and checks that it is an importscope.report/1 document with the fields the
+/// commands rely on. Throws Error (exit status 2) naming `name` and what is wrong.
+nlohmann::json parse_report(std::string_view text, const std::string& name);
+
+/// Reads and checks a report file; throws Error (exit status 2).
+nlohmann::json read_report(const std::filesystem::path& path);
+
+} // namespace importscope::report

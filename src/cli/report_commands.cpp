@@ -1,0 +1,106 @@
+#include "cli/report_commands.hpp"
+
+#include "importscope/report/compare.hpp"
+#include "importscope/report/gate.hpp"
+#include "importscope/report/reader.hpp"
+#include "importscope/report/render.hpp"
+#include "importscope/util/atomic_file.hpp"
+#include "importscope/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+
+namespace importscope::cli {
+
+namespace {
+
+constexpr const char* k_status_footer = "Exit status: 0 done, 1 see the command's description, 2 bad usage or an input "
+                                        "that is not an importscope report (nothing is written then).";
+
+bool stdout_wants_color()
+{
+    const char* no_color = std::getenv("NO_COLOR");
+    return ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
+}
+
+} // namespace
+
+void emit(const std::string& output, const std::string& text)
+{
+    if (output.empty() || output == "-") {
+        std::fwrite(text.data(), 1, text.size(), stdout);
+        std::fflush(stdout);
+        return;
+    }
+    check_writable_destination(output);
+    write_file_atomically(output, text);
+}
+
+CLI::App* setup_report(CLI::App& app, ReportOptions& options)
+{
+    CLI::App* cmd = app.add_subcommand("report", "Render a report for a terminal, an issue, CI or Graphviz");
+    cmd->add_option("FILE", options.input, "The JSON report")->required();
+    cmd->add_option("--format", options.format, "text, markdown, junit or dot")->capture_default_str();
+    cmd->add_option("-o,--output", options.output, "Write here instead of standard output")->type_name("OUT");
+    cmd->footer(k_status_footer);
+    return cmd;
+}
+
+CLI::App* setup_diff(CLI::App& app, DiffOptions& options)
+{
+    CLI::App* cmd = app.add_subcommand(
+        "diff", "Compare two reports: which findings disappeared, appeared or stayed, which versions changed. "
+                "Exit status 1 when NEW has a finding that --fail-on selects and OLD did not");
+    cmd->add_option("OLD", options.old_report, "The report from before")->required();
+    cmd->add_option("NEW", options.new_report, "The report from after")->required();
+    cmd->add_option("--fail-on", options.fail_on,
+                    "Which new findings fail: error, warning, none, or a comma list of kinds")
+        ->capture_default_str();
+    cmd->add_option("-o,--output", options.output, "Write here instead of standard output")->type_name("OUT");
+    cmd->footer(k_status_footer);
+    return cmd;
+}
+
+CLI::App* setup_merge(CLI::App& app, MergeOptions& options)
+{
+    CLI::App* cmd = app.add_subcommand("merge", "Merge the reports of several nodes or ranks into one");
+    cmd->add_option("FILES", options.inputs, "The reports to merge")->required();
+    cmd->add_option("-o,--output", options.output, "The merged report")->required()->type_name("ALL.json");
+    cmd->footer(k_status_footer);
+    return cmd;
+}
+
+int run_report(const ReportOptions& options)
+{
+    const report::Format format = report::parse_format(options.format);
+    const auto document = report::read_report(options.input);
+    emit(options.output, report::render(document, format, options.output.empty() && stdout_wants_color()));
+    return static_cast<int>(ExitStatus::ok);
+}
+
+int run_diff(const DiffOptions& options)
+{
+    const report::FailOn gate = report::FailOn::parse(options.fail_on);
+    const auto before = report::read_report(options.old_report);
+    const auto after = report::read_report(options.new_report);
+    const report::ReportDiff diff = report::diff_reports(before, after);
+    emit(options.output, report::render_diff(diff));
+    const bool fails = std::any_of(diff.appeared.begin(), diff.appeared.end(),
+                                   [&](const nlohmann::json& f) { return gate.fails(f); });
+    return static_cast<int>(fails ? ExitStatus::findings : ExitStatus::ok);
+}
+
+int run_merge(const MergeOptions& options)
+{
+    std::vector<nlohmann::json> reports;
+    for (const auto& input : options.inputs)
+        reports.push_back(report::read_report(input));
+    check_writable_destination(options.output);
+    write_file_atomically(options.output, report::merge_reports(reports).dump(2) + "\n");
+    return static_cast<int>(ExitStatus::ok);
+}
+
+} // namespace importscope::cli

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <CLI/App.hpp>
+
+#include <string>
+#include <vector>
+
+/// The commands that read reports: report (render), diff (compare two), merge (combine many).
+namespace importscope::cli {
+
+struct ReportOptions {
+    std::string input;
+    std::string format = "text";
+    std::string output; ///< empty: standard output
+};
+
+struct DiffOptions {
+    std::string old_report;
+    std::string new_report;
+    std::string fail_on = "error";
+    std::string output;
+};
+
+struct MergeOptions {
+    std::vector<std::string> inputs;
+    std::string output;
+};
+
+CLI::App* setup_report(CLI::App& app, ReportOptions& options);
+CLI::App* setup_diff(CLI::App& app, DiffOptions& options);
+CLI::App* setup_merge(CLI::App& app, MergeOptions& options);
+
+int run_report(const ReportOptions& options);
+int run_diff(const DiffOptions& options);
+int run_merge(const MergeOptions& options);
+
+/// Writes `text` to `output` atomically, or to standard output when `output` is empty.
+void emit(const std::string& output, const std::string& text);
+
+} // namespace importscope::cli

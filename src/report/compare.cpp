@@ -1,0 +1,150 @@
+#include "importscope/report/compare.hpp"
+
+#include "importscope/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+namespace importscope::report {
+
+using nlohmann::json;
+
+namespace {
+
+/// The file as a package sees it: after site-packages/ or dist-packages/, else from the top-level
+/// package of the finding's first module name, else its last two components.
+std::string relative_file(const json& finding)
+{
+    const std::string file = finding.value("file", "");
+    for (const char* marker : {"/site-packages/", "/dist-packages/"})
+        if (const auto at = file.rfind(marker); at != std::string::npos)
+            return file.substr(at + std::string(marker).size());
+    for (const json& name : finding.value("module_names", json::array())) {
+        const std::string top = name.get<std::string>().substr(0, name.get<std::string>().find('.'));
+        if (const auto at = file.rfind("/" + top + "/"); at != std::string::npos)
+            return file.substr(at + 1);
+    }
+    const auto last = file.rfind('/');
+    const auto before = last == std::string::npos || last == 0 ? std::string::npos : file.rfind('/', last - 1);
+    return before == std::string::npos ? file : file.substr(before + 1);
+}
+
+std::map<std::string, json> by_key(const json& report)
+{
+    std::map<std::string, json> findings;
+    for (const json& f : report.at("findings"))
+        findings.emplace(finding_key(f), f);
+    return findings;
+}
+
+void compare_versions(const json& old_env, const json& new_env, const char* section, json& changes)
+{
+    const json empty = json::object();
+    const json& a = old_env.is_object() ? old_env.value(section, empty) : empty;
+    const json& b = new_env.is_object() ? new_env.value(section, empty) : empty;
+    std::set<std::string> names;
+    for (const auto& [k, v] : a.items())
+        names.insert(k);
+    for (const auto& [k, v] : b.items())
+        names.insert(k);
+    for (const auto& name : names) {
+        const json before = a.value(name, json());
+        const json after = b.value(name, json());
+        if (before != after)
+            changes[name] = {{"old", before}, {"new", after}};
+    }
+}
+
+} // namespace
+
+std::string finding_key(const json& finding)
+{
+    std::string names;
+    for (const json& name : finding.value("module_names", json::array()))
+        names += (names.empty() ? "" : ",") + name.get<std::string>();
+    return fmt::format("{} | {} | {}", finding.value("kind", ""), names, relative_file(finding));
+}
+
+ReportDiff diff_reports(const json& old_report, const json& new_report)
+{
+    const auto before = by_key(old_report);
+    const auto after = by_key(new_report);
+    ReportDiff diff;
+    for (const auto& [key, f] : after)
+        (before.count(key) ? diff.stayed : diff.appeared).push_back(f);
+    for (const auto& [key, f] : before)
+        if (!after.count(key))
+            diff.disappeared.push_back(f);
+    compare_versions(old_report.value("environment", json()), new_report.value("environment", json()), "packages",
+                     diff.version_changes);
+    return diff;
+}
+
+std::string render_diff(const ReportDiff& diff)
+{
+    std::string out;
+    auto section = [&](const char* title, const std::vector<json>& findings) {
+        out += fmt::format("{} ({}):\n", title, findings.size());
+        for (const json& f : findings)
+            out += fmt::format("  {} {}: {}\n", f.value("severity", ""), f.value("kind", ""), finding_key(f));
+    };
+    section("disappeared", diff.disappeared);
+    section("appeared", diff.appeared);
+    section("stayed", diff.stayed);
+    out += fmt::format("package versions changed ({}):\n", diff.version_changes.size());
+    for (const auto& [name, change] : diff.version_changes.items())
+        out += fmt::format("  {}: {} -> {}\n", name, change.at("old").is_null() ? "absent" : change.at("old").dump(),
+                           change.at("new").is_null() ? "absent" : change.at("new").dump());
+    return out;
+}
+
+json merge_reports(const std::vector<json>& reports)
+{
+    if (reports.empty())
+        throw Error("merge needs at least one report");
+    json merged = reports.front();
+    merged["processes"] = json::array();
+    merged["modules"] = json::array();
+    merged["findings"] = json::array();
+    merged["problems"] = json::array();
+    json sources = json::array();
+    std::size_t errors = 0, warnings = 0, inits = 0;
+    std::set<std::pair<std::string, int>> with_findings;
+    for (const json& report : reports) {
+        const std::string host = report.at("run").value("host", "");
+        for (json process : report.at("processes")) {
+            process["host"] = host;
+            merged["processes"].push_back(std::move(process));
+        }
+        for (json module : report.at("modules")) {
+            module["host"] = host;
+            inits += module.value("initialized_extension", false) ? 1 : 0;
+            merged["modules"].push_back(std::move(module));
+        }
+        for (json finding : report.at("findings")) {
+            finding["host"] = host;
+            (finding.value("severity", "") == "error" ? errors : warnings) += 1;
+            with_findings.insert({host, finding.value("pid", 0)});
+            merged["findings"].push_back(std::move(finding));
+        }
+        for (const json& problem : report.at("problems"))
+            merged["problems"].push_back(fmt::format("{}: {}", host, problem.get<std::string>()));
+        sources.push_back({{"host", host},
+                           {"argv", report.at("run").value("argv", json::array())},
+                           {"started_at", report.at("run").value("started_at", "")},
+                           {"exit", report.at("run").at("exit")}});
+    }
+    merged["run"]["merged_from"] = sources;
+    merged["summary"] = {{"processes", merged["processes"].size()},
+                         {"processes_with_findings", with_findings.size()},
+                         {"modules", merged["modules"].size()},
+                         {"extension_inits", inits},
+                         {"findings", merged["findings"].size()},
+                         {"errors", errors},
+                         {"warnings", warnings}};
+    return merged;
+}
+
+} // namespace importscope::report
