@@ -89,9 +89,9 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
             f.module_names.push_back(r->name);
             copies.push_back({{"module", r->name}, {"file", path_of(*r)}, {"status", to_string(r->status)}});
         }
-        f.message = fmt::format("{} copies of one extension are loaded in process {} ({}): {}", files.size(), f.pid,
-                                by_content ? "identical content" : "the same package-relative path",
-                                fmt::join(files, " and "));
+        f.message =
+            fmt::format("{} copies of one extension are loaded in process {} ({}): {}", files.size(), f.pid,
+                        by_content ? "identical content" : "the same package-relative path", fmt::join(files, " and "));
         f.explanation = "Each copy is a separate library with its own C++ state: two registries, two runtimes, two "
                         "sets of globals in one process. Types from one are foreign to the other, and libraries "
                         "that register global state (CUDA contexts, operator tables) can conflict or crash.";

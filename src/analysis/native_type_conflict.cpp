@@ -100,7 +100,8 @@ std::vector<Finding> find_native_type_conflicts(const RunModel& model, const Fil
         f.file = path_of(r);
         f.message = fmt::format("importing {} failed: pybind11 type \"{}\" is already registered", r.name, type_name);
         if (!owners.empty())
-            f.message += fmt::format(", by {} {}", owners[0]["module"].get<std::string>(), relation_text(first_relation));
+            f.message +=
+                fmt::format(", by {} {}", owners[0]["module"].get<std::string>(), relation_text(first_relation));
         else
             f.message += " (no loaded module exposes a type of that name)";
         f.explanation = "pybind11 keeps one registry of bound C++ types per process (per pybind11 ABI). A second "

@@ -65,7 +65,8 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
                                 fmt::join(names, ", "));
         f.explanation = "Putting a package into sys.modules under a second name aliases that one module object only. "
                         "Its submodules are still unknown under the new name, so `import " +
-                        key + ".<sub>` finds the package's files through the alias's __path__ and executes them "
+                        key +
+                        ".<sub>` finds the package's files through the alias's __path__ and executes them "
                         "again as new modules: module-level state is duplicated, and an extension among them is "
                         "initialized a second time.";
         f.advice = fmt::format("Alias every loaded submodule as well, for example:\n"

@@ -13,7 +13,8 @@ std::string find_bootstrap_dir()
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path exe_dir = fs::read_symlink("/proc/self/exe", ec).parent_path();
-    const fs::path candidates[] = {exe_dir / "importscope-bootstrap", exe_dir / ".." / "lib" / "importscope" / "bootstrap"};
+    const fs::path candidates[] = {exe_dir / "importscope-bootstrap",
+                                   exe_dir / ".." / "lib" / "importscope" / "bootstrap"};
     for (const auto& dir : candidates)
         if (fs::exists(dir / "sitecustomize.py", ec))
             return fs::canonical(dir, ec).string();

@@ -88,8 +88,8 @@ int run_diff(const DiffOptions& options)
     const auto after = report::read_report(options.new_report);
     const report::ReportDiff diff = report::diff_reports(before, after);
     emit(options.output, report::render_diff(diff));
-    const bool fails = std::any_of(diff.appeared.begin(), diff.appeared.end(),
-                                   [&](const nlohmann::json& f) { return gate.fails(f); });
+    const bool fails =
+        std::any_of(diff.appeared.begin(), diff.appeared.end(), [&](const nlohmann::json& f) { return gate.fails(f); });
     return static_cast<int>(fails ? ExitStatus::findings : ExitStatus::ok);
 }
 

@@ -37,9 +37,8 @@ namespace importscope::cli {
 
 CLI::App* setup_run(CLI::App& app, RunOptions& options)
 {
-    CLI::App* run = app.add_subcommand(
-        "run", "Run a Python target under the import hooks and write a report:\n"
-               "  importscope run [OPTIONS] (SCRIPT | -m MODULE | -c CODE) [ARGS...]");
+    CLI::App* run = app.add_subcommand("run", "Run a Python target under the import hooks and write a report:\n"
+                                              "  importscope run [OPTIONS] (SCRIPT | -m MODULE | -c CODE) [ARGS...]");
     run->add_option("--match", options.match,
                     "Record modules whose dotted name contains PATTERN (repeatable; '*' records every module). "
                     "Every extension load is recorded whatever the pattern")
@@ -78,7 +77,8 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
     run->add_option("SCRIPT", options.script, "The Python file (or directory with __main__.py) to run");
     run->footer("Everything after SCRIPT, -m MODULE or -c CODE is passed to the target untouched.\n"
                 "Exit status: 0 no finding that --fail-on selects (default: severity error), 1 at least one, "
-                "2 bad usage or set-up (nothing was run).\nThe target's own exit status or signal is in the report (run.exit).");
+                "2 bad usage or set-up (nothing was run).\nThe target's own exit status or signal is in the report "
+                "(run.exit).");
     return run;
 }
 
@@ -105,7 +105,7 @@ embed::Target make_target(const RunOptions& options)
     }
     target.kind = embed::TargetKind::script;
     target.value = options.script;
-    struct stat st{};
+    struct stat st {};
     if (::stat(options.script.c_str(), &st) != 0)
         throw Error(fmt::format("cannot run {}: no such file", options.script));
     if (S_ISDIR(st.st_mode) && ::access((options.script + "/__main__.py").c_str(), R_OK) != 0)
@@ -118,9 +118,12 @@ embed::Target make_target(const RunOptions& options)
 const char* kind_name(embed::TargetKind kind)
 {
     switch (kind) {
-    case embed::TargetKind::script: return "script";
-    case embed::TargetKind::module: return "module";
-    case embed::TargetKind::command: return "command";
+    case embed::TargetKind::script:
+        return "script";
+    case embed::TargetKind::module:
+        return "module";
+    case embed::TargetKind::command:
+        return "command";
     }
     return "script";
 }

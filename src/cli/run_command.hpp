@@ -17,9 +17,9 @@ struct RunOptions {
     bool no_follow = false;
     bool stop_on_finding = false;
     bool quiet = false;
-    std::string fail_on = "error";  ///< which findings make the exit status 1
-    std::string format = "text";    ///< the form of the summary on stderr
-    std::vector<std::string> env_prefixes;  ///< --env-prefix: more environment variables to record
+    std::string fail_on = "error";         ///< which findings make the exit status 1
+    std::string format = "text";           ///< the form of the summary on stderr
+    std::vector<std::string> env_prefixes; ///< --env-prefix: more environment variables to record
     std::string script;
     std::string module;
     std::string command;

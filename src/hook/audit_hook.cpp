@@ -77,7 +77,7 @@ void record_program_start(const char* event, PyObject* args)
     journal::ProgramStart e;
     journal.stamp(e);
     e.via = event;
-    PyObject* first = PyTuple_GET_ITEM(args, 0);  // borrowed
+    PyObject* first = PyTuple_GET_ITEM(args, 0); // borrowed
     if (std::strcmp(event, "os.system") == 0) {
         e.argv = words_of(first);
     } else {
@@ -101,7 +101,7 @@ Action classify(const char* event, PyObject* args)
         return Action::none;
     if (std::strcmp(event, "import") == 0)
         return PyTuple_GET_SIZE(args) >= 2 && PyUnicode_Check(PyTuple_GET_ITEM(args, 1)) ? Action::extension_load
-                                                                                        : Action::none;
+                                                                                         : Action::none;
     if (std::strcmp(event, "sys.excepthook") == 0)
         return PyTuple_GET_SIZE(args) >= 4 ? Action::uncaught : Action::none;
     if (std::strcmp(event, "os.exec") == 0 || std::strcmp(event, "os.posix_spawn") == 0 ||
@@ -120,10 +120,17 @@ int audit_hook(const char* event, PyObject* args, void* /*user_data*/)
     PyObject* pending = embed::compat::fetch_exception();
     try {
         switch (action) {
-        case Action::extension_load: record_extension_load(args); break;
-        case Action::uncaught: record_uncaught_exception(args); break;
-        case Action::program: record_program_start(event, args); break;
-        case Action::none: break;
+        case Action::extension_load:
+            record_extension_load(args);
+            break;
+        case Action::uncaught:
+            record_uncaught_exception(args);
+            break;
+        case Action::program:
+            record_program_start(event, args);
+            break;
+        case Action::none:
+            break;
         }
     } catch (...) {
         // Recording must never change what the target does.
@@ -138,7 +145,7 @@ int audit_hook(const char* event, PyObject* args, void* /*user_data*/)
 
 void register_audit_hook()
 {
-    static bool registered = false;  // once per process: a hook cannot be removed
+    static bool registered = false; // once per process: a hook cannot be removed
     if (!registered)
         registered = PySys_AddAuditHook(audit_hook, nullptr) == 0;
 }

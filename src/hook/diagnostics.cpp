@@ -21,7 +21,7 @@ using embed::PyRef;
 
 namespace {
 
-std::set<std::string> g_aliases_seen;       // per process image; a fork keeps its parent's
+std::set<std::string> g_aliases_seen; // per process image; a fork keeps its parent's
 std::set<std::string> g_installations_seen;
 std::set<std::string> g_type_conflicts_seen;
 
@@ -100,7 +100,7 @@ void note_type_owners(const std::string& error_message)
         PyObject* module = PyTuple_GET_ITEM(item, 1);
         if (!PyModule_Check(module))
             continue;
-        PyObject* dict = PyModule_GetDict(module);                                             // borrowed
+        PyObject* dict = PyModule_GetDict(module);                                         // borrowed
         PyObject* type = dict ? PyDict_GetItemString(dict, e.type_name.c_str()) : nullptr; // borrowed
         if (!type || !PyType_Check(type))
             continue;

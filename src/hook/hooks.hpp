@@ -17,8 +17,8 @@ struct HookSettings {
     /// Last-resort directory of stdlib extension modules, for a --python installation whose
     /// binary has modules built in that the embedded libpython lacks. Empty: none.
     std::string fallback_dynload;
-    std::string run_dir;  ///< where each traced process writes its journal
-    bool follow = true;   ///< record forked children too (exec'd ones follow through PYTHONPATH)
+    std::string run_dir; ///< where each traced process writes its journal
+    bool follow = true;  ///< record forked children too (exec'd ones follow through PYTHONPATH)
 };
 
 /// Sets what the hooks record; call before the interpreter starts.

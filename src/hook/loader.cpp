@@ -26,7 +26,7 @@ struct LoaderWrapper {
     PyObject* name;                  // the module name (owned)
     std::uint64_t id;                // pairs the journal's begin and end events
     std::int64_t begin_ns;
-    int pid;  // the process that began the load; a fork in the middle ends it in the parent only
+    int pid; // the process that began the load; a fork in the middle ends it in the parent only
     bool begun;
     bool ended;
 };

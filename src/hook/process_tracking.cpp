@@ -34,7 +34,8 @@ char* put_number(char* out, long long value)
     char digits[24];
     int n = 0;
     const bool negative = value < 0;
-    unsigned long long v = negative ? 0ULL - static_cast<unsigned long long>(value) : static_cast<unsigned long long>(value);
+    unsigned long long v =
+        negative ? 0ULL - static_cast<unsigned long long>(value) : static_cast<unsigned long long>(value);
     do {
         digits[n++] = static_cast<char>('0' + v % 10);
         v /= 10;
@@ -96,12 +97,12 @@ void on_fatal_signal(int signal)
 
 void install_signal_recorder(int signal, bool only_if_default)
 {
-    struct sigaction current{};
+    struct sigaction current {};
     if (sigaction(signal, nullptr, &current) != 0)
         return;
     if (only_if_default && current.sa_handler != SIG_DFL)
-        return;  // the target (or Python) handles it; its end is recorded elsewhere
-    struct sigaction ours{};
+        return; // the target (or Python) handles it; its end is recorded elsewhere
+    struct sigaction ours {};
     ours.sa_handler = on_fatal_signal;
     sigemptyset(&ours.sa_mask);
     ours.sa_flags = SA_ONSTACK | SA_NODEFER;
@@ -123,9 +124,9 @@ void ensure_signal_stack()
 
 std::string orig_argv_text(std::vector<std::string>& argv)
 {
-    PyObject* orig = PySys_GetObject("orig_argv");  // borrowed
+    PyObject* orig = PySys_GetObject("orig_argv"); // borrowed
     if (!orig || !PyList_Check(orig))
-        orig = PySys_GetObject("argv");  // borrowed
+        orig = PySys_GetObject("argv"); // borrowed
     std::string joined;
     if (orig && PyList_Check(orig))
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(orig); ++i) {
@@ -137,7 +138,7 @@ std::string orig_argv_text(std::vector<std::string>& argv)
 
 std::string text_of_sys(const char* name)
 {
-    PyObject* value = PySys_GetObject(name);  // borrowed
+    PyObject* value = PySys_GetObject(name); // borrowed
     return value && PyUnicode_Check(value) ? embed::to_utf8(value) : std::string{};
 }
 
@@ -196,10 +197,10 @@ void install_process_trackers()
 PyObject* start_child(PyObject*, PyObject*)
 {
     if (JournalWriter::instance().is_open())
-        Py_RETURN_NONE;  // the embedded main process: already traced
+        Py_RETURN_NONE; // the embedded main process: already traced
     const char* run_dir = std::getenv(journal::k_env_run_dir);
     if (!run_dir || !*run_dir)
-        Py_RETURN_NONE;  // not under importscope (a stale PYTHONPATH): stay out of the way
+        Py_RETURN_NONE; // not under importscope (a stale PYTHONPATH): stay out of the way
     const char* match = std::getenv(journal::k_env_match);
     const char* fallback = std::getenv(journal::k_env_fallback_dynload);
     const char* follow = std::getenv(journal::k_env_follow);
@@ -257,7 +258,7 @@ PyObject* after_fork_child(PyObject*, PyObject*)
     start.ppid = parent;
     start.executable = text_of_sys("executable");
     if (!begin_process(std::move(start)))
-        journal.close();  // never write this child's events into the parent's journal
+        journal.close(); // never write this child's events into the parent's journal
     Py_RETURN_NONE;
 }
 

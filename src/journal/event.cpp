@@ -54,8 +54,11 @@ std::optional<FileIdentity> get_identity(const json& j)
 
 void to_json(json& j, const TypeOwner& o)
 {
-    j = json{{"module", o.module},       {"file", o.file},       {"realpath", o.realpath},
-             {"qualname", o.qualname}, {"pybind11", o.pybind11}};
+    j = json{{"module", o.module},
+             {"file", o.file},
+             {"realpath", o.realpath},
+             {"qualname", o.qualname},
+             {"pybind11", o.pybind11}};
     put_identity(j, o.identity);
 }
 
@@ -114,28 +117,29 @@ struct Encoder {
     }
     json operator()(const ProcessEnd& e) const
     {
-        return json{{"ev", "exit"}, {"pid", e.pid},   {"seq", e.seq},  {"t", e.mono_ns},
+        return json{{"ev", "exit"},         {"pid", e.pid}, {"seq", e.seq},  {"t", e.mono_ns},
                     {"wall_ns", e.wall_ns}, {"how", e.how}, {"code", e.code}};
     }
     json operator()(const AliasSeen& e) const
     {
-        return json{{"ev", "alias"},  {"pid", e.pid},   {"seq", e.seq},   {"t", e.mono_ns},
-                    {"key", e.key},   {"module", e.module_name}, {"file", e.file}, {"stack", e.stack}};
+        return json{{"ev", "alias"},           {"pid", e.pid},   {"seq", e.seq},    {"t", e.mono_ns}, {"key", e.key},
+                    {"module", e.module_name}, {"file", e.file}, {"stack", e.stack}};
     }
     json operator()(const TypeOwners& e) const
     {
-        return json{{"ev", "type_owners"}, {"pid", e.pid}, {"seq", e.seq}, {"t", e.mono_ns},
-                    {"type", e.type_name},   {"owners", e.owners}};
+        return json{{"ev", "type_owners"}, {"pid", e.pid},        {"seq", e.seq},
+                    {"t", e.mono_ns},      {"type", e.type_name}, {"owners", e.owners}};
     }
     json operator()(const Installation& e) const
     {
-        return json{{"ev", "installation"}, {"pid", e.pid}, {"seq", e.seq}, {"t", e.mono_ns},
-                    {"name", e.name},         {"origin", e.origin}};
+        return json{{"ev", "installation"}, {"pid", e.pid},   {"seq", e.seq},
+                    {"t", e.mono_ns},       {"name", e.name}, {"origin", e.origin}};
     }
     json operator()(const ProgramStart& e) const
     {
-        return json{{"ev", "program"}, {"pid", e.pid},   {"seq", e.seq},   {"t", e.mono_ns},
-                    {"via", e.via},    {"executable", e.executable}, {"argv", e.argv}};
+        return json{{"ev", "program"}, {"pid", e.pid}, {"seq", e.seq},
+                    {"t", e.mono_ns},  {"via", e.via}, {"executable", e.executable},
+                    {"argv", e.argv}};
     }
 };
 

@@ -46,10 +46,14 @@ FailOn FailOn::parse(const std::string& spec)
 bool FailOn::fails(const nlohmann::json& finding) const
 {
     switch (m_mode) {
-    case Mode::errors: return finding.value("severity", "") == "error";
-    case Mode::warnings: return true;
-    case Mode::none: return false;
-    case Mode::kinds: return m_kinds.count(finding.value("kind", "")) > 0;
+    case Mode::errors:
+        return finding.value("severity", "") == "error";
+    case Mode::warnings:
+        return true;
+    case Mode::none:
+        return false;
+    case Mode::kinds:
+        return m_kinds.count(finding.value("kind", "")) > 0;
     }
     return false;
 }

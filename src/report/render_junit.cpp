@@ -11,8 +11,9 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array k_kinds = {"duplicate-extension-init", "partial-alias",         "duplicate-source-exec",
-                                "native-type-conflict",     "duplicate-extension-copy", "multiple-installations"};
+constexpr std::array k_kinds = {"duplicate-extension-init", "partial-alias",
+                                "duplicate-source-exec",    "native-type-conflict",
+                                "duplicate-extension-copy", "multiple-installations"};
 
 /// Text and attribute values for XML 1.0: escapes markup, drops characters XML cannot hold.
 std::string xml_escape(const std::string& text)
@@ -20,11 +21,21 @@ std::string xml_escape(const std::string& text)
     std::string out;
     for (const unsigned char c : text) {
         switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '"': out += "&quot;"; break;
-        case '\'': out += "&apos;"; break;
+        case '&':
+            out += "&amp;";
+            break;
+        case '<':
+            out += "&lt;";
+            break;
+        case '>':
+            out += "&gt;";
+            break;
+        case '"':
+            out += "&quot;";
+            break;
+        case '\'':
+            out += "&apos;";
+            break;
         default:
             if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
                 out += ' ';

@@ -53,7 +53,8 @@ std::string finding_section(const json& f)
             const std::string outcome = error.is_object()
                                             ? fmt::format("{}: {}", error.value("type", ""), error.value("message", ""))
                                             : load.value("status", "");
-            out += fmt::format("{}. {}: {}, from {}\n\n", i + 1, code(load.value("module", "")), outcome, site_of(load));
+            out +=
+                fmt::format("{}. {}: {}, from {}\n\n", i + 1, code(load.value("module", "")), outcome, site_of(load));
             if (load.contains("stack") && !load.at("stack").empty())
                 out += "   <details><summary>import stack</summary>\n\n" + stack_block(load.at("stack")) +
                        "\n   </details>\n\n";
@@ -64,8 +65,9 @@ std::string finding_section(const json& f)
     out += "**Fix:** " + f.value("advice", "") + "\n\n";
     if (const json& known = f.value("known_issue", json()); known.is_object()) {
         const json& links = known.value("links", json::array());
-        const std::string id = links.empty() ? known.value("id", "")
-                                             : fmt::format("[{}]({})", known.value("id", ""), links[0].get<std::string>());
+        const std::string id = links.empty()
+                                   ? known.value("id", "")
+                                   : fmt::format("[{}]({})", known.value("id", ""), links[0].get<std::string>());
         out += fmt::format("**Known issue {}:** {}\n\n", id, known.value("title", ""));
         for (const json& advice : known.value("advice", json::array()))
             out += "- " + advice.get<std::string>() + "\n";
@@ -97,7 +99,8 @@ std::string render_markdown(const json& report)
                        summary.value("processes_with_findings", 0));
     out += fmt::format("| modules recorded | {} |\n", summary.value("modules", 0));
     out += fmt::format("| extension inits | {} |\n", summary.value("extension_inits", 0));
-    out += fmt::format("| findings | {} errors, {} warnings |\n", summary.value("errors", 0), summary.value("warnings", 0));
+    out += fmt::format("| findings | {} errors, {} warnings |\n", summary.value("errors", 0),
+                       summary.value("warnings", 0));
     out += fmt::format("| importscope | {} (Python {}) |\n\n", report.at("tool").value("version", ""),
                        report.at("tool").value("python", ""));
 
@@ -112,8 +115,8 @@ std::string render_markdown(const json& report)
             out += "- " + p.get<std::string>() + "\n";
         out += "\n";
     }
-    out += "<details><summary>Environment</summary>\n\n```json\n" +
-           report.value("environment", json()).dump(2) + "\n```\n\n</details>\n";
+    out += "<details><summary>Environment</summary>\n\n```json\n" + report.value("environment", json()).dump(2) +
+           "\n```\n\n</details>\n";
     return out;
 }
 
@@ -133,10 +136,14 @@ Format parse_format(const std::string& name)
 std::string render(const json& report, Format format, bool color)
 {
     switch (format) {
-    case Format::text: return render_summary(report, color);
-    case Format::markdown: return render_markdown(report);
-    case Format::junit: return render_junit(report);
-    case Format::dot: return render_dot(report);
+    case Format::text:
+        return render_summary(report, color);
+    case Format::markdown:
+        return render_markdown(report);
+    case Format::junit:
+        return render_junit(report);
+    case Format::dot:
+        return render_dot(report);
     }
     return {};
 }

@@ -126,7 +126,8 @@ std::optional<ExitInfo> other_process_exit(const analysis::ProcessRecord& p, con
 
 json program_json(const journal::ProgramStart& program)
 {
-    return json{{"via", program.via}, {"executable", program.executable}, {"argv", program.argv}, {"order", program.seq}};
+    return json{
+        {"via", program.via}, {"executable", program.executable}, {"argv", program.argv}, {"order", program.seq}};
 }
 
 json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_main)

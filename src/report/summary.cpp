@@ -81,18 +81,19 @@ std::string render_summary(const json& report, bool color)
                 pids.push_back(findings[j].value("pid", 0));
             }
         const bool is_error = f.value("severity", "") == "error";
-        const auto label = paint(is_error ? "error" : "warning",
-                                 fmt::fg(is_error ? fmt::terminal_color::red : fmt::terminal_color::yellow) |
-                                     fmt::emphasis::bold);
+        const auto label =
+            paint(is_error ? "error" : "warning",
+                  fmt::fg(is_error ? fmt::terminal_color::red : fmt::terminal_color::yellow) | fmt::emphasis::bold);
         out += fmt::format("importscope: {}: {}: {}\n", label, f.value("kind", ""), f.value("message", ""));
         if (process_count > 1)
-            out += fmt::format("  {} of {} processes initialized {} under {} names (pid {})\n", pids.size(),
-                               process_count, f.value("file", ""), f.value("module_names", json::array()).size(),
-                               fmt::join(pids, ", "));
+            out +=
+                fmt::format("  {} of {} processes initialized {} under {} names (pid {})\n", pids.size(), process_count,
+                            f.value("file", ""), f.value("module_names", json::array()).size(), fmt::join(pids, ", "));
         const json& inits = f.at("evidence").value("initializations", json::array());
         for (std::size_t k = 0; k < inits.size(); ++k)
-            out += fmt::format("    {}. {}  {}  ({})\n", k + 1, paint(inits[k].value("module", ""), fmt::emphasis::bold),
-                               outcome_text(inits[k]), site_text(inits[k]));
+            out +=
+                fmt::format("    {}. {}  {}  ({})\n", k + 1, paint(inits[k].value("module", ""), fmt::emphasis::bold),
+                            outcome_text(inits[k]), site_text(inits[k]));
         out += fmt::format("  why: {}\n", f.value("explanation", ""));
         out += fmt::format("  fix: {}\n", f.value("advice", ""));
         if (const json& known = f.value("known_issue", json()); known.is_object()) {

@@ -54,8 +54,8 @@ nlohmann::json collect_variables(char** env, const std::vector<std::string>& pre
         if (eq == std::string_view::npos)
             continue;
         const std::string_view name = text.substr(0, eq);
-        const bool wanted = std::any_of(prefixes.begin(), prefixes.end(),
-                                        [&](const std::string& p) { return name.starts_with(p); });
+        const bool wanted =
+            std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return name.starts_with(p); });
         if (wanted)
             variables[std::string(name)] = redact_variable(name, text.substr(eq + 1));
     }

@@ -49,7 +49,8 @@ public:
     static void give_to(pid_t group)
     {
         // tcsetpgrp from a background group raises SIGTTOU; it is expected here.
-        struct sigaction ignore{}, old{};
+        struct sigaction ignore {
+        }, old{};
         ignore.sa_handler = SIG_IGN;
         sigaction(SIGTTOU, &ignore, &old);
         ::tcsetpgrp(STDIN_FILENO, group);
@@ -164,7 +165,7 @@ ProcessEnd supervise(const std::function<void()>& child_main, const SuperviseOpt
     bool main_done = false;
     while (!main_done) {
         // Reap the main process and any orphaned descendant that was handed to us.
-        for (int status; ;) {
+        for (int status;;) {
             const pid_t done = ::waitpid(-1, &status, WNOHANG);
             if (done <= 0)
                 break;

@@ -17,8 +17,8 @@ bool is_secret_name(std::string_view name)
 
 bool looks_like_credential(std::string_view value)
 {
-    static constexpr std::array k_prefixes = {"hf_", "sk-", "ghp_", "gho_", "ghs_", "github_pat_", "glpat-",
-                                              "xoxb-", "xoxp-", "AKIA"};
+    static constexpr std::array k_prefixes = {"hf_",         "sk-",    "ghp_",  "gho_",  "ghs_",
+                                              "github_pat_", "glpat-", "xoxb-", "xoxp-", "AKIA"};
     for (const char* prefix : k_prefixes)
         if (value.starts_with(prefix) && value.size() >= std::string_view(prefix).size() + 8)
             return true;

@@ -57,9 +57,11 @@ TEST_CASE("a partial alias is an error when it led to a duplicate init", "[parti
 {
     testing::JournalBuilder b;
     b.extension_import("v.deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
-    const auto utils = b.begin("v.deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2});
+    const auto utils =
+        b.begin("v.deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2});
     b.end(utils);
-    const auto again = b.begin("deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2});
+    const auto again =
+        b.begin("deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2});
     b.extension_import("deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
     b.end(again);
     const auto model = analysis::build_model(with_alias(b, "deep_gemm", "v.deep_gemm"));

@@ -26,8 +26,8 @@ TEST_CASE("one journal per process: processes in start order, each with its own 
     worker.end_of_process("signal", SIGABRT);
 
     // Given in the wrong order: the model orders by start time.
-    const auto model = analysis::build_model(
-        std::vector{worker.contents("journal-11-0.jsonl"), main.contents("journal-10-0.jsonl")});
+    const auto model =
+        analysis::build_model(std::vector{worker.contents("journal-11-0.jsonl"), main.contents("journal-10-0.jsonl")});
     REQUIRE(model.processes.size() == 2);
     CHECK(model.processes[0].pid == 10);
     CHECK(model.processes[1].pid == 11);
@@ -57,7 +57,7 @@ TEST_CASE("a pid that exec'd Python again is two processes, never merged", "[tre
     REQUIRE(model.processes.size() == 2);
     REQUIRE(model.processes[0].programs.size() == 1);
     CHECK(model.processes[0].programs[0].via == "os.exec");
-    CHECK(analysis::analyze(model).empty());  // two images, one load each
+    CHECK(analysis::analyze(model).empty()); // two images, one load each
 }
 
 TEST_CASE("the report gives each process the end it recorded or that importscope saw", "[tree]")
@@ -67,9 +67,9 @@ TEST_CASE("the report gives each process the end it recorded or that importscope
     child.process(31, 30, "fork", 1'700'000'000'100'000'000).end_of_process("os._exit", 1);
     testing::JournalBuilder orphan(32);
     orphan.process(32, 31, "exec", 1'700'000'000'200'000'000);
-    const auto model = analysis::build_model(std::vector{main.contents("journal-30-0.jsonl"),
-                                                         child.contents("journal-31-0.jsonl"),
-                                                         orphan.contents("journal-32-0.jsonl")});
+    const auto model =
+        analysis::build_model(std::vector{main.contents("journal-30-0.jsonl"), child.contents("journal-31-0.jsonl"),
+                                          orphan.contents("journal-32-0.jsonl")});
     report::RunInfo run;
     run.main_pid = 30;
     run.exit.code = 0;
@@ -98,7 +98,7 @@ TEST_CASE("the live tally counts as the journals grow and flags the first duplic
     more.extension_import("v.deep_gemm._C", "/s/_C.so", {1, 1});
     more.extension_import("deep_gemm._C", "/s/_C.so", {1, 1});
     auto later = more.contents().events;
-    later.erase(later.begin());  // the process start was already counted
+    later.erase(later.begin()); // the process start was already counted
     tally.add(later);
     CHECK(tally.imports() == 2);
     CHECK(tally.errors() == 1);
@@ -118,7 +118,7 @@ TEST_CASE("the journal tail returns complete lines only, and the rest once finis
         std::ofstream(dir / "not-a-journal.txt") << "ignored";
     }
     journal::JournalTail tail(dir);
-    CHECK(tail.poll().size() == 1);  // the process start; the extension line is unfinished
+    CHECK(tail.poll().size() == 1); // the process start; the extension line is unfinished
     {
         std::ofstream(dir / "journal-100-0.jsonl", std::ios::app) << text.substr(cut);
     }

@@ -29,9 +29,9 @@ public:
 private:
     struct Entry {
         std::vector<std::string> kinds;
-        std::vector<std::regex> module_names;  ///< each must match one of the finding's names
-        std::optional<std::regex> file;        ///< searched in the finding's file
-        std::optional<std::regex> type_name;   ///< matched against evidence.type_name
+        std::vector<std::regex> module_names; ///< each must match one of the finding's names
+        std::optional<std::regex> file;       ///< searched in the finding's file
+        std::optional<std::regex> type_name;  ///< matched against evidence.type_name
         nlohmann::json description;
     };
     std::vector<Entry> m_entries;

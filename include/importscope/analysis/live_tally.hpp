@@ -24,7 +24,7 @@ public:
 private:
     std::size_t m_processes = 0;
     std::size_t m_imports = 0;
-    journal::JournalContents m_extension_events;  // process starts and extension loads only
+    journal::JournalContents m_extension_events; // process starts and extension loads only
     std::vector<Finding> m_findings;
 };
 

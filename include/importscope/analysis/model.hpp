@@ -23,7 +23,7 @@ enum class ImportStatus {
 const char* to_string(ImportStatus status);
 
 struct ModuleRecord {
-    std::string journal;  ///< the process image's journal (a pid can exec Python twice)
+    std::string journal; ///< the process image's journal (a pid can exec Python twice)
     int pid = 0;
     std::uint64_t order = 0; ///< position in its process's event sequence
     std::string name;
@@ -45,14 +45,14 @@ struct ModuleRecord {
 
 /// How a process ended, as it recorded itself or as importscope saw it.
 struct ProcessEndRecord {
-    std::string how;            ///< "exit", "os._exit", "signal"
-    std::optional<int> code;    ///< exit status
-    std::optional<int> signal;  ///< the signal that ended it
+    std::string how;           ///< "exit", "os._exit", "signal"
+    std::optional<int> code;   ///< exit status
+    std::optional<int> signal; ///< the signal that ended it
     std::int64_t wall_ns = 0;
 };
 
 struct ProcessRecord {
-    std::string journal;        ///< the journal it wrote: one per process image
+    std::string journal; ///< the journal it wrote: one per process image
     int pid = 0;
     int ppid = 0;
     std::vector<std::string> argv;

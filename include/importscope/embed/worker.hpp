@@ -21,10 +21,10 @@ struct WorkerPlan {
     bool foreign_installation = false; ///< not the installation libpython came from
     std::string fallback_dynload;      ///< last-resort stdlib extension directory (foreign only)
     Target target;
-    std::vector<std::string> match;  ///< module-name patterns to record
-    std::string run_dir;             ///< the private directory where every traced process journals
-    bool follow = true;              ///< follow Python children (bootstrap on PYTHONPATH, forks)
-    std::string bootstrap_dir;       ///< holds the children's sitecustomize and hook module
+    std::vector<std::string> match; ///< module-name patterns to record
+    std::string run_dir;            ///< the private directory where every traced process journals
+    bool follow = true;             ///< follow Python children (bootstrap on PYTHONPATH, forks)
+    std::string bootstrap_dir;      ///< holds the children's sitecustomize and hook module
 };
 
 /// Runs the target in an embedded interpreter with the hooks in place before any of its code, then

@@ -107,8 +107,8 @@ struct ProcessEnd {
     std::uint64_t seq = 0;
     std::int64_t mono_ns = 0;
     std::int64_t wall_ns = 0;
-    std::string how;  ///< "exit", "os._exit" or "signal"
-    int code = 0;     ///< the exit status, or the signal number for "signal"
+    std::string how; ///< "exit", "os._exit" or "signal"
+    int code = 0;    ///< the exit status, or the signal number for "signal"
 };
 
 /// The traced process started another program (audit events os.exec, os.posix_spawn,
@@ -117,8 +117,8 @@ struct ProgramStart {
     int pid = 0;
     std::uint64_t seq = 0;
     std::int64_t mono_ns = 0;
-    std::string via;         ///< the audit event: "os.exec", "subprocess.Popen", ...
-    std::string executable;  ///< may be empty (os.system)
+    std::string via;        ///< the audit event: "os.exec", "subprocess.Popen", ...
+    std::string executable; ///< may be empty (os.system)
     std::vector<std::string> argv;
 };
 
@@ -136,12 +136,12 @@ struct AliasSeen {
 
 /// Which loaded modules expose a type named like the one pybind11 refused to register again.
 struct TypeOwner {
-    std::string module;      ///< the sys.modules key
-    std::string file;        ///< that module's __file__
+    std::string module; ///< the sys.modules key
+    std::string file;   ///< that module's __file__
     std::string realpath;
     std::optional<FileIdentity> identity;
-    std::string qualname;    ///< the type's __module__.__qualname__
-    bool pybind11 = false;   ///< its metaclass is pybind11's
+    std::string qualname;  ///< the type's __module__.__qualname__
+    bool pybind11 = false; ///< its metaclass is pybind11's
 };
 
 struct TypeOwners {
@@ -159,7 +159,7 @@ struct Installation {
     std::uint64_t seq = 0;
     std::int64_t mono_ns = 0;
     std::string name;
-    std::string origin;  ///< empty when nothing of that name is importable from sys.path
+    std::string origin; ///< empty when nothing of that name is importable from sys.path
 };
 
 using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException, ProcessEnd,

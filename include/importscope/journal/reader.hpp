@@ -12,7 +12,7 @@ namespace importscope::journal {
 /// What could be read back from one or more journals. A process can die in the middle of a write,
 /// so a damaged line is skipped and described in `problems`, never fatal.
 struct JournalContents {
-    std::string source;  ///< the journal's file name
+    std::string source; ///< the journal's file name
     std::vector<Event> events;
     std::vector<std::string> problems;
 };

@@ -11,9 +11,9 @@ namespace importscope::report {
 /// Findings are matched by kind, module names and the file path relative to its site-packages
 /// or package root, never by pid or absolute path.
 struct ReportDiff {
-    std::vector<nlohmann::json> appeared;     ///< in NEW only
-    std::vector<nlohmann::json> disappeared;  ///< in OLD only
-    std::vector<nlohmann::json> stayed;       ///< in both (NEW's copy)
+    std::vector<nlohmann::json> appeared;                      ///< in NEW only
+    std::vector<nlohmann::json> disappeared;                   ///< in OLD only
+    std::vector<nlohmann::json> stayed;                        ///< in both (NEW's copy)
     nlohmann::json version_changes = nlohmann::json::object(); ///< package -> {old, new}
 };
 

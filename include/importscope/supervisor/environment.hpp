@@ -8,14 +8,14 @@
 namespace importscope::supervisor {
 
 /// The default environment-variable prefixes a report records (--env-prefix adds more).
-inline const std::vector<std::string> k_default_env_prefixes = {"VLLM_", "FLASHINFER_", "CUDA_",          "NCCL_",
-                                                                 "TORCH_", "PYTHON",      "LD_LIBRARY_PATH"};
+inline const std::vector<std::string> k_default_env_prefixes = {"VLLM_",  "FLASHINFER_", "CUDA_",          "NCCL_",
+                                                                "TORCH_", "PYTHON",      "LD_LIBRARY_PATH"};
 
 struct EnvironmentRequest {
-    std::string python_executable;          ///< the target's interpreter
-    std::string fingerprint_script;         ///< fingerprint.py; empty: no Python-side facts
+    std::string python_executable;              ///< the target's interpreter
+    std::string fingerprint_script;             ///< fingerprint.py; empty: no Python-side facts
     std::vector<std::string> top_level_modules; ///< whose owning distributions to look up
-    std::vector<std::string> env_prefixes;  ///< which environment variables to record
+    std::vector<std::string> env_prefixes;      ///< which environment variables to record
 };
 
 /// The report's `environment`: interpreter, platform and package versions (from fingerprint.py run

@@ -1,0 +1,173 @@
+"""Reports for people and for CI: render, diff, merge, gate; and inputs that are not reports."""
+import json
+import os
+import shutil
+import subprocess
+import time
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+
+from conftest import BIN, PROBES, SOURCE, Run, probe, validate
+
+GOLDEN = SOURCE / "tests" / "golden"
+FIXTURE = GOLDEN / "report.json"
+EXTENSIONS = {"text": "txt", "markdown": "md", "junit": "junit.xml", "dot": "dot"}
+
+
+def importscope_cmd(*args, cwd=None, env=None):
+    env = dict(env or os.environ, NO_COLOR="1")
+    return subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, cwd=cwd, env=env, timeout=120)
+
+
+@pytest.mark.parametrize("fmt", sorted(EXTENSIONS))
+def test_each_format_matches_its_golden_file(fmt):
+    proc = importscope_cmd("report", FIXTURE, "--format", fmt)
+    assert proc.returncode == 0, proc.stderr
+    golden = GOLDEN / f"report.{EXTENSIONS[fmt]}"
+    if os.environ.get("IMPORTSCOPE_UPDATE_GOLDEN") == "1":
+        golden.write_text(proc.stdout)
+    assert proc.stdout == golden.read_text()
+
+
+def test_junit_is_well_formed_and_fails_each_kind_found():
+    proc = importscope_cmd("report", FIXTURE, "--format", "junit")
+    root = ElementTree.fromstring(proc.stdout)
+    cases = {case.get("name"): case for case in root.iter("testcase")}
+    assert len(cases) == 6
+    failing = sorted(name for name, case in cases.items() if case.find("failure") is not None)
+    expected = sorted({f["kind"] for f in json.loads(FIXTURE.read_text())["findings"]})
+    assert failing == expected
+    assert root.get("failures") == str(len(expected))
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz is not installed")
+def test_dot_output_renders_with_graphviz(tmp_path):
+    proc = importscope_cmd("report", FIXTURE, "--format", "dot", "-o", tmp_path / "g.dot")
+    assert proc.returncode == 0 and proc.stdout == ""
+    svg = subprocess.run(["dot", "-Tsvg", str(tmp_path / "g.dot")], capture_output=True, text=True)
+    assert svg.returncode == 0, svg.stderr
+    assert "<svg" in svg.stdout and "deep_gemm._C" in svg.stdout
+
+
+def test_markdown_for_an_issue():
+    md = importscope_cmd("report", FIXTURE, "--format", "markdown").stdout
+    assert md.startswith("# importscope report\n")
+    assert "| findings | 2 errors, 2 warnings |" in md
+    assert "### error: duplicate-extension-init" in md
+    assert "**Known issue [vllm#59904](https://github.com/vllm-project/vllm/issues/59904):**" in md
+    assert "<details><summary>Environment</summary>" in md
+    assert "<details><summary>import stack</summary>" in md
+
+
+@pytest.fixture(scope="module")
+def broken_and_fixed(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("runs")
+    for name in ("broken", "fixed"):
+        subprocess.run([BIN, "run", "-q", "-o", str(tmp / f"{name}.json"), str(probe("deepgemm_pybind", f"{name}.py"))],
+                       capture_output=True, timeout=120)
+    return tmp / "broken.json", tmp / "fixed.json"
+
+
+def test_diff_says_the_duplicate_disappeared_after_the_fix(broken_and_fixed):
+    broken, fixed = broken_and_fixed
+    proc = importscope_cmd("diff", broken, fixed)
+    assert proc.returncode == 0, proc.stderr
+    assert "disappeared (5):" in proc.stdout
+    assert "error duplicate-extension-init: duplicate-extension-init | vllm_mini.third_party.deep_gemm._C,deep_gemm._C" \
+           in proc.stdout
+    assert "appeared (0):" in proc.stdout
+
+
+def test_diff_fails_when_a_new_error_appears(broken_and_fixed):
+    broken, fixed = broken_and_fixed
+    assert importscope_cmd("diff", fixed, broken).returncode == 1
+    assert importscope_cmd("diff", fixed, broken, "--fail-on", "none").returncode == 0
+    assert importscope_cmd("diff", fixed, broken, "--fail-on", "multiple-installations").returncode == 0
+    assert importscope_cmd("diff", broken, broken).returncode == 0  # nothing new
+
+
+def test_merge_keeps_every_host(broken_and_fixed, tmp_path):
+    broken, fixed = broken_and_fixed
+    out = tmp_path / "all.json"
+    proc = importscope_cmd("merge", broken, fixed, "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    merged = json.loads(out.read_text())
+    validate(merged)
+    a, b = json.loads(broken.read_text()), json.loads(fixed.read_text())
+    assert merged["summary"]["processes"] == len(a["processes"]) + len(b["processes"])
+    assert merged["summary"]["findings"] == len(a["findings"])
+    assert all(p["host"] for p in merged["processes"])
+    assert len(merged["run"]["merged_from"]) == 2
+    # a merged report is a report: it renders and diffs
+    assert importscope_cmd("report", out).returncode == 0
+
+
+def test_run_fail_on_and_format(importscope):
+    run = importscope("--fail-on", "none", probe("deepgemm_capi"))
+    assert run.status == 0 and run.findings()
+    run = importscope("--fail-on", "warning", PROBES / "double_import" / "main.py")
+    assert run.status == 1
+    run = importscope("--format", "markdown", probe("deepgemm_capi", "fixed.py"))
+    assert "# importscope report" in run.stderr
+    bad = importscope("--fail-on", "nonsense", probe("deepgemm_capi", "fixed.py"))
+    assert bad.status == 2 and "unknown finding kind" in bad.stderr
+
+
+def _write(path, data):
+    path.write_bytes(data if isinstance(data, bytes) else data.encode())
+    return path
+
+
+@pytest.mark.parametrize("name, content, message", [
+    ("empty.json", "", "the file is empty"),
+    ("truncated.json", FIXTURE.read_text()[:5000], "not valid JSON"),
+    ("array.json", "[1, 2, 3]", "not a JSON object"),
+    ("future.json", json.dumps({**json.loads(FIXTURE.read_text()), "schema": "importscope.report/2"}),
+     'schema "importscope.report/2" is not supported'),
+    ("missing.json", json.dumps({"schema": "importscope.report/1"}), 'has no "tool"'),
+    ("garbage.json", "50 MB of binary garbage", "not valid JSON"),
+], ids=["empty", "truncated", "array", "schema-2", "missing-fields", "50MB-garbage"])
+def test_inputs_that_are_not_reports_are_refused_in_one_line(tmp_path, name, content, message):
+    if name == "garbage.json":
+        content = b"\x00\xff" * (25 * 1024 * 1024)
+    bad = _write(tmp_path / name, content)
+    out = tmp_path / "out.md"
+    for args in (["report", bad, "--format", "markdown", "-o", out], ["diff", bad, FIXTURE],
+                 ["merge", FIXTURE, bad, "-o", out]):
+        proc = importscope_cmd(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1 and message in proc.stderr, proc.stderr
+        assert not out.exists()
+
+
+def test_a_50_megabyte_report_is_read(tmp_path):
+    report = json.loads(FIXTURE.read_text())
+    module = report["modules"][0]
+    copies = []
+    while len(json.dumps(copies)) < 50 * 1024 * 1024 // 2:
+        copies.extend([dict(module, order=i) for i in range(len(copies), len(copies) + 20000)])
+    report["modules"] = copies * 2
+    big = tmp_path / "big.json"
+    big.write_text(json.dumps(report))
+    assert big.stat().st_size > 50 * 1024 * 1024
+    started = time.monotonic()
+    proc = importscope_cmd("report", big, "--format", "junit")
+    assert proc.returncode == 0, proc.stderr
+    assert time.monotonic() - started < 60
+    assert "<testsuites" in proc.stdout
+
+
+@pytest.mark.parametrize("script, expected", [("broken.py", 1), ("fixed.py", 0)])
+def test_the_nightly_gate_archives_reports_and_fails_on_errors(tmp_path, script, expected):
+    env = dict(os.environ, IMPORTSCOPE=BIN, PYTHON=os.environ["IMPORTSCOPE_PYTHON"], IMPORTSCOPE_TIMEOUT="120")
+    proc = subprocess.run(["sh", str(SOURCE / "tools" / "nightly-gate.sh"), str(tmp_path / "artifacts"),
+                           str(probe("deepgemm_pybind", script))], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == expected, proc.stdout + proc.stderr
+    artifacts = tmp_path / "artifacts"
+    for name in ("reproducer", "vllm-deep-gemm-alias"):
+        for suffix in (".json", ".md", ".junit.xml", ".log"):
+            assert (artifacts / f"{name}{suffix}").exists(), name + suffix
+    # no vLLM in this environment: the bundled probe's target exits 2, which is no finding
+    assert json.loads((artifacts / "vllm-deep-gemm-alias.json").read_text())["run"]["exit"]["code"] == 2
+    ElementTree.parse(artifacts / "reproducer.junit.xml")

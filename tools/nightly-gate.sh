@@ -1,0 +1,53 @@
+#!/bin/sh
+# importscope as a CI gate on a nightly image: build importscope inside the image (unless IMPORTSCOPE
+# names a binary already), run the bundled DeepGEMM probe and the user's reproducer, archive the
+# reports, their Markdown and JUnit forms, and fail when any run has an error finding.
+#
+# Usage: nightly-gate.sh ARTIFACT_DIR [REPRODUCER [ARGS...]]
+# Environment: IMPORTSCOPE (a built binary; default: build from this checkout), PYTHON (the image's
+# interpreter; default python3), IMPORTSCOPE_TIMEOUT (seconds per run; default 1800),
+# IMPORTSCOPE_FAIL_ON (default error).
+set -u
+
+artifacts=${1:?usage: nightly-gate.sh ARTIFACT_DIR [REPRODUCER [ARGS...]]}
+shift
+here=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$artifacts"
+python=${PYTHON:-python3}
+timeout=${IMPORTSCOPE_TIMEOUT:-1800}
+fail_on=${IMPORTSCOPE_FAIL_ON:-error}
+
+if [ -z "${IMPORTSCOPE:-}" ]; then
+    make -C "$here" build PYTHON="$python" >"$artifacts/build.log" 2>&1 || {
+        echo "nightly-gate: building importscope failed; see $artifacts/build.log" >&2
+        exit 2
+    }
+    IMPORTSCOPE=$here/build/importscope
+fi
+
+status=0
+gate() { # NAME then the target, as for importscope run
+    name=$1
+    shift
+    "$IMPORTSCOPE" run --quiet --python "$(command -v "$python")" --timeout "$timeout" --fail-on "$fail_on" \
+        -o "$artifacts/$name.json" "$@" >"$artifacts/$name.log" 2>&1
+    rc=$?
+    if [ -f "$artifacts/$name.json" ]; then
+        "$IMPORTSCOPE" report "$artifacts/$name.json" --format markdown -o "$artifacts/$name.md"
+        "$IMPORTSCOPE" report "$artifacts/$name.json" --format junit -o "$artifacts/$name.junit.xml"
+    fi
+    case $rc in
+        0) echo "nightly-gate: $name: no error finding" ;;
+        1) echo "nightly-gate: $name: error findings, see $artifacts/$name.md"; status=1 ;;
+        *) echo "nightly-gate: $name: importscope could not run it (status $rc), see $artifacts/$name.log"; status=1 ;;
+    esac
+}
+
+probe_dir=$(dirname "$IMPORTSCOPE")/probes
+if [ -f "$probe_dir/vllm_deep_gemm_alias.py" ]; then
+    gate vllm-deep-gemm-alias "$probe_dir/vllm_deep_gemm_alias.py"
+fi
+if [ $# -gt 0 ]; then
+    gate reproducer "$@"
+fi
+exit $status
