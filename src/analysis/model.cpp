@@ -140,6 +140,7 @@ public:
     }
 
     void operator()(const journal::ProgramStart& e) { process().programs.push_back(e); }
+    void operator()(const journal::Note& e) { m_model.problems.push_back(fmt::format("pid {}: {}", m_pid, e.text)); }
     void operator()(const journal::AliasSeen& e) { m_model.aliases.push_back({m_journal, m_pid, e}); }
     void operator()(const journal::TypeOwners& e) { m_model.type_owners.push_back({m_journal, m_pid, e}); }
     void operator()(const journal::Installation& e) { m_model.installations.push_back({m_journal, m_pid, e}); }

@@ -8,6 +8,7 @@
 #include "importscope/embed/worker.hpp"
 #include "importscope/journal/reader.hpp"
 #include "importscope/report/gate.hpp"
+#include "importscope/report/redact_paths.hpp"
 #include "importscope/report/render.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/report/summary.hpp"
@@ -30,6 +31,7 @@
 #include <set>
 #include <csignal>
 #include <cstdlib>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,6 +63,8 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
     run->add_flag("--stop-on-finding", options.stop_on_finding,
                   "End the process tree as soon as the first error finding is recorded, and write the report");
     run->add_flag("-q,--quiet", options.quiet, "No live status line on a terminal");
+    run->add_flag("--redact-paths", options.redact_paths,
+                  "Write the home directory as ~ and the user name as <user> everywhere in the report");
     run->add_option("--fail-on", options.fail_on,
                     "Which findings make the exit status 1: error, warning, none, or a comma list of kinds")
         ->capture_default_str();
@@ -148,6 +152,20 @@ report::ExitInfo to_exit_info(const supervisor::WaitStatus& status, const std::s
     exit.core_dumped = status.core_dumped;
     exit.how = how;
     return exit;
+}
+
+std::string home_directory()
+{
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return home;
+    const passwd* entry = ::getpwuid(::getuid());
+    return entry && entry->pw_dir ? entry->pw_dir : "";
+}
+
+std::string user_name()
+{
+    const passwd* entry = ::getpwuid(::getuid());
+    return entry && entry->pw_name ? entry->pw_name : "";
 }
 
 bool stderr_wants_color()
@@ -269,7 +287,9 @@ int run_run(const RunOptions& options)
                                             options.env_prefixes.end());
     info.environment = supervisor::collect_environment(environment_request);
 
-    const nlohmann::json report_json = report::build_report(info, model, findings);
+    nlohmann::json report_json = report::build_report(info, model, findings);
+    if (options.redact_paths)
+        report::redact_paths(report_json, home_directory(), user_name());
     try {
         write_file_atomically(options.output, report_json.dump(2) + "\n");
     } catch (const Error& e) {

@@ -17,6 +17,7 @@ struct RunOptions {
     bool no_follow = false;
     bool stop_on_finding = false;
     bool quiet = false;
+    bool redact_paths = false;  ///< replace the home directory and user name in every path
     std::string fail_on = "error";         ///< which findings make the exit status 1
     std::string format = "text";           ///< the form of the summary on stderr
     std::vector<std::string> env_prefixes; ///< --env-prefix: more environment variables to record

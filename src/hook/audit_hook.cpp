@@ -29,6 +29,18 @@ void record_extension_load(PyObject* args)
     e.identity = facts.identity;
     e.stack = capture_import_stack();
     journal.append(e);
+
+    // The audit hook cannot be removed; the finder can. Say so once, so that the report explains
+    // why later imports have no outcome.
+    static bool noted = false;
+    if (!noted && Py_IsInitialized() && !finder_present() && PySys_GetObject("meta_path")) {
+        noted = true;
+        journal::Note note;
+        journal.stamp(note);
+        note.text = "the import finder is no longer on sys.meta_path (the target removed or replaced it); "
+                    "later extension loads were seen by the audit hook only, without their outcome";
+        journal.append(note);
+    }
 }
 
 /// `sys.excepthook` (hook, type, value, traceback): an exception is about to be reported as

@@ -197,6 +197,17 @@ void install_finder()
     g_finder = finder.release();
 }
 
+bool finder_present()
+{
+    PyObject* meta_path = PySys_GetObject("meta_path"); // borrowed
+    if (!g_finder || !meta_path || !PyList_Check(meta_path))
+        return false;
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(meta_path); ++i)
+        if (PyList_GET_ITEM(meta_path, i) == g_finder)
+            return true;
+    return false;
+}
+
 void ensure_finder_first()
 {
     assert(PyGILState_Check());

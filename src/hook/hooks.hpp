@@ -45,6 +45,9 @@ bool ready_finder_type(PyObject* module);
 /// Puts the finder first on sys.meta_path. Needs the GIL; throws PythonError.
 void install_finder();
 
+/// Whether the installed finder is still on sys.meta_path. Needs the GIL.
+bool finder_present();
+
 /// Moves the finder back to the front of sys.meta_path if site or a .pth file inserted finders
 /// ahead of it, so that it sees every import of the target. Needs the GIL; throws PythonError.
 void ensure_finder_first();

@@ -135,6 +135,10 @@ struct Encoder {
         return json{{"ev", "installation"}, {"pid", e.pid},   {"seq", e.seq},
                     {"t", e.mono_ns},       {"name", e.name}, {"origin", e.origin}};
     }
+    json operator()(const Note& e) const
+    {
+        return json{{"ev", "note"}, {"pid", e.pid}, {"seq", e.seq}, {"t", e.mono_ns}, {"text", e.text}};
+    }
     json operator()(const ProgramStart& e) const
     {
         return json{{"ev", "program"}, {"pid", e.pid}, {"seq", e.seq},
@@ -245,6 +249,11 @@ Event decode_object(const json& j)
         auto e = stamped<Installation>(j);
         j.at("name").get_to(e.name);
         e.origin = j.value("origin", "");
+        return e;
+    }
+    if (tag == "note") {
+        auto e = stamped<Note>(j);
+        j.at("text").get_to(e.text);
         return e;
     }
     throw std::invalid_argument("unknown event \"" + tag + "\"");

@@ -162,8 +162,16 @@ struct Installation {
     std::string origin; ///< empty when nothing of that name is importable from sys.path
 };
 
+/// Something the hooks noticed that limits what the record shows (the finder was removed, say).
+struct Note {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::string text;
+};
+
 using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException, ProcessEnd,
-                           ProgramStart, AliasSeen, TypeOwners, Installation>;
+                           ProgramStart, AliasSeen, TypeOwners, Installation, Note>;
 
 /// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
 std::string encode(const Event& event);

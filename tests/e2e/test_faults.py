@@ -1,0 +1,146 @@
+"""The fault matrix: however the target misbehaves, the report is complete and schema-valid, ends
+the way plain python ends, and keeps every event up to the fault (docs/reliability.md)."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import pytest
+
+from conftest import BIN, PROBES, PYTHON, TARGETS, Run
+
+CAPI_SO = next((PROBES / "deepgemm_capi/vllm_mini/third_party/deep_gemm").glob("_C*.so"))
+
+
+def plain_python_status(args, cwd, env=None):
+    """What python itself returns for the same target: the ending importscope must report."""
+    return subprocess.run([PYTHON, *map(str, args)], cwd=cwd, capture_output=True, env=env, timeout=120).returncode
+
+
+def assert_same_ending(run, status):
+    if status < 0:
+        assert run.exit["signal"] == -status and run.exit["code"] is None, run.exit
+    else:
+        assert run.exit["code"] == status and run.exit["signal"] is None, run.exit
+
+
+@pytest.mark.parametrize("name, args", [
+    ("abort", [TARGETS / "abort.py"]),
+    ("segfault", [TARGETS / "segfault.py"]),
+    ("os_exit", [TARGETS / "os_exit.py"]),
+    ("system_exit_int", ["-c", "import sys; sys.exit(3)"]),
+    ("system_exit_str", ["-c", "import sys; sys.exit('fatal: bad config')"]),
+    ("system_exit_none", ["-c", "import sys; sys.exit(None)"]),
+    ("keyboard_interrupt", ["-c", "raise KeyboardInterrupt"]),
+    ("uncaught", [TARGETS / "uncaught.py"]),
+    ("closed_stdio", ["-c", "import os, json; os.close(1); os.close(2); import csv"]),
+    ("redirected_stdio", ["-c", "import os, sys; sys.stdout = open(os.devnull, 'w'); sys.stderr = sys.stdout; "
+                                "import csv; print('hidden'); raise SystemExit(7)"]),
+])
+def test_the_report_ends_the_way_python_ends(importscope, tmp_path, name, args):
+    run = importscope("--match", "csv", *args)
+    assert run.report is not None, run.stderr
+    assert_same_ending(run, plain_python_status(args, tmp_path))
+    assert run.report["processes"][0]["start_method"] == "main"
+    if name in ("closed_stdio", "redirected_stdio"):
+        assert [m["status"] for m in run.modules("csv")] == ["ok"]  # recorded before the end
+    if name == "keyboard_interrupt":
+        assert run.exit["exception"]["type"] == "KeyboardInterrupt"
+
+
+def test_abort_in_a_spawned_child(importscope):
+    run = importscope(TARGETS / "child_abort.py")
+    children = [p for p in run.report["processes"] if p["start_method"] == "spawn"]
+    ends = sorted((p["exit"]["signal_name"] or "", p["exit"]["code"] or 0) for p in children)
+    assert ends == [("", 0), ("SIGABRT", 0)]
+    assert "exit codes: [-6, 0]" in run.stdout
+    assert run.exit["code"] == 0
+
+
+def test_a_syntax_error_in_the_target(importscope, tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("def broken(:\n    pass\n")
+    run = importscope(bad)
+    assert run.exit["code"] == 1
+    assert run.exit["exception"]["type"] == "SyntaxError"
+
+
+def test_sigint_to_importscope_reaches_the_target(tmp_path):
+    report = tmp_path / "report.json"
+    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(report), str(TARGETS / "hang.py")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=30)
+    run = Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), report)
+    assert run.exit["forwarded_signal"] == "SIGINT"
+    assert run.exit["signal_name"] == "SIGINT"
+    assert run.exit["exception"]["type"] == "KeyboardInterrupt"  # python showed where it was
+
+
+@pytest.mark.parametrize("mode", ["clear", "reorder", "import_hook", "delete_module"])
+def test_tampering_with_the_import_system_does_not_hide_extension_loads(importscope, mode):
+    run = importscope(TARGETS / "meta_path_tamper.py", mode, CAPI_SO)
+    assert run.exit["code"] == 0, run.stderr
+    [finding] = run.findings("duplicate-extension-init")
+    assert finding["module_names"] == ["tampered_a._C", "tampered_b._C"]
+    removed_note = any("no longer on sys.meta_path" in p for p in run.report["problems"])
+    assert removed_note == (mode == "clear")
+
+
+def test_eight_threads_importing_at_once(importscope, tmp_path):
+    run = importscope(TARGETS / "thread_imports.py", tmp_path / "modules")
+    assert run.exit["code"] == 0, run.stderr
+    names = {m["name"] for m in run.report["modules"] if m["name"].startswith("deep_gemm_thread_")}
+    assert len(names) == 200
+    orders = [m["order"] for m in run.report["modules"]]
+    assert len(orders) == len(set(orders))  # one event sequence, no torn writes
+    assert run.report["problems"] == []
+
+
+def test_one_hundred_thousand_imports(importscope):
+    started = time.monotonic()
+    run = importscope(TARGETS / "many_imports.py", 100000, 100)
+    assert run.exit["code"] == 0, run.stderr
+    assert run.stdout.split()[0] == "100100"
+    assert len([m for m in run.report["modules"] if m["name"].startswith("deep_gemm_synthetic_")]) == 100
+    assert time.monotonic() - started < 120
+
+
+def test_module_names_and_paths_that_are_not_ascii(importscope, tmp_path):
+    package = tmp_path / "paquet_é"
+    (package / "deep_gemm_ünïcode").mkdir(parents=True)
+    (package / "deep_gemm_ünïcode" / "__init__.py").write_text("VALUE = 'ok'\n")
+    run = importscope("-c", f"import sys; sys.path.insert(0, {str(package)!r}); import deep_gemm_ünïcode")
+    assert run.exit["code"] == 0, run.stderr
+    [module] = run.modules("deep_gemm_ünïcode")
+    assert module["origin"] == str(package / "deep_gemm_ünïcode" / "__init__.py")
+    assert module["status"] == "ok"
+
+
+def test_redact_paths_removes_home_and_user(importscope, tmp_path):
+    home = tmp_path / "home" / "alice"
+    (home / "proj" / "deep_gemm_local").mkdir(parents=True)
+    (home / "proj" / "deep_gemm_local" / "__init__.py").write_text("")
+    env = dict(os.environ, HOME=str(home))
+    run = importscope("--redact-paths", "-c",
+                      f"import sys; sys.path.insert(0, {str(home / 'proj')!r}); import deep_gemm_local", env=env)
+    text = run.report_path.read_text()
+    assert str(home) not in text
+    assert run.modules("deep_gemm_local")[0]["origin"] == "~/proj/deep_gemm_local/__init__.py"
+
+
+def test_the_run_directory_is_private_and_gone_afterwards(tmp_path):
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    code = ("import os, stat, json\n"
+            "d = os.environ['IMPORTSCOPE_RUN_DIR']\n"
+            "print(json.dumps({'dir': oct(stat.S_IMODE(os.stat(d).st_mode)), "
+            "'files': sorted(oct(stat.S_IMODE(os.stat(os.path.join(d, f)).st_mode)) for f in os.listdir(d))}))\n")
+    proc = subprocess.run([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), "-c", code],
+                          capture_output=True, text=True, env=dict(os.environ, TMPDIR=str(tmpdir)), timeout=60)
+    seen = json.loads(proc.stdout)
+    assert seen["dir"] == "0o700"
+    assert set(seen["files"]) == {"0o600"}
+    assert list(tmpdir.iterdir()) == []  # removed after the report was written
