@@ -223,10 +223,14 @@ int run_run(const RunOptions& options)
     if (options.stop_on_finding || live.shows_status())
         supervise_options.on_tick = [&] { return live.update() && options.stop_on_finding; };
 
+    const std::string data_dir = find_data_dir();
+    supervisor::Fingerprint fingerprint(python.executable, data_dir.empty() ? "" : data_dir + "/fingerprint.py",
+                                        (run_dir.path() / "fingerprint.json").string());
     info.started_ns = wall_ns();
-    const supervisor::ProcessEnd end = supervisor::supervise([&] { embed::run_worker(plan); }, supervise_options);
+    supervisor::ProcessEnd end = supervisor::supervise([&] { embed::run_worker(plan); }, supervise_options);
     info.ended_ns = wall_ns();
     live.clear();
+    const nlohmann::json fingerprint_facts = fingerprint.finish(end.reaped);
 
     std::vector<journal::JournalContents> journals = journal::read_run_journals(run_dir.path());
     analysis::RunModel model = analysis::build_model(journals);
@@ -251,7 +255,6 @@ int run_run(const RunOptions& options)
             info.python_version = p.python_version;
 
     // Explain: content hashes of loaded extensions (once each), known issues, the environment.
-    const std::string data_dir = find_data_dir();
     std::optional<analysis::KnownIssueCatalogue> catalogue;
     if (!data_dir.empty()) {
         try {
@@ -273,19 +276,13 @@ int run_run(const RunOptions& options)
     analysis_options.known_issues = catalogue ? &*catalogue : nullptr;
     const std::vector<analysis::Finding> findings = analysis::analyze(model, analysis_options);
 
-    supervisor::EnvironmentRequest environment_request;
-    environment_request.python_executable = python.executable;
-    if (!data_dir.empty())
-        environment_request.fingerprint_script = data_dir + "/fingerprint.py";
     std::set<std::string> top_levels;
     for (const auto& m : model.modules)
-        if (top_levels.size() < 500)
-            top_levels.insert(m.name.substr(0, m.name.find('.')));
-    environment_request.top_level_modules.assign(top_levels.begin(), top_levels.end());
-    environment_request.env_prefixes = supervisor::k_default_env_prefixes;
-    environment_request.env_prefixes.insert(environment_request.env_prefixes.end(), options.env_prefixes.begin(),
-                                            options.env_prefixes.end());
-    info.environment = supervisor::collect_environment(environment_request);
+        top_levels.insert(m.name.substr(0, m.name.find('.')));
+    std::vector<std::string> env_prefixes = supervisor::k_default_env_prefixes;
+    env_prefixes.insert(env_prefixes.end(), options.env_prefixes.begin(), options.env_prefixes.end());
+    info.environment =
+        supervisor::collect_environment(fingerprint_facts, {top_levels.begin(), top_levels.end()}, env_prefixes);
 
     nlohmann::json report_json = report::build_report(info, model, findings);
     if (options.redact_paths)

@@ -3,8 +3,14 @@
 #include "importscope/util/redact.hpp"
 #include "importscope/util/run_program.hpp"
 
+#include "importscope/util/clock.hpp"
+
+#include <csignal>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern char** environ;
@@ -62,29 +68,82 @@ nlohmann::json collect_variables(char** env, const std::vector<std::string>& pre
     return variables;
 }
 
-nlohmann::json collect_environment(const EnvironmentRequest& request)
+Fingerprint::Fingerprint(const std::string& python_executable, const std::string& script,
+                         const std::string& output_path)
+    : m_output_path(output_path)
+{
+    if (script.empty())
+        return;
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        const int out = ::open(output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        const int devnull = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (out < 0 || devnull < 0)
+            ::_exit(127);
+        ::dup2(devnull, STDIN_FILENO);
+        ::dup2(out, STDOUT_FILENO);
+        ::dup2(devnull, STDERR_FILENO);
+        sigset_t none;
+        sigemptyset(&none);
+        ::sigprocmask(SIG_SETMASK, &none, nullptr);
+        ::setpgid(0, 0); // never part of the target's process group
+        ::execl(python_executable.c_str(), python_executable.c_str(), "-S", script.c_str(),
+                static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    m_pid = pid;
+}
+
+nlohmann::json Fingerprint::finish(std::map<int, WaitStatus>& reaped, double timeout_s)
+{
+    if (m_pid < 0)
+        return nullptr;
+    bool ok = false;
+    if (const auto it = reaped.find(m_pid); it != reaped.end()) {
+        ok = it->second.code == 0;
+        reaped.erase(it);
+    } else {
+        const std::int64_t deadline = monotonic_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
+        int status = 0;
+        pid_t done = 0;
+        while ((done = ::waitpid(m_pid, &status, WNOHANG)) == 0 && monotonic_ns() < deadline)
+            ::usleep(5'000);
+        if (done == 0) {
+            ::kill(m_pid, SIGKILL);
+            ::waitpid(m_pid, &status, 0);
+        }
+        ok = done == m_pid && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    }
+    m_pid = -1;
+    if (!ok)
+        return nullptr;
+    std::ifstream in(m_output_path);
+    const auto facts = nlohmann::json::parse(in, nullptr, false);
+    return facts.is_object() ? facts : nlohmann::json(nullptr);
+}
+
+nlohmann::json collect_environment(const nlohmann::json& fingerprint, const std::vector<std::string>& top_level_modules,
+                                   const std::vector<std::string>& env_prefixes)
 {
     nlohmann::json environment = {{"gpus", collect_gpus()},
-                                  {"variables", collect_variables(environ, request.env_prefixes)},
+                                  {"variables", collect_variables(environ, env_prefixes)},
                                   {"python", nullptr},
                                   {"platform", nullptr},
                                   {"machine", nullptr},
                                   {"libc", nullptr},
                                   {"packages", nlohmann::json::object()},
                                   {"distributions", nlohmann::json::object()}};
-    if (request.fingerprint_script.empty())
-        return environment;
-    std::vector<std::string> argv = {request.python_executable, "-S", request.fingerprint_script};
-    argv.insert(argv.end(), request.top_level_modules.begin(), request.top_level_modules.end());
-    const auto output = run_and_capture(argv, 60.0);
-    const auto facts = output ? nlohmann::json::parse(*output, nullptr, false) : nlohmann::json();
-    if (!facts.is_object()) {
-        environment["problem"] = "the environment fingerprint could not be taken with " + request.python_executable;
+    if (!fingerprint.is_object()) {
+        environment["problem"] = "the environment fingerprint could not be taken with the target's interpreter";
         return environment;
     }
-    for (const char* key : {"python", "platform", "machine", "libc", "packages", "distributions"})
-        if (facts.contains(key))
-            environment[key] = facts.at(key);
+    for (const char* key : {"python", "platform", "machine", "libc", "packages"})
+        if (fingerprint.contains(key))
+            environment[key] = fingerprint.at(key);
+    const nlohmann::json& owners = fingerprint.value("distributions", nlohmann::json::object());
+    for (const auto& module : top_level_modules)
+        if (owners.contains(module))
+            environment["distributions"][module] = owners.at(module);
     return environment;
 }
 

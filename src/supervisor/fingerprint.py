@@ -1,9 +1,11 @@
 """importscope's environment fingerprint, run by the supervisor after the target with the target's
 interpreter and environment (never inside the target).
 
-Usage: python -S fingerprint.py TOP_LEVEL_NAME...
+Usage: python -S fingerprint.py
 Prints one JSON object: the interpreter, the platform, the versions of the packages that matter for
-the double-initialization family, and the distributions that own the given top-level modules.
+the double-initialization family, and for every importable top-level module name the distributions
+that own it (the supervisor keeps those of the modules the run recorded). It runs while the target
+runs, so it is given nothing about the run.
 It runs with -S, so that no sitecustomize or .pth file of the environment executes for it, and it
 reads the *.dist-info / *.egg-info metadata on sys.path and site-packages directly (the first one
 found for a name wins, as with importlib.metadata) instead of importing importlib.metadata, which
@@ -76,11 +78,10 @@ def distributions():
 
 def main():
     sys.path.extend(p for p in [*site.getsitepackages(), site.getusersitepackages()] if p not in sys.path)
-    wanted = set(sys.argv[1:])
     versions, owners = {}, {}
     for name, version, info_dir in distributions():
         versions[normalize(name)] = version
-        for top in top_levels(info_dir) & wanted:
+        for top in top_levels(info_dir):
             owners.setdefault(top, []).append({"name": name, "version": version})
     try:
         libc = os.confstr("CS_GNU_LIBC_VERSION")

@@ -1,7 +1,10 @@
 #pragma once
 
+#include "importscope/supervisor/supervisor.hpp"
+
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,17 +14,28 @@ namespace importscope::supervisor {
 inline const std::vector<std::string> k_default_env_prefixes = {"VLLM_",  "FLASHINFER_", "CUDA_",          "NCCL_",
                                                                 "TORCH_", "PYTHON",      "LD_LIBRARY_PATH"};
 
-struct EnvironmentRequest {
-    std::string python_executable;              ///< the target's interpreter
-    std::string fingerprint_script;             ///< fingerprint.py; empty: no Python-side facts
-    std::vector<std::string> top_level_modules; ///< whose owning distributions to look up
-    std::vector<std::string> env_prefixes;      ///< which environment variables to record
+/// fingerprint.py running beside the target with the target's interpreter (python -S), its output
+/// going to a file in the run directory. Started before the target, so that it costs no wall time.
+class Fingerprint {
+public:
+    /// Starts it; an empty `script` starts nothing (the environment then has no Python-side facts).
+    Fingerprint(const std::string& python_executable, const std::string& script, const std::string& output_path);
+
+    /// Its facts once it is done: waits up to `timeout_s`, unless the supervisor (the subreaper)
+    /// already reaped it, in which case its entry in `reaped` is taken out. Null when it failed or
+    /// was not started.
+    nlohmann::json finish(std::map<int, WaitStatus>& reaped, double timeout_s = 30.0);
+
+private:
+    int m_pid = -1;
+    std::string m_output_path;
 };
 
-/// The report's `environment`: interpreter, platform and package versions (from fingerprint.py run
-/// with the target's interpreter after the run), GPU models when readable without initializing CUDA,
-/// and the environment variables with the given prefixes, secrets redacted.
-nlohmann::json collect_environment(const EnvironmentRequest& request);
+/// The report's `environment`: the fingerprint's facts (interpreter, platform, package versions,
+/// and the distributions owning the run's `top_level_modules`), GPU models when readable without
+/// initializing CUDA, and the environment variables with the given prefixes, secrets redacted.
+nlohmann::json collect_environment(const nlohmann::json& fingerprint, const std::vector<std::string>& top_level_modules,
+                                   const std::vector<std::string>& env_prefixes);
 
 /// Environment variables (from `environ`) whose names start with one of `prefixes`, redacted.
 nlohmann::json collect_variables(char** environ, const std::vector<std::string>& prefixes);
