@@ -1,0 +1,73 @@
+// How long a report takes to build from a large journal, and how much memory: 200,000 events
+// (100,000 recorded imports, begin and end) written as a journal file, then read, folded, analysed
+// and rendered as the supervisor does after a run.
+
+#include "importscope/analysis/finding.hpp"
+#include "importscope/analysis/model.hpp"
+#include "importscope/journal/reader.hpp"
+#include "importscope/report/report.hpp"
+#include "importscope/util/clock.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sys/resource.h>
+#include <unistd.h>
+
+using namespace importscope;
+
+int main(int argc, char** argv)
+{
+    const int imports = argc > 1 ? std::atoi(argv[1]) : 100'000;
+    std::string pattern = (std::filesystem::temp_directory_path() / "importscope-bench-XXXXXX").string();
+    const std::filesystem::path dir = ::mkdtemp(pattern.data());
+    const auto path = dir / "journal-1-0.jsonl";
+    {
+        std::ofstream out(path, std::ios::binary);
+        journal::ProcessStart start;
+        start.pid = 1;
+        start.start_method = "main";
+        out << journal::encode(start);
+        for (int i = 0; i < imports; ++i) {
+            journal::ImportBegin b;
+            b.pid = 1;
+            b.seq = 2 * static_cast<std::uint64_t>(i) + 1;
+            b.id = static_cast<std::uint64_t>(i) + 1;
+            b.name = fmt::format("pkg_{}.sub_{}.mod_{}", i / 1000, (i / 100) % 10, i);
+            b.kind = "source";
+            b.origin = fmt::format("/tree/pkg_{}/sub_{}/mod_{}.py", i / 1000, (i / 100) % 10, i);
+            b.realpath = b.origin;
+            b.identity = journal::FileIdentity{2049, static_cast<std::uint64_t>(i)};
+            b.loader = "_frozen_importlib_external.SourceFileLoader";
+            b.stack = {{"/tree/target.py", 4, "<module>", "__main__"}, {b.origin, 1, "<module>", b.name}};
+            out << journal::encode(b);
+            journal::ImportEnd e;
+            e.pid = 1;
+            e.seq = b.seq + 1;
+            e.id = b.id;
+            e.mono_ns = 1000;
+            out << journal::encode(e);
+        }
+    }
+    const auto size = std::filesystem::file_size(path);
+
+    const std::int64_t started = monotonic_ns();
+    const auto journals = journal::read_run_journals(dir);
+    const auto model = analysis::build_model(journals);
+    const auto findings = analysis::analyze(model);
+    report::RunInfo run;
+    run.main_pid = 1;
+    run.exit.code = 0;
+    const std::string text = report::build_report(run, model, findings).dump(2);
+    const double seconds = static_cast<double>(monotonic_ns() - started) / 1e9;
+
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    fmt::print("journal: {} events, {:.1f} MiB; report: {:.1f} MiB; built in {:.3f} s; peak RSS {:.0f} MiB\n",
+               2 * imports + 1, static_cast<double>(size) / (1 << 20), static_cast<double>(text.size()) / (1 << 20),
+               seconds, static_cast<double>(usage.ru_maxrss) / 1024);
+    std::filesystem::remove_all(dir);
+    return 0;
+}

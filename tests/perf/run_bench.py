@@ -1,0 +1,114 @@
+"""importscope's import benchmark: a synthetic tree of .py modules and C extensions, timed under
+plain python (the floor), importscope (default --match and --match '*'), python -X importtime,
+python -v and a pure-Python sys.meta_path recorder, in interleaved rounds (A B C ... A B C ...) so
+that drift on the machine cancels; ratios are taken round by round against plain python.
+
+Usage: run_bench.py BUILD_DIR IMPORTSCOPE PYTHON [--sizes 500,5000,50000] [--rounds N] [--out FILE]
+"""
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def run_once(command, env, stderr_path=None):
+    """Wall time and peak RSS (KiB) of one run, from wait4's rusage."""
+    stderr = open(stderr_path, "w") if stderr_path else subprocess.DEVNULL
+    started = time.perf_counter()
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
+    _, status, usage = os.wait4(proc.pid, 0)
+    elapsed = time.perf_counter() - started
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if stderr_path:
+        stderr.close()
+    if proc.returncode not in (0,):
+        raise SystemExit(f"benchmark command failed ({proc.returncode}): {' '.join(command)}")
+    return elapsed, usage.ru_maxrss
+
+
+def configurations(importscope, python, target, scratch):
+    base = dict(os.environ)
+    base.pop("PYTHONPATH", None)
+    ext_path = dict(base, PYTHONPATH=str(scratch["ext"]))
+    recorder = dict(ext_path, PYTHONPATH=f"{HERE / 'recorder_site'}:{scratch['ext']}",
+                    RECORDER_OUT=str(scratch["dir"] / "recorder.jsonl"))
+    report = str(scratch["dir"] / "report.json")
+    return [
+        ("python", [python, target], ext_path, None),
+        ("importscope", [importscope, "run", "-q", "--python", python, "-o", report, target], ext_path, None),
+        ("importscope --match '*'", [importscope, "run", "-q", "--match", "*", "--python", python, "-o", report,
+                                     target], ext_path, None),
+        ("python -X importtime", [python, "-X", "importtime", target], ext_path, scratch["dir"] / "importtime.txt"),
+        ("python -v", [python, "-v", target], ext_path, scratch["dir"] / "verbose.txt"),
+        ("pure-Python recorder", [python, target], recorder, None),
+    ]
+
+
+def measure(build, importscope, python, modules, rounds):
+    tree_dir = build / "perf" / f"tree-{modules}"
+    subprocess.run([python, str(HERE / "generate_tree.py"), str(tree_dir), str(modules)], check=True)
+    target = str(tree_dir / "target.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = {"dir": Path(tmp), "ext": build / "perf" / "ext"}
+        configs = configurations(importscope, python, target, scratch)
+        for name, command, env, err in configs:  # warm the page cache and the .pyc files
+            run_once(command, env, err)
+        times = {name: [] for name, *_ in configs}
+        rss = {name: [] for name, *_ in configs}
+        for _ in range(rounds):
+            for name, command, env, err in configs:
+                if name == "pure-Python recorder":
+                    (scratch["dir"] / "recorder.jsonl").unlink(missing_ok=True)
+                elapsed, peak = run_once(command, env, err)
+                times[name].append(elapsed)
+                rss[name].append(peak)
+        report_size = (scratch["dir"] / "report.json").stat().st_size
+    return times, rss, report_size
+
+
+def table(modules, times, rss, report_size):
+    floor = times["python"]
+    lines = [f"### {modules} modules (+ 20 C extensions)", "",
+             "| configuration | median s | min s | max s | ratio to python (median of per-round ratios) | peak RSS MiB |",
+             "|---|---|---|---|---|---|"]
+    for name, values in times.items():
+        ratios = [v / f for v, f in zip(values, floor)]
+        lines.append(f"| {name} | {statistics.median(values):.3f} | {min(values):.3f} | {max(values):.3f} | "
+                     f"{statistics.median(ratios):.3f} | {statistics.median(rss[name]) / 1024:.1f} |")
+    lines += ["", f"importscope's report for `--match '*'`: {report_size / 1024:.0f} KiB", ""]
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("build")
+    parser.add_argument("importscope")
+    parser.add_argument("python")
+    parser.add_argument("--sizes", default="500,5000,50000")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    build = Path(args.build).resolve()
+    version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"],
+                             capture_output=True, text=True).stdout.strip()
+    header = (f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; Python {version}; "
+              f"{time.strftime('%Y-%m-%d')}; {args.rounds} interleaved rounds after one warm-up run each.\n")
+    sections = [header]
+    for size in [int(s) for s in args.sizes.split(",")]:
+        rounds = args.rounds if size <= 5000 else max(3, args.rounds // 2)
+        times, rss, report_size = measure(build, args.importscope, args.python, size, rounds)
+        sections.append(table(size, times, rss, report_size))
+        print(sections[-1], flush=True)
+    if args.out:
+        Path(args.out).write_text("\n".join(sections))
+
+
+if __name__ == "__main__":
+    main()
