@@ -190,6 +190,15 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
         pids_with_findings.insert(f.pid);
     }
 
+    json aliases = json::array();
+    for (const auto& alias : model.aliases)
+        aliases.push_back({{"pid", alias.pid},
+                           {"key", alias.event.key},
+                           {"module", alias.event.module_name},
+                           {"file", alias.event.file},
+                           {"order", alias.event.seq},
+                           {"first_seen_at", alias.event.stack}});
+
     json exit = exit_json(run.exit);
     exit["exception"] = main_process ? optional_json(main_process->uncaught) : json(nullptr);
 
@@ -212,6 +221,7 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
         {"processes", processes},
         {"modules", modules},
         {"findings", finding_list},
+        {"aliases", aliases},
         {"problems", model.problems},
         {"environment", run.environment},
         {"summary",

@@ -25,6 +25,10 @@ def test_vllm_shaped_probe_is_explained_end_to_end(importscope):
     first_use = alias["evidence"]["alias_first_used_at"]
     assert first_use[-1]["file"].endswith("vllm_deep_gemm_alias.py")  # innermost last: the trigger
 
+    [alias_seen] = run.report["aliases"]
+    assert (alias_seen["key"], alias_seen["module"]) == ("deep_gemm", "vllm.third_party.deep_gemm")
+    assert alias_seen["first_seen_at"][-1]["file"].endswith("vllm_deep_gemm_alias.py")
+
     [duplicate] = run.findings("duplicate-extension-init")
     known = duplicate["known_issue"]
     assert known["id"] == "vllm#59904"

@@ -171,3 +171,7 @@ def test_the_nightly_gate_archives_reports_and_fails_on_errors(tmp_path, script,
     # no vLLM in this environment: the bundled probe's target exits 2, which is no finding
     assert json.loads((artifacts / "vllm-deep-gemm-alias.json").read_text())["run"]["exit"]["code"] == 2
     ElementTree.parse(artifacts / "reproducer.junit.xml")
+
+
+def test_the_golden_fixture_is_a_valid_report():
+    validate(json.loads(FIXTURE.read_text()))
