@@ -73,3 +73,15 @@ def probe(variant, script="broken.py"):
 
 
 SIGNALS = signal.Signals
+
+
+def run_then_signal(tmp_path, args, sig, ready):
+    """Starts `importscope run ARGS`, waits for the target to print `ready`, sends `sig` to
+    importscope itself, and returns the finished run."""
+    report = tmp_path / "report.json"
+    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(report), *map(str, args)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == ready
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=30)
+    return Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), report)

@@ -1,9 +1,8 @@
 """However the target ends, the report is complete and says how."""
 import signal
-import subprocess
 import time
 
-from conftest import BIN, PYTHON, TARGETS, Run
+from conftest import TARGETS, run_then_signal
 
 
 def test_sys_exit_code(importscope):
@@ -64,14 +63,7 @@ def test_timeout_ends_a_hung_target_and_shows_where_it_was(importscope):
 
 
 def test_sigterm_to_importscope_reaches_the_target_and_the_report_is_written(tmp_path):
-    report = tmp_path / "report.json"
-    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(report), str(TARGETS / "hang.py")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout.readline().strip() == "ready"
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=30)
-    proc.returncode  # importscope itself finished normally
-    run = Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), report)
-    assert run.status == 0, err
+    run = run_then_signal(tmp_path, [TARGETS / "hang.py"], signal.SIGTERM, "ready")
+    assert run.status == 0, run.stderr
     assert run.exit["signal"] == signal.SIGTERM
     assert run.exit["forwarded_signal"] == "SIGTERM"

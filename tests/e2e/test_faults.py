@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from conftest import BIN, PROBES, PYTHON, TARGETS, Run
+from conftest import BIN, PROBES, PYTHON, TARGETS, run_then_signal
 
 CAPI_SO = next((PROBES / "deepgemm_capi/vllm_mini/third_party/deep_gemm").glob("_C*.so"))
 
@@ -67,13 +67,7 @@ def test_a_syntax_error_in_the_target(importscope, tmp_path):
 
 
 def test_sigint_to_importscope_reaches_the_target(tmp_path):
-    report = tmp_path / "report.json"
-    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(report), str(TARGETS / "hang.py")],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout.readline().strip() == "ready"
-    proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=30)
-    run = Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), report)
+    run = run_then_signal(tmp_path, [TARGETS / "hang.py"], signal.SIGINT, "ready")
     assert run.exit["forwarded_signal"] == "SIGINT"
     assert run.exit["signal_name"] == "SIGINT"
     assert run.exit["exception"]["type"] == "KeyboardInterrupt"  # python showed where it was

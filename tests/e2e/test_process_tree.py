@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, PROBES, PYTHON, TARGETS, Run, probe
+from conftest import BIN, PROBES, PYTHON, TARGETS, probe, run_then_signal
 
 CAPI_SO = next((PROBES / "deepgemm_capi/vllm_mini/third_party/deep_gemm").glob("_C*.so"))
 
@@ -148,13 +148,7 @@ def test_timeout_ends_a_tree_with_a_hung_grandchild_and_leaves_no_orphan(imports
 
 def test_sigterm_reaches_the_whole_tree(tmp_path):
     marker = f"term-{uuid.uuid4().hex}"
-    report = tmp_path / "report.json"
-    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(report), str(TARGETS / "hung_tree.py"), marker],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout.readline().strip() == "grandchild hanging"
-    proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=30)
-    run = Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), report)
+    run = run_then_signal(tmp_path, [TARGETS / "hung_tree.py", marker], signal.SIGTERM, "grandchild hanging")
     assert run.exit["forwarded_signal"] == "SIGTERM"
     assert len(run.report["processes"]) == 3
     time.sleep(0.2)
