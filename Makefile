@@ -7,7 +7,7 @@ PYTHON_REAL := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/n
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test bench clean
+.PHONY: all deps configure build demo test bench fuzz clean
 
 all: build
 
@@ -34,6 +34,20 @@ test: build
 # The import benchmark (tests/perf): a few minutes on 2 cores; results in $(BUILD)/perf/results.md.
 bench: build
 	cmake --build $(BUILD) --target bench
+
+# The libFuzzer targets (clang), each run for FUZZ_SECONDS on a scratch copy of tests/fuzz/corpus.
+FUZZ_SECONDS ?= 60
+fuzz:
+	@sh tools/install-deps.sh clang libclang-rt-14-dev
+	CC=clang CXX=clang++ cmake -S . -B $(BUILD)-fuzz -DIMPORTSCOPE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(BUILD)-fuzz -j $(JOBS)
+	@for target in report_reader journal; do \
+	  corpus=$(BUILD)-fuzz/corpus-$$target; rm -rf $$corpus; mkdir -p $$corpus; \
+	  cp tests/fuzz/corpus/$${target%_reader}/* $$corpus/; \
+	  echo "== fuzz_$$target for $(FUZZ_SECONDS) s =="; \
+	  $(BUILD)-fuzz/tests/fuzz/fuzz_$$target -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -artifact_prefix=$(BUILD)-fuzz/crash-$$target- $$corpus || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD)

@@ -1,10 +1,11 @@
 #!/bin/sh
-# Installs the Debian packages that building and testing importscope need, skipping those present.
-# Runs apt-get through sudo when not root.
+# Installs the Debian packages that building and testing importscope need, skipping those present,
+# plus any packages named as arguments (make fuzz adds clang's). Runs apt-get through sudo when not
+# root.
 set -eu
 
 packages="cmake make g++ pkg-config python3 python3-dev libcli11-dev libfmt-dev nlohmann-json3-dev catch2 \
-pybind11-dev python3-pytest python3-jsonschema graphviz"
+pybind11-dev python3-pytest python3-jsonschema graphviz $*"
 
 missing=""
 for p in $packages; do

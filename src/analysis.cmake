@@ -1,0 +1,38 @@
+# The Python-free part of importscope (journal, analysis, report, util), also built alone for the
+# fuzzers (IMPORTSCOPE_FUZZ).
+configure_file(${PROJECT_SOURCE_DIR}/include/importscope/version.hpp.in
+               ${PROJECT_BINARY_DIR}/include/importscope/version.hpp @ONLY)
+
+# Journal, analysis and report: pure C++, no Python. Unit tests link only this.
+add_library(importscope_analysis STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/util/error.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/atomic_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/sha256.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/redact.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/reader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/run_layout.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/tail.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/model.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/duplicate_extension_init.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/analyze.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/live_tally.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/partial_alias.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/native_type_conflict.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/installations.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/known_issues.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/report_json.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/summary.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/reader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/render_markdown.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/render_junit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/render_dot.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/gate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/compare.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/redact_paths.cpp
+)
+target_include_directories(importscope_analysis PUBLIC
+  ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(importscope_analysis PUBLIC fmt::fmt nlohmann_json::nlohmann_json)
+

@@ -1,0 +1,27 @@
+// libFuzzer target: the journal parser and everything after it (model, analysis, report), which
+// read what crashed or hostile processes wrote. No input may crash them or throw.
+
+#include "importscope/analysis/finding.hpp"
+#include "importscope/analysis/model.hpp"
+#include "importscope/journal/reader.hpp"
+#include "importscope/report/report.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
+{
+    using namespace importscope;
+    journal::JournalContents contents;
+    contents.source = "journal-1-0.jsonl";
+    journal::parse_journal(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz", contents);
+    const auto model = analysis::build_model(contents);
+    analysis::AnalysisOptions options;
+    options.hash_file = [](const std::string& path) { return std::optional<std::string>(path.substr(0, 3)); };
+    const auto findings = analysis::analyze(model, options);
+    report::RunInfo run;
+    run.main_pid = 1;
+    (void)report::build_report(run, model, findings).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return 0;
+}
