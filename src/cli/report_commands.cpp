@@ -8,6 +8,7 @@
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,18 @@ bool stdout_wants_color()
 {
     const char* no_color = std::getenv("NO_COLOR");
     return ::isatty(STDOUT_FILENO) && !(no_color && *no_color);
+}
+
+/// A report that passed the reader's checks can still hold a value of an unexpected type deep
+/// inside; rendering it then fails in nlohmann. That is still "not a report", said in one line.
+template <typename Body>
+auto with_report_errors(const std::string& name, Body&& body)
+{
+    try {
+        return body();
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(fmt::format("{}: not an importscope report: {}", name, e.what()));
+    }
 }
 
 } // namespace
@@ -77,7 +90,10 @@ int run_report(const ReportOptions& options)
 {
     const report::Format format = report::parse_format(options.format);
     const auto document = report::read_report(options.input);
-    emit(options.output, report::render(document, format, options.output.empty() && stdout_wants_color()));
+    const std::string text = with_report_errors(options.input, [&] {
+        return report::render(document, format, options.output.empty() && stdout_wants_color());
+    });
+    emit(options.output, text);
     return static_cast<int>(ExitStatus::ok);
 }
 
@@ -86,7 +102,8 @@ int run_diff(const DiffOptions& options)
     const report::FailOn gate = report::FailOn::parse(options.fail_on);
     const auto before = report::read_report(options.old_report);
     const auto after = report::read_report(options.new_report);
-    const report::ReportDiff diff = report::diff_reports(before, after);
+    const report::ReportDiff diff = with_report_errors(options.old_report + " or " + options.new_report,
+                                                       [&] { return report::diff_reports(before, after); });
     emit(options.output, report::render_diff(diff));
     const bool fails =
         std::any_of(diff.appeared.begin(), diff.appeared.end(), [&](const nlohmann::json& f) { return gate.fails(f); });
@@ -99,7 +116,9 @@ int run_merge(const MergeOptions& options)
     for (const auto& input : options.inputs)
         reports.push_back(report::read_report(input));
     check_writable_destination(options.output);
-    write_file_atomically(options.output, report::merge_reports(reports).dump(2) + "\n");
+    const std::string text = with_report_errors(fmt::format("{}", fmt::join(options.inputs, ", ")),
+                                                [&] { return report::merge_reports(reports).dump(2) + "\n"; });
+    write_file_atomically(options.output, text);
     return static_cast<int>(ExitStatus::ok);
 }
 

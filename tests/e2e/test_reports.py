@@ -175,3 +175,14 @@ def test_the_nightly_gate_archives_reports_and_fails_on_errors(tmp_path, script,
 
 def test_the_golden_fixture_is_a_valid_report():
     validate(json.loads(FIXTURE.read_text()))
+
+
+def test_a_report_with_a_wrongly_typed_field_deep_inside_is_refused_in_one_line(tmp_path):
+    report = json.loads(FIXTURE.read_text())
+    report["findings"][0]["evidence"]["initializations"] = [5, "x"]
+    bad = _write(tmp_path / "odd.json", json.dumps(report))
+    proc = importscope_cmd("report", bad, "--format", "markdown", "-o", tmp_path / "out.md")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(f"importscope: error: {bad}: not an importscope report: ")
+    assert proc.stderr.count("\n") == 1
+    assert not (tmp_path / "out.md").exists()
