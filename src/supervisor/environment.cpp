@@ -3,13 +3,16 @@
 #include "importscope/util/redact.hpp"
 #include "importscope/util/run_program.hpp"
 
+#include "importscope/util/atomic_file.hpp"
 #include "importscope/util/clock.hpp"
+#include "importscope/util/sha256.hpp"
 
 #include <csignal>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +52,45 @@ nlohmann::json collect_gpus()
     return nullptr;
 }
 
+/// Where the fingerprint for this interpreter, PYTHONPATH and script version is cached; empty when
+/// there is no cache directory.
+std::string cache_path_for(const std::string& python_executable, const std::string& script)
+{
+    namespace fs = std::filesystem;
+    const char* xdg = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    fs::path dir = xdg && *xdg ? fs::path(xdg) : home && *home ? fs::path(home) / ".cache" : fs::path();
+    if (dir.empty())
+        return {};
+    std::error_code ec;
+    const auto script_time = fs::last_write_time(script, ec).time_since_epoch().count();
+    const char* pythonpath = std::getenv("PYTHONPATH");
+    const std::string key = fs::weakly_canonical(python_executable, ec).string() + '\0' +
+                            (pythonpath ? pythonpath : "") + '\0' + script + '\0' + std::to_string(script_time);
+    return (dir / "importscope" / ("fingerprint-" + sha256_hex(key).substr(0, 24) + ".json")).string();
+}
+
+/// The cached answer, if every directory it read still has the modification time it had.
+nlohmann::json still_valid(const std::string& cache_path)
+{
+    std::ifstream in(cache_path);
+    if (!in)
+        return nullptr;
+    const auto facts = nlohmann::json::parse(in, nullptr, false);
+    if (!facts.is_object() || !facts.contains("scanned") || !facts.at("scanned").is_array())
+        return nullptr;
+    for (const auto& entry : facts.at("scanned")) {
+        struct stat st{};
+        if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number_integer() ||
+            ::stat(entry[0].get<std::string>().c_str(), &st) != 0)
+            return nullptr;
+        const std::int64_t mtime = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+        if (mtime != entry[1].get<std::int64_t>())
+            return nullptr;
+    }
+    return facts;
+}
+
 } // namespace
 
 nlohmann::json collect_variables(char** env, const std::vector<std::string>& prefixes)
@@ -74,6 +116,9 @@ Fingerprint::Fingerprint(const std::string& python_executable, const std::string
 {
     if (script.empty())
         return;
+    m_cache_path = cache_path_for(python_executable, script);
+    if (!m_cache_path.empty() && (m_cached = still_valid(m_cache_path)).is_object())
+        return; // nothing to run
     const pid_t pid = ::fork();
     if (pid == 0) {
         const int out = ::open(output_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -96,6 +141,8 @@ Fingerprint::Fingerprint(const std::string& python_executable, const std::string
 
 nlohmann::json Fingerprint::finish(std::map<int, WaitStatus>& reaped, double timeout_s)
 {
+    if (m_cached.is_object())
+        return m_cached;
     if (m_pid < 0)
         return nullptr;
     bool ok = false;
@@ -119,7 +166,17 @@ nlohmann::json Fingerprint::finish(std::map<int, WaitStatus>& reaped, double tim
         return nullptr;
     std::ifstream in(m_output_path);
     const auto facts = nlohmann::json::parse(in, nullptr, false);
-    return facts.is_object() ? facts : nlohmann::json(nullptr);
+    if (!facts.is_object())
+        return nullptr;
+    if (!m_cache_path.empty()) {
+        try {
+            std::filesystem::create_directories(std::filesystem::path(m_cache_path).parent_path());
+            write_file_atomically(m_cache_path, facts.dump());
+        } catch (const std::exception&) {
+            // an unwritable cache only costs the next run the fingerprint
+        }
+    }
+    return facts;
 }
 
 nlohmann::json collect_environment(const nlohmann::json& fingerprint, const std::vector<std::string>& top_level_modules,

@@ -4,8 +4,9 @@ interpreter and environment (never inside the target).
 Usage: python -S fingerprint.py
 Prints one JSON object: the interpreter, the platform, the versions of the packages that matter for
 the double-initialization family, and for every importable top-level module name the distributions
-that own it (the supervisor keeps those of the modules the run recorded). It runs while the target
-runs, so it is given nothing about the run.
+that own it (the supervisor keeps those of the modules the run recorded), and the directories it
+read with their modification times, so that the supervisor can reuse the answer while none of
+them changes. It runs while the target runs, so it is given nothing about the run.
 It runs with -S, so that no sitecustomize or .pth file of the environment executes for it, and it
 reads the *.dist-info / *.egg-info metadata on sys.path and site-packages directly (the first one
 found for a name wins, as with importlib.metadata) instead of importing importlib.metadata, which
@@ -88,7 +89,14 @@ def main():
     except (ValueError, OSError, AttributeError):
         libc = None
     uname = os.uname()
+    scanned = []
+    for entry in sys.path:
+        try:
+            scanned.append([os.path.abspath(entry or "."), os.stat(entry or ".").st_mtime_ns])
+        except OSError:
+            pass
     print(json.dumps({
+        "scanned": scanned,
         "python": {
             "version": ".".join(map(str, sys.version_info[:3])),
             "implementation": sys.implementation.name.replace("cpython", "CPython"),

@@ -139,3 +139,24 @@ def test_a_clean_program_with_many_imports_gives_no_finding(importscope):
     assert run.status == 0, run.stderr
     assert run.findings() == [], [f["message"] for f in run.findings()]
     assert run.report["summary"]["modules"] > 150
+
+
+def test_the_fingerprint_is_cached_until_an_installation_changes(importscope, tmp_path):
+    site = tmp_path / "site"
+    (site / "vllm-1.0.dist-info").mkdir(parents=True)
+    (site / "vllm-1.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: vllm\nVersion: 1.0\n\n")
+    cache = tmp_path / "cache"
+    env = dict(os.environ, PYTHONPATH=str(site), XDG_CACHE_HOME=str(cache))
+    first = importscope("-c", "pass", env=env)
+    assert first.report["environment"]["packages"]["vllm"] == "1.0"
+    [cached] = list((cache / "importscope").iterdir())
+    written = cached.stat().st_mtime_ns
+
+    again = importscope("-c", "pass", env=env)
+    assert again.report["environment"] == first.report["environment"]
+    assert cached.stat().st_mtime_ns == written  # reused, not taken again
+
+    (site / "vllm-1.0.dist-info").rename(site / "vllm-2.0.dist-info")
+    (site / "vllm-2.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: vllm\nVersion: 2.0\n\n")
+    upgraded = importscope("-c", "pass", env=env)
+    assert upgraded.report["environment"]["packages"]["vllm"] == "2.0"

@@ -16,6 +16,9 @@ inline const std::vector<std::string> k_default_env_prefixes = {"VLLM_",  "FLASH
 
 /// fingerprint.py running beside the target with the target's interpreter (python -S), its output
 /// going to a file in the run directory. Started before the target, so that it costs no wall time.
+/// Its answer is cached per interpreter, PYTHONPATH and script (under $XDG_CACHE_HOME/importscope
+/// or ~/.cache/importscope) and reused without running Python while no directory it read has a
+/// new modification time.
 class Fingerprint {
 public:
     /// Starts it; an empty `script` starts nothing (the environment then has no Python-side facts).
@@ -29,6 +32,8 @@ public:
 private:
     int m_pid = -1;
     std::string m_output_path;
+    std::string m_cache_path;  ///< empty: no cache
+    nlohmann::json m_cached;   ///< a still valid cached answer, or null
 };
 
 /// The report's `environment`: the fingerprint's facts (interpreter, platform, package versions,
