@@ -1,21 +1,18 @@
 #include "importscope/supervisor/python_locator.hpp"
 
 #include "importscope/util/error.hpp"
+#include "importscope/util/run_program.hpp"
 #include "importscope/version.hpp"
 
 #include <fmt/format.h>
 
 #include <array>
-#include <cerrno>
 #include <climits>
-#include <fcntl.h>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace importscope::supervisor {
@@ -91,43 +88,17 @@ std::optional<std::pair<int, int>> version_from_files(const std::string& executa
 /// Runs the interpreter once to ask what it is: its sys.executable and version.
 std::pair<std::string, std::string> ask_interpreter(const std::string& path)
 {
-    int pipe_fds[2];
-    if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
-        throw system_error("pipe", errno);
-    const pid_t pid = ::fork();
-    if (pid < 0)
-        throw system_error("fork", errno);
-    if (pid == 0) {
-        ::dup2(pipe_fds[1], STDOUT_FILENO);
-        const int devnull = ::open("/dev/null", O_WRONLY);
-        if (devnull >= 0)
-            ::dup2(devnull, STDERR_FILENO);
-        const char* code = "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])";
-        ::execl(path.c_str(), path.c_str(), "-I", "-S", "-c", code, static_cast<char*>(nullptr));
-        ::_exit(127);
-    }
-    ::close(pipe_fds[1]);
-    std::string output;
-    char buffer[512];
-    for (ssize_t n; (n = ::read(pipe_fds[0], buffer, sizeof buffer)) != 0;) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0 || output.size() > 65536)
-            break;
-        output.append(buffer, static_cast<std::size_t>(n));
-    }
-    ::close(pipe_fds[0]);
-    int status = 0;
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    const auto newline = output.find('\n');
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || newline == std::string::npos)
+    const auto output = run_and_capture(
+        {path, "-I", "-S", "-c", "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])"},
+        30.0);
+    const auto newline = output ? output->find('\n') : std::string::npos;
+    if (newline == std::string::npos)
         throw Error(fmt::format("--python {} is not a working Python interpreter (it could not run "
                                 "\"import sys\"); name a python executable, e.g. --python /usr/bin/python3",
                                 path));
-    std::string version = output.substr(newline + 1);
+    std::string version = output->substr(newline + 1);
     version.erase(version.find_last_not_of("\r\n") + 1);
-    return {output.substr(0, newline), version};
+    return {output->substr(0, newline), version};
 }
 
 } // namespace
