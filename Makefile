@@ -7,7 +7,7 @@ PYTHON_REAL := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/n
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test bench fuzz clean
+.PHONY: all deps configure build demo test sanitize tidy bench fuzz clean
 
 all: build
 
@@ -31,6 +31,13 @@ demo: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
+# The whole test suite once more, everything built with AddressSanitizer and UndefinedBehaviorSanitizer.
+sanitize: deps
+	@test -n "$(PYTHON_REAL)" || { echo "importscope: $(PYTHON) does not run; set PYTHON=/path/to/python3" >&2; exit 1; }
+	cmake -S . -B $(BUILD)-sanitize -DPython3_EXECUTABLE=$(PYTHON_REAL) -DIMPORTSCOPE_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake --build $(BUILD)-sanitize -j $(JOBS)
+	cd $(BUILD)-sanitize && ctest --output-on-failure -j $(JOBS)
+
 # The import benchmark (tests/perf): a few minutes on 2 cores; results in $(BUILD)/perf/results.md.
 bench: build
 	cmake --build $(BUILD) --target bench
@@ -50,4 +57,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-fuzz

@@ -26,6 +26,8 @@ std::vector<Event> events_of(const journal::JournalContents& contents)
     return out;
 }
 
+// A temporary vector would leave the returned pointer dangling.
+const journal::ImportBegin* find_begin(const std::vector<journal::ImportBegin>&& begins, const std::string& name) = delete;
 const journal::ImportBegin* find_begin(const std::vector<journal::ImportBegin>& begins, const std::string& name)
 {
     for (const auto& b : begins)
@@ -85,7 +87,8 @@ TEST_CASE("an import that raises is recorded with the exception, which still rea
                               "else:\n    raise AssertionError('no error')\n"
                               "assert 'deep_gemm_c' not in sys.modules\n"));
     const auto contents = testing::recorded();
-    const auto* b = find_begin(events_of<journal::ImportBegin>(contents), "deep_gemm_c");
+    const auto begins = events_of<journal::ImportBegin>(contents);
+    const auto* b = find_begin(begins, "deep_gemm_c");
     REQUIRE(b);
     bool found = false;
     for (const auto& e : events_of<journal::ImportEnd>(contents))
@@ -121,7 +124,8 @@ TEST_CASE("every extension is recorded through the finder, whatever the pattern"
 {
     REQUIRE(testing::run_python("import _testcapi"));
     const auto contents = testing::recorded();
-    const auto* b = find_begin(events_of<journal::ImportBegin>(contents), "_testcapi");
+    const auto begins = events_of<journal::ImportBegin>(contents);
+    const auto* b = find_begin(begins, "_testcapi");
     REQUIRE(b);
     CHECK(b->kind == "extension");
     bool audited = false;
