@@ -34,9 +34,21 @@ test: build
 # The whole test suite once more, everything built with AddressSanitizer and UndefinedBehaviorSanitizer.
 sanitize: deps
 	@test -n "$(PYTHON_REAL)" || { echo "importscope: $(PYTHON) does not run; set PYTHON=/path/to/python3" >&2; exit 1; }
-	cmake -S . -B $(BUILD)-sanitize -DPython3_EXECUTABLE=$(PYTHON_REAL) -DIMPORTSCOPE_SANITIZE=ON $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD)-sanitize -DPython3_EXECUTABLE=$(PYTHON_REAL) -DIMPORTSCOPE_SANITIZE=ON \
+	  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_UNITY_BUILD=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD)-sanitize -j $(JOBS)
 	cd $(BUILD)-sanitize && ctest --output-on-failure -j $(JOBS)
+
+# clang-tidy (.clang-tidy) on every C++ file of src/ and tests/; any finding fails. It reads a unity
+# configuration, so that each library's headers are parsed once, not once per file (and its files
+# #include .cpp files, which bugprone-suspicious-include would flag).
+TIDY_BUILD = $(BUILD)-tidy
+tidy: deps
+	@sh tools/install-deps.sh clang-tidy-14
+	@test -n "$(PYTHON_REAL)" || { echo "importscope: $(PYTHON) does not run; set PYTHON=/path/to/python3" >&2; exit 1; }
+	cmake -S . -B $(TIDY_BUILD) -DPython3_EXECUTABLE=$(PYTHON_REAL) -DCMAKE_UNITY_BUILD=ON \
+	  -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 $(CMAKE_FLAGS) > /dev/null
+	run-clang-tidy-14 -p $(TIDY_BUILD) -quiet -j $(JOBS) -checks=-bugprone-suspicious-include '$(abspath $(TIDY_BUILD))/(src|tests)/.*\.cxx$$'
 
 # The import benchmark (tests/perf): a few minutes on 2 cores; results in $(BUILD)/perf/results.md.
 bench: build
@@ -57,4 +69,4 @@ fuzz:
 	done
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-tidy $(BUILD)-fuzz

@@ -20,7 +20,7 @@ FileKey file_key(const ModuleRecord& r)
 {
     if (r.identity)
         return {r.journal, r.pid, r.identity->dev, r.identity->ino, std::string{}};
-    return {r.journal, r.pid, 0, 0, r.realpath.empty() ? r.origin : r.realpath};
+    return {r.journal, r.pid, 0, 0, r.file()};
 }
 
 nlohmann::json describe_load(const ModuleRecord& r)
@@ -84,7 +84,7 @@ std::vector<Finding> find_duplicate_extension_inits(const RunModel& model)
         f.kind = "duplicate-extension-init";
         f.severity = Severity::error;
         f.pid = first.pid;
-        f.file = first.realpath.empty() ? first.origin : first.realpath;
+        f.file = first.file();
         for (const auto* r : loads)
             f.module_names.push_back(r->name);
         f.message = fmt::format("{} was initialized {} times in process {}, as {}", f.file, loads.size(), f.pid,

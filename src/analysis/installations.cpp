@@ -11,11 +11,6 @@ namespace importscope::analysis {
 
 namespace {
 
-const std::string& path_of(const ModuleRecord& r)
-{
-    return r.realpath.empty() ? r.origin : r.realpath;
-}
-
 /// "deep_gemm/_C.cpython-311-x86_64-linux-gnu.so": the file as its package sees it.
 std::string package_relative(const std::string& path)
 {
@@ -45,13 +40,13 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
     std::map<Group, std::vector<const ModuleRecord*>> groups;
     std::map<std::string, std::optional<std::string>> hashes; // once per file
     for (const auto& r : model.modules) {
-        if (!r.initialized_extension || path_of(r).empty())
+        if (!r.initialized_extension || r.file().empty())
             continue;
-        groups[{r.journal, r.pid, "path:" + package_relative(path_of(r))}].push_back(&r);
+        groups[{r.journal, r.pid, "path:" + package_relative(r.file())}].push_back(&r);
         if (hash_file) {
-            auto [it, inserted] = hashes.try_emplace(path_of(r));
+            auto [it, inserted] = hashes.try_emplace(r.file());
             if (inserted)
-                it->second = hash_file(path_of(r));
+                it->second = hash_file(r.file());
             if (it->second)
                 groups[{r.journal, r.pid, "sha256:" + *it->second}].push_back(&r);
         }
@@ -72,7 +67,7 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
         const auto& [group, loads] = *entry;
         std::set<std::string> files;
         for (const auto* r : loads)
-            files.insert(path_of(*r));
+            files.insert(r->file());
         if (files.size() < 2 || !reported.insert(files).second)
             continue;
         const bool by_content = std::get<2>(group).starts_with("sha256:");
@@ -83,11 +78,11 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
         f.kind = "duplicate-extension-copy";
         f.severity = all_live ? Severity::error : Severity::warning;
         f.pid = loads.front()->pid;
-        f.file = path_of(*loads.front());
+        f.file = loads.front()->file();
         nlohmann::json copies = nlohmann::json::array();
         for (const auto* r : loads) {
             f.module_names.push_back(r->name);
-            copies.push_back({{"module", r->name}, {"file", path_of(*r)}, {"status", to_string(r->status)}});
+            copies.push_back({{"module", r->name}, {"file", r->file()}, {"status", to_string(r->status)}});
         }
         f.message =
             fmt::format("{} copies of one extension are loaded in process {} ({}): {}", files.size(), f.pid,

@@ -10,19 +10,14 @@ namespace importscope::analysis {
 
 namespace {
 
-const std::string& path_of(const ModuleRecord& r)
-{
-    return r.realpath.empty() ? r.origin : r.realpath;
-}
-
 /// How the file of a module that already exposes the type relates to the file that failed.
 std::string relation(const ModuleRecord& failed, const journal::TypeOwner& owner, const FileHasher& hash_file)
 {
     if (failed.identity && owner.identity && *failed.identity == *owner.identity)
         return "same-file";
     const std::string owner_path = owner.realpath.empty() ? owner.file : owner.realpath;
-    if (hash_file && !owner_path.empty() && !path_of(failed).empty()) {
-        const auto a = hash_file(path_of(failed));
+    if (hash_file && !owner_path.empty() && !failed.file().empty()) {
+        const auto a = hash_file(failed.file());
         const auto b = hash_file(owner_path);
         if (a && b && *a == *b)
             return "copies";
@@ -97,7 +92,7 @@ std::vector<Finding> find_native_type_conflicts(const RunModel& model, const Fil
         f.severity = Severity::error;
         f.pid = r.pid;
         f.module_names = names;
-        f.file = path_of(r);
+        f.file = r.file();
         f.message = fmt::format("importing {} failed: pybind11 type \"{}\" is already registered", r.name, type_name);
         if (!owners.empty())
             f.message +=

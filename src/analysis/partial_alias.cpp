@@ -16,8 +16,8 @@ bool same_file(const ModuleRecord& a, const ModuleRecord& b)
 {
     if (a.identity && b.identity)
         return *a.identity == *b.identity;
-    const std::string& pa = a.realpath.empty() ? a.origin : a.realpath;
-    const std::string& pb = b.realpath.empty() ? b.origin : b.realpath;
+    const std::string& pa = a.file();
+    const std::string& pb = b.file();
     return !pa.empty() && pa == pb;
 }
 
@@ -43,7 +43,7 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
             names.push_back(r.name);
             twice.push_back({{"alias_name", r.name},
                              {"original_name", original_name},
-                             {"file", r.realpath.empty() ? r.origin : r.realpath},
+                             {"file", r.file()},
                              {"status", to_string(r.status)}});
         }
         if (names.empty())
@@ -102,7 +102,7 @@ std::vector<Finding> find_duplicate_source_execs(const RunModel& model)
         f.kind = "duplicate-source-exec";
         f.severity = Severity::warning;
         f.pid = records.front()->pid;
-        f.file = records.front()->realpath.empty() ? records.front()->origin : records.front()->realpath;
+        f.file = records.front()->file();
         nlohmann::json executions = nlohmann::json::array();
         for (const auto* r : records) {
             f.module_names.push_back(r->name);

@@ -43,7 +43,7 @@ bool LiveView::update()
         if (line.size() > width)
             line = line.substr(0, width - 3) + "...";
         fmt::print(stderr, "\r\x1b[K{}", line);
-        std::fflush(stderr);
+        (void)std::fflush(stderr); // a status line: a failed redraw loses nothing
         m_drawn = true;
     }
     return m_tally.errors() > 0;
@@ -54,7 +54,7 @@ void LiveView::clear()
     if (!m_drawn)
         return;
     fmt::print(stderr, "\r\x1b[K");
-    std::fflush(stderr);
+    (void)std::fflush(stderr);
     m_drawn = false;
 }
 

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
@@ -44,8 +45,9 @@ auto with_report_errors(const std::string& name, Body&& body)
 void emit(const std::string& output, const std::string& text)
 {
     if (output.empty() || output == "-") {
-        std::fwrite(text.data(), 1, text.size(), stdout);
-        std::fflush(stdout);
+        // A closed or full standard output (a pipe whose reader is gone, say) must not pass for success.
+        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+            throw system_error("standard output", errno);
         return;
     }
     check_writable_destination(output);

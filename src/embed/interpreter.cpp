@@ -14,7 +14,7 @@ namespace {
 /// A PyConfig that is always cleared.
 class Config {
 public:
-    Config() { PyConfig_InitPythonConfig(&m_config); }
+    Config() : m_config{} { PyConfig_InitPythonConfig(&m_config); }
     ~Config() { PyConfig_Clear(&m_config); }
     Config(const Config&) = delete;
     Config& operator=(const Config&) = delete;
@@ -40,6 +40,7 @@ void set_string(Config& config, wchar_t** field, const std::string& value)
 void set_list(Config& config, PyWideStringList* list, const std::vector<std::string>& values)
 {
     std::vector<char*> pointers;
+    pointers.reserve(values.size());
     for (const auto& v : values)
         pointers.push_back(const_cast<char*>(v.c_str()));
     check_status(PyConfig_SetBytesArgv(config.get(), static_cast<Py_ssize_t>(pointers.size()), pointers.data()));

@@ -36,7 +36,7 @@ void export_to_children(const WorkerPlan& plan)
 [[noreturn]] void fail(const std::string& message)
 {
     fmt::print(stderr, "importscope: error: {}\n", message);
-    std::fflush(stderr);
+    (void)std::fflush(stderr); // about to _exit: nothing is left to tell
     ::_exit(EX_SOFTWARE);
 }
 
@@ -69,7 +69,7 @@ void export_to_children(const WorkerPlan& plan)
     } catch (const std::exception& e) {
         fail(fmt::format("the hooks could not be installed: {}", e.what()));
     }
-    std::fflush(nullptr);
+    (void)std::fflush(nullptr); // the target's status is what counts
     ::_exit(status);
 }
 

@@ -92,7 +92,7 @@ void on_fatal_signal(int signal)
     // Hand the signal to whoever had it before (the default action: die with it).
     sigaction(signal, &g_previous[signal], nullptr);
     errno = saved_errno;
-    ::raise(signal);
+    (void)::raise(signal); // the default action now ends the process
 }
 
 void install_signal_recorder(int signal, bool only_if_default)

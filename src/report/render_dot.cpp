@@ -40,7 +40,7 @@ std::string render_dot(const json& report)
     std::set<std::string> edges;
     std::set<std::string> nodes;
     auto node = [&](int pid, const std::string& module) {
-        const std::string id = quoted(fmt::format("pid{}:{}", pid, module));
+        std::string id = quoted(fmt::format("pid{}:{}", pid, module));
         if (nodes.insert(id).second)
             out += fmt::format("  {} [label={}];\n", id, quoted(module));
         return id;

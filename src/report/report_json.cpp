@@ -48,7 +48,8 @@ std::string iso_time(std::int64_t wall_ns)
     std::tm utc{};
     gmtime_r(&seconds, &utc);
     char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &utc);
+    if (std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &utc) == 0)
+        return {};
     return fmt::format("{}.{:03}Z", buffer, (wall_ns / 1'000'000) % 1000);
 }
 

@@ -14,9 +14,7 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <unistd.h>
-
-extern char** environ;
+#include <unistd.h> // environ
 
 namespace importscope::supervisor {
 
@@ -76,7 +74,7 @@ nlohmann::json still_valid(const std::string& cache_path)
     std::ifstream in(cache_path);
     if (!in)
         return nullptr;
-    const auto facts = nlohmann::json::parse(in, nullptr, false);
+    auto facts = nlohmann::json::parse(in, nullptr, false);
     if (!facts.is_object() || !facts.contains("scanned") || !facts.at("scanned").is_array())
         return nullptr;
     for (const auto& entry : facts.at("scanned")) {
@@ -165,7 +163,7 @@ nlohmann::json Fingerprint::finish(std::map<int, WaitStatus>& reaped, double tim
     if (!ok)
         return nullptr;
     std::ifstream in(m_output_path);
-    const auto facts = nlohmann::json::parse(in, nullptr, false);
+    auto facts = nlohmann::json::parse(in, nullptr, false);
     if (!facts.is_object())
         return nullptr;
     if (!m_cache_path.empty()) {

@@ -46,7 +46,9 @@ std::string search_path(const std::string& name)
         std::string dir = entries.substr(start, colon - start);
         if (dir.empty())
             dir = ".";
-        const std::string candidate = dir + "/" + name;
+        dir += '/';
+        dir += name;
+        std::string candidate = std::move(dir);
         if (is_executable_file(candidate))
             return candidate;
         start = colon + 1;
@@ -106,11 +108,11 @@ std::pair<std::string, std::string> ask_interpreter(const std::string& path)
 std::string default_python()
 {
     if (const char* venv = std::getenv("VIRTUAL_ENV"); venv && *venv) {
-        const std::string candidate = std::string(venv) + "/bin/python";
+        std::string candidate = std::string(venv) + "/bin/python";
         if (is_executable_file(candidate))
             return candidate;
     }
-    const std::string found = search_path("python3");
+    std::string found = search_path("python3");
     if (found.empty())
         throw Error("no python3 on PATH; name the interpreter to use with --python PATH");
     return found;

@@ -19,6 +19,7 @@ std::optional<std::string> run_and_capture(const std::vector<std::string>& argv,
     if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
         return std::nullopt;
     std::vector<char*> args;
+    args.reserve(argv.size() + 1);
     for (const auto& a : argv)
         args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

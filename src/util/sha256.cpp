@@ -66,7 +66,7 @@ private:
     void compress()
     {
         std::array<std::uint32_t, 64> w{};
-        for (int i = 0; i < 16; ++i)
+        for (std::size_t i = 0; i < 16; ++i)
             w[i] = std::uint32_t(m_block[4 * i]) << 24 | std::uint32_t(m_block[4 * i + 1]) << 16 |
                    std::uint32_t(m_block[4 * i + 2]) << 8 | std::uint32_t(m_block[4 * i + 3]);
         for (int i = 16; i < 64; ++i) {

@@ -68,6 +68,7 @@ TEST_CASE("a partial alias is an error when it led to a duplicate init", "[parti
     const auto findings = analysis::analyze(model);
 
     std::vector<std::string> kinds;
+    kinds.reserve(findings.size());
     for (const auto& f : findings)
         kinds.push_back(f.kind);
     CHECK(kinds == std::vector<std::string>{"duplicate-extension-init", "partial-alias", "duplicate-source-exec"});

@@ -41,6 +41,8 @@ struct ModuleRecord {
     bool initialized_extension = false; ///< the audit hook saw CPython run its PyInit
 
     const journal::Frame* call_site() const { return stack.empty() ? nullptr : &stack.back(); }
+    /// The file that was loaded: its real path when known, else the path it was found at.
+    const std::string& file() const { return realpath.empty() ? origin : realpath; }
 };
 
 /// How a process ended, as it recorded itself or as importscope saw it.

@@ -36,7 +36,7 @@ struct FileIdentity {
     std::uint64_t dev = 0;
     std::uint64_t ino = 0;
     bool operator==(const FileIdentity&) const = default;
-    auto operator<=>(const FileIdentity&) const = default;
+    auto operator<=>(const FileIdentity&) const = default; // NOLINT(modernize-use-nullptr): clang-tidy 14 misreads it
 };
 
 /// First event of every traced process.
