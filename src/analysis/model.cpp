@@ -62,27 +62,28 @@ public:
         p.start_wall_ns = e.wall_ns;
     }
 
-    void operator()(const journal::ImportBegin& e)
+    // The events are folded once and dropped: their strings move into the records.
+    void operator()(journal::ImportBegin& e)
     {
         ModuleRecord r;
         r.journal = m_journal;
         r.pid = e.pid;
         r.order = e.seq;
-        r.name = e.name;
-        r.kind = e.kind;
-        r.origin = e.origin;
-        r.realpath = e.realpath;
+        r.name = std::move(e.name);
+        r.kind = std::move(e.kind);
+        r.origin = std::move(e.origin);
+        r.realpath = std::move(e.realpath);
         r.identity = e.identity;
-        r.loader = e.loader;
-        r.parent = e.parent;
-        r.stack = e.stack;
+        r.loader = std::move(e.loader);
+        r.parent = std::move(e.parent);
+        r.stack = std::move(e.stack);
         r.via_finder = true;
         r.status = ImportStatus::incomplete;
         m_open[e.id] = {m_model.modules.size(), e.mono_ns};
         m_model.modules.push_back(std::move(r));
     }
 
-    void operator()(const journal::ImportEnd& e)
+    void operator()(journal::ImportEnd& e)
     {
         const auto it = m_open.find(e.id);
         if (it == m_open.end()) {
@@ -91,7 +92,7 @@ public:
         }
         ModuleRecord& r = m_model.modules[it->second.index];
         r.status = e.error ? ImportStatus::error : ImportStatus::ok;
-        r.error = e.error;
+        r.error = std::move(e.error);
         r.duration_ms = static_cast<double>(e.mono_ns - it->second.begin_ns) / 1e6;
         m_open.erase(it);
     }
@@ -169,19 +170,19 @@ private:
     std::map<std::uint64_t, Open> m_open; // ordered by id, so rbegin() is the innermost
 };
 
-void fold_journal(RunModel& model, const journal::JournalContents& journal)
+void fold_journal(RunModel& model, journal::JournalContents& journal)
 {
     model.problems.insert(model.problems.end(), journal.problems.begin(), journal.problems.end());
 
     // Group by process, keeping each process's own event order.
-    std::vector<const journal::Event*> events;
+    std::vector<journal::Event*> events;
     events.reserve(journal.events.size());
-    for (const auto& e : journal.events)
+    for (auto& e : journal.events)
         events.push_back(&e);
     std::map<int, std::size_t> first_seen;
     for (std::size_t i = 0; i < events.size(); ++i)
         first_seen.emplace(pid_of(*events[i]), i);
-    std::stable_sort(events.begin(), events.end(), [&](const journal::Event* a, const journal::Event* b) {
+    std::stable_sort(events.begin(), events.end(), [&](journal::Event* a, journal::Event* b) {
         const int pa = pid_of(*a), pb = pid_of(*b);
         if (pa != pb)
             return first_seen[pa] < first_seen[pb];
@@ -195,14 +196,15 @@ void fold_journal(RunModel& model, const journal::JournalContents& journal)
         for (; i < events.size() && pid_of(*events[i]) == pid; ++i)
             std::visit(folder, *events[i]);
     }
+    journal.events = {};
 }
 
 } // namespace
 
-RunModel build_model(const std::vector<journal::JournalContents>& journals)
+RunModel build_model(std::vector<journal::JournalContents>&& journals)
 {
     RunModel model;
-    for (const auto& journal : journals)
+    for (auto& journal : journals)
         fold_journal(model, journal);
 
     // Processes in the order they started; modules by process, then load order.
@@ -221,6 +223,11 @@ RunModel build_model(const std::vector<journal::JournalContents>& journals)
     for (auto& [r, m] : ranked)
         model.modules.push_back(std::move(m));
     return model;
+}
+
+RunModel build_model(const std::vector<journal::JournalContents>& journals)
+{
+    return build_model(std::vector<journal::JournalContents>(journals));
 }
 
 RunModel build_model(const journal::JournalContents& journal)

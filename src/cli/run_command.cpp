@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <optional>
 #include <set>
 #include <csignal>
 #include <cstdlib>
@@ -233,7 +234,7 @@ int run_run(const RunOptions& options)
     const nlohmann::json fingerprint_facts = fingerprint.finish(end.reaped);
 
     std::vector<journal::JournalContents> journals = journal::read_run_journals(run_dir.path());
-    analysis::RunModel model = analysis::build_model(journals);
+    analysis::RunModel model = analysis::build_model(std::move(journals));
     info.main_pid = end.pid;
     info.exit = to_exit_info({end.code, end.signal, end.core_dumped}, "");
     info.exit.timed_out = end.timed_out;
@@ -284,11 +285,15 @@ int run_run(const RunOptions& options)
     info.environment =
         supervisor::collect_environment(fingerprint_facts, {top_levels.begin(), top_levels.end()}, env_prefixes);
 
-    nlohmann::json report_json = report::build_report(info, model, findings);
-    if (options.redact_paths)
-        report::redact_paths(report_json, home_directory(), user_name());
+    // The module records go from the model straight into the file's text (report_text.cpp).
+    nlohmann::json report_json = report::build_report(info, model, findings, report::ModuleRecords::deferred);
+    std::optional<report::PathRedaction> redaction;
+    if (options.redact_paths) {
+        redaction.emplace(home_directory(), user_name());
+        report::redact_paths(report_json, *redaction);
+    }
     try {
-        write_file_atomically(options.output, report_json.dump(2) + "\n");
+        write_file_atomically(options.output, report::dump_report(report_json, model, redaction ? &*redaction : nullptr));
     } catch (const Error& e) {
         run_dir.keep();
         throw Error(fmt::format("{} (the journals are kept in {})", e.what(), run_dir.path().string()));

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <algorithm>
 #include <stdexcept>
 
 namespace importscope::journal {
@@ -38,16 +38,19 @@ void parse_journal(std::string_view text, std::string_view source, JournalConten
 
 void read_journal(const std::filesystem::path& path, JournalContents& into)
 {
-    std::ifstream in(path, std::ios::binary);
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
     if (!in) {
         into.problems.push_back(fmt::format("{}: cannot read journal: {}", path.string(), std::strerror(errno)));
         return;
     }
-    std::ostringstream text;
-    text << in.rdbuf();
+    // One read into a buffer of the file's size: journals of a long run are tens of megabytes.
+    std::string text(static_cast<std::size_t>(std::max<std::streamoff>(in.tellg(), 0)), '\0');
+    in.seekg(0);
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
     if (into.source.empty())
         into.source = path.filename().string();
-    parse_journal(text.str(), path.filename().string(), into);
+    parse_journal(text, path.filename().string(), into);
 }
 
 std::vector<JournalContents> read_run_journals(const std::filesystem::path& run_dir)

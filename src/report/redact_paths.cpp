@@ -1,5 +1,8 @@
 #include "importscope/report/redact_paths.hpp"
 
+#include <cctype>
+#include <utility>
+
 namespace importscope::report {
 
 namespace {
@@ -28,31 +31,38 @@ void replace_word(std::string& text, const std::string& word, const std::string&
     }
 }
 
-void walk(nlohmann::json& value, const std::string& home, const std::string& user)
+void walk(nlohmann::json& value, const PathRedaction& redaction)
 {
     if (value.is_string()) {
-        std::string text = value.get<std::string>();
-        if (home.size() > 1)
-            replace_all(text, home, "~");
-        replace_word(text, user, "<user>");
-        value = text;
+        redaction.apply(value.get_ref<std::string&>());
     } else if (value.is_array()) {
         for (auto& item : value)
-            walk(item, home, user);
+            walk(item, redaction);
     } else if (value.is_object()) {
         for (auto& [key, item] : value.items())
-            walk(item, home, user);
+            walk(item, redaction);
     }
 }
 
 } // namespace
 
-void redact_paths(nlohmann::json& report, const std::string& home, const std::string& user)
+PathRedaction::PathRedaction(std::string home, std::string user) : m_home(std::move(home)), m_user(std::move(user))
 {
-    std::string trimmed = home;
-    while (trimmed.size() > 1 && trimmed.back() == '/')
-        trimmed.pop_back();
-    walk(report, trimmed, user);
+    while (m_home.size() > 1 && m_home.back() == '/')
+        m_home.pop_back();
+    if (m_home.size() <= 1)
+        m_home.clear();
+}
+
+void PathRedaction::apply(std::string& text) const
+{
+    replace_all(text, m_home, "~");
+    replace_word(text, m_user, "<user>");
+}
+
+void redact_paths(nlohmann::json& report, const PathRedaction& redaction)
+{
+    walk(report, redaction);
 }
 
 } // namespace importscope::report

@@ -163,7 +163,8 @@ json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_
 
 } // namespace
 
-json build_report(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
+json build_report(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings,
+                  ModuleRecords module_records)
 {
     json processes = json::array();
     const analysis::ProcessRecord* main_process = nullptr;
@@ -178,7 +179,8 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
     json modules = json::array();
     std::size_t extension_inits = 0;
     for (const auto& r : model.modules) {
-        modules.push_back(module_json(r));
+        if (module_records == ModuleRecords::included)
+            modules.push_back(module_json(r));
         extension_inits += r.initialized_extension ? 1 : 0;
     }
 

@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <utility>
+#include <vector>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -53,14 +55,28 @@ int main(int argc, char** argv)
     }
     const auto size = std::filesystem::file_size(path);
 
-    const std::int64_t started = monotonic_ns();
-    const auto journals = journal::read_run_journals(dir);
-    const auto model = analysis::build_model(journals);
+    // Each phase as the supervisor runs it, timed on its own.
+    std::vector<std::pair<const char*, std::int64_t>> phases;
+    std::int64_t mark = monotonic_ns();
+    const std::int64_t started = mark;
+    auto phase = [&](const char* name) {
+        const std::int64_t now = monotonic_ns();
+        phases.emplace_back(name, now - mark);
+        mark = now;
+    };
+    auto journals = journal::read_run_journals(dir);
+    phase("read");
+    const auto model = analysis::build_model(std::move(journals));
+    phase("model");
     const auto findings = analysis::analyze(model);
+    phase("analyze");
     report::RunInfo run;
     run.main_pid = 1;
     run.exit.code = 0;
-    const std::string text = report::build_report(run, model, findings).dump(2);
+    const auto report = report::build_report(run, model, findings, report::ModuleRecords::deferred);
+    phase("report");
+    const std::string text = report::dump_report(report, model);
+    phase("text");
     const double seconds = static_cast<double>(monotonic_ns() - started) / 1e9;
 
     rusage usage{};
@@ -68,6 +84,8 @@ int main(int argc, char** argv)
     fmt::print("journal: {} events, {:.1f} MiB; report: {:.1f} MiB; built in {:.3f} s; peak RSS {:.0f} MiB\n",
                2 * imports + 1, static_cast<double>(size) / (1 << 20), static_cast<double>(text.size()) / (1 << 20),
                seconds, static_cast<double>(usage.ru_maxrss) / 1024);
+    for (const auto& [name, ns] : phases)
+        fmt::print("  {:<8} {:.3f} s\n", name, static_cast<double>(ns) / 1e9);
     std::filesystem::remove_all(dir);
     return 0;
 }

@@ -1,6 +1,7 @@
 #include "journal_builder.hpp"
 
 #include "importscope/analysis/finding.hpp"
+#include "importscope/report/redact_paths.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/report/summary.hpp"
 
@@ -96,4 +97,49 @@ TEST_CASE("a clean run says so", "[report]")
 TEST_CASE("times are ISO 8601 in UTC with milliseconds", "[report]")
 {
     CHECK(report::iso_time(1'700'000'000'123'000'000) == "2023-11-14T22:13:20.123Z");
+}
+
+TEST_CASE("the report file written from the model is the whole report tree's text", "[report]")
+{
+    testing::JournalBuilder b;
+    b.extension_import("v.deep_gemm._C", "/home/alice/s/_C.so", {1, 1});
+    b.extension_import("deep_gemm._C", "/home/alice/s/_C.so", {1, 1},
+                       journal::ExceptionInfo{"ImportError", "type \"Runtime\"\tis\\already\nregistered", "tb\n"});
+    b.begin("deep_gemm.utils", "source", "/home/alice/s/utils-\xc3\xa9-\xff.py"); // é, then invalid UTF-8
+    b.extension("deep_gemm._bypass", "/s/_bypass.so", std::nullopt);             // no finder record
+    b.uncaught("ImportError", "dup");
+    const auto model = analysis::build_model(b.contents());
+    const auto findings = analysis::analyze(model);
+    const auto run = sample_run();
+    REQUIRE(model.modules.size() == 4);
+
+    auto whole = report::build_report(run, model, findings, report::ModuleRecords::included);
+    const auto head = report::build_report(run, model, findings, report::ModuleRecords::deferred);
+    CHECK(head.at("modules").empty());
+    CHECK(head.at("summary").at("modules") == 4);
+    const auto replace = nlohmann::json::error_handler_t::replace;
+    CHECK(report::dump_report(head, model) == whole.dump(2, ' ', false, replace) + "\n");
+
+    SECTION("redacted as the tree would be")
+    {
+        const report::PathRedaction redaction("/home/alice/", "alice");
+        auto redacted_head = head;
+        report::redact_paths(redacted_head, redaction);
+        report::redact_paths(whole, redaction);
+        const std::string text = report::dump_report(redacted_head, model, &redaction);
+        CHECK(text == whole.dump(2, ' ', false, replace) + "\n");
+        CHECK(text.find("alice") == std::string::npos);
+        CHECK(text.find("~/s/_C.so") != std::string::npos);
+    }
+    SECTION("no modules at all")
+    {
+        const analysis::RunModel empty;
+        const auto empty_head = report::build_report(run, empty, {}, report::ModuleRecords::deferred);
+        CHECK(report::dump_report(empty_head, empty) ==
+              report::build_report(run, empty, {}).dump(2, ' ', false, replace) + "\n");
+    }
+    SECTION("a tree with its modules in it is refused")
+    {
+        CHECK_THROWS_AS(report::dump_report(whole, model), std::logic_error);
+    }
 }

@@ -89,6 +89,9 @@ struct RunModel {
 /// event to the finder record that was loading it, and keeps loads the finder never saw. Each
 /// journal is one process image; processes come out in order of their start.
 RunModel build_model(const std::vector<journal::JournalContents>& journals);
+/// The same, taking the events' strings instead of copying them, and dropping each journal's events
+/// once folded: what the supervisor does with a run's journals.
+RunModel build_model(std::vector<journal::JournalContents>&& journals);
 RunModel build_model(const journal::JournalContents& journal);
 
 } // namespace importscope::analysis

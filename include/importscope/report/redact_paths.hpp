@@ -6,8 +6,19 @@
 
 namespace importscope::report {
 
-/// --redact-paths: in every string of the report, the home directory becomes "~" and the user name
-/// "<user>", so that a report attached to a public ticket does not name the person who ran it.
-void redact_paths(nlohmann::json& report, const std::string& home, const std::string& user);
+/// --redact-paths for one string: the home directory becomes "~" and the user name, where it stands
+/// as a word, "<user>", so that a report attached to a public ticket does not name who ran it.
+class PathRedaction {
+public:
+    PathRedaction(std::string home, std::string user);
+    void apply(std::string& text) const;
+
+private:
+    std::string m_home; ///< without trailing slashes; empty when it is "/" or unknown
+    std::string m_user;
+};
+
+/// --redact-paths on every string of a report tree.
+void redact_paths(nlohmann::json& report, const PathRedaction& redaction);
 
 } // namespace importscope::report

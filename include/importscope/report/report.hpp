@@ -58,9 +58,25 @@ std::string signal_name(int signal);
 /// One phrase for how the target ended: "exited with status 3", "killed by SIGABRT (core dumped)".
 std::string describe_exit(const ExitInfo& exit);
 
+/// Whether build_report puts the module records into the tree.
+enum class ModuleRecords {
+    included, ///< the whole report as one JSON tree
+    deferred, ///< "modules" is left empty, for dump_report to write straight from the model
+};
+
 /// The JSON report (docs/report-format.md); keys sorted, arrays in a defined order.
 nlohmann::json build_report(const RunInfo& run, const analysis::RunModel& model,
-                            const std::vector<analysis::Finding>& findings);
+                            const std::vector<analysis::Finding>& findings,
+                            ModuleRecords modules = ModuleRecords::included);
+
+class PathRedaction;
+
+/// The report file's text: `report` (built with ModuleRecords::deferred) as dump(2) writes it, with
+/// the modules of `model` written into its "modules" array straight from the records, each string
+/// passed through `redaction` if given. The text is the one build_report(..., included).dump(2)
+/// gives, without a JSON tree of every record: a run of 100,000 imports would need gigabytes.
+std::string dump_report(const nlohmann::json& report, const analysis::RunModel& model,
+                        const PathRedaction* redaction = nullptr);
 
 /// "2026-11-30T12:34:56.789Z" for nanoseconds since the epoch.
 std::string iso_time(std::int64_t wall_ns);
