@@ -35,6 +35,15 @@ std::string last_component(const std::string& name)
 
 std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, const FileHasher& hash_file)
 {
+    // Only files whose module has the last name of another extension loaded by the same process
+    // are hashed: CPython runs PyInit_<last name>, so two copies of one extension are always loaded
+    // under the same last name. Hashing every extension would cost each run milliseconds.
+    using Leaf = std::tuple<std::string, int, std::string>;
+    std::map<Leaf, int> leaf_count;
+    for (const auto& r : model.modules)
+        if (r.initialized_extension && !r.file().empty())
+            ++leaf_count[{r.journal, r.pid, r.name.substr(r.name.rfind('.') + 1)}];
+
     // Group each process's extension loads by content and by package-relative path.
     using Group = std::tuple<std::string, int, std::string>;
     std::map<Group, std::vector<const ModuleRecord*>> groups;
@@ -43,7 +52,7 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
         if (!r.initialized_extension || r.file().empty())
             continue;
         groups[{r.journal, r.pid, "path:" + package_relative(r.file())}].push_back(&r);
-        if (hash_file) {
+        if (hash_file && leaf_count[{r.journal, r.pid, r.name.substr(r.name.rfind('.') + 1)}] > 1) {
             auto [it, inserted] = hashes.try_emplace(r.file());
             if (inserted)
                 it->second = hash_file(r.file());

@@ -98,6 +98,24 @@ TEST_CASE("copies of one extension are matched by content through the injected h
     CHECK(analysis::analyze(analysis::build_model(b.contents())).empty()); // no hasher, different paths
 }
 
+TEST_CASE("only extensions loaded under a repeated last name are hashed", "[copies]")
+{
+    // Copies of one extension share their PyInit_<last name>; hashing every loaded extension would
+    // cost every run the time to read them all.
+    testing::JournalBuilder b;
+    b.extension_import("deep_gemm._C", "/site/deep_gemm/_C.so", {1, 1});
+    b.extension_import("_json", "/usr/lib/python3.11/lib-dynload/_json.so", {1, 3});
+    b.extension_import("vendored.dg._C", "/app/vendored/dg/_C.so", {1, 2});
+    std::vector<std::string> hashed;
+    analysis::AnalysisOptions options;
+    options.hash_file = [&](const std::string& path) {
+        hashed.push_back(path);
+        return std::optional<std::string>(path);
+    };
+    CHECK(analysis::analyze(analysis::build_model(b.contents()), options).empty());
+    CHECK(hashed == std::vector<std::string>{"/site/deep_gemm/_C.so", "/app/vendored/dg/_C.so"});
+}
+
 TEST_CASE("the bundled catalogue parses and matches the vLLM case only", "[known-issues]")
 {
     const auto catalogue = analysis::KnownIssueCatalogue::load(IMPORTSCOPE_SOURCE_DIR "/data/known-issues.json");
