@@ -52,6 +52,7 @@ tidy: deps
 
 # The import benchmark (tests/perf): a few minutes on 2 cores; results in $(BUILD)/perf/results.md.
 bench: build
+	@sh tools/install-deps.sh valgrind
 	cmake --build $(BUILD) --target bench
 
 # The libFuzzer targets (clang), each run for FUZZ_SECONDS on a scratch copy of tests/fuzz/corpus.

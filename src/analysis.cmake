@@ -10,6 +10,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/sha256.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/redact.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/json_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/run_layout.cpp

@@ -1,5 +1,7 @@
 #include "importscope/journal/event.hpp"
 
+#include "importscope/util/json_text.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <stdexcept>
@@ -74,77 +76,216 @@ void from_json(const json& j, TypeOwner& o)
 
 namespace {
 
-struct Encoder {
-    json operator()(const ProcessStart& e) const
+/// Writes each event as one compact JSON object with sorted keys, straight into the line: this
+/// runs inside the traced process on every recorded import, where a JSON tree per event would cost
+/// more than the rest of the recording.
+class Encoder {
+public:
+    explicit Encoder(std::string& line) : m_json(line, JsonText::Layout::compact) {}
+
+    void operator()(const ProcessStart& e)
     {
-        return json{{"ev", "process"},
-                    {"format", e.format},
-                    {"pid", e.pid},
-                    {"ppid", e.ppid},
-                    {"argv", e.argv},
-                    {"executable", e.executable},
-                    {"python", e.python_version},
-                    {"cwd", e.cwd},
-                    {"start_method", e.start_method},
-                    {"wall_ns", e.wall_ns},
-                    {"t", e.mono_ns}};
+        m_json.begin_object();
+        m_json.key("argv");
+        m_json.strings(e.argv);
+        text("cwd", e.cwd);
+        text("ev", "process");
+        text("executable", e.executable);
+        number("format", e.format);
+        number("pid", e.pid);
+        number("ppid", e.ppid);
+        text("python", e.python_version);
+        text("start_method", e.start_method);
+        number("t", e.mono_ns);
+        number("wall_ns", e.wall_ns);
+        m_json.end_object();
     }
-    json operator()(const ExtensionLoad& e) const
+    void operator()(const ExtensionLoad& e)
     {
-        json j{{"ev", "ext"},    {"pid", e.pid},   {"seq", e.seq},           {"t", e.mono_ns},
-               {"name", e.name}, {"path", e.path}, {"realpath", e.realpath}, {"stack", e.stack}};
-        put_identity(j, e.identity);
-        return j;
+        m_json.begin_object();
+        if (e.identity)
+            number("dev", e.identity->dev);
+        text("ev", "ext");
+        if (e.identity)
+            number("ino", e.identity->ino);
+        text("name", e.name);
+        text("path", e.path);
+        number("pid", e.pid);
+        text("realpath", e.realpath);
+        number("seq", e.seq);
+        stack("stack", e.stack);
+        number("t", e.mono_ns);
+        m_json.end_object();
     }
-    json operator()(const ImportBegin& e) const
+    void operator()(const ImportBegin& e)
     {
-        json j{{"ev", "begin"},          {"pid", e.pid},       {"seq", e.seq},       {"id", e.id},
-               {"t", e.mono_ns},         {"name", e.name},     {"kind", e.kind},     {"origin", e.origin},
-               {"realpath", e.realpath}, {"loader", e.loader}, {"parent", e.parent}, {"stack", e.stack}};
-        put_identity(j, e.identity);
-        return j;
+        m_json.begin_object();
+        if (e.identity)
+            number("dev", e.identity->dev);
+        text("ev", "begin");
+        number("id", e.id);
+        if (e.identity)
+            number("ino", e.identity->ino);
+        text("kind", e.kind);
+        text("loader", e.loader);
+        text("name", e.name);
+        text("origin", e.origin);
+        text("parent", e.parent);
+        number("pid", e.pid);
+        text("realpath", e.realpath);
+        number("seq", e.seq);
+        stack("stack", e.stack);
+        number("t", e.mono_ns);
+        m_json.end_object();
     }
-    json operator()(const ImportEnd& e) const
+    void operator()(const ImportEnd& e)
     {
-        json j{{"ev", "end"}, {"pid", e.pid}, {"seq", e.seq}, {"id", e.id}, {"t", e.mono_ns}};
+        m_json.begin_object();
         if (e.error)
-            j["error"] = *e.error;
-        return j;
+            exception("error", *e.error);
+        text("ev", "end");
+        number("id", e.id);
+        number("pid", e.pid);
+        number("seq", e.seq);
+        number("t", e.mono_ns);
+        m_json.end_object();
     }
-    json operator()(const UncaughtException& e) const
+    void operator()(const UncaughtException& e)
     {
-        return json{{"ev", "uncaught"}, {"pid", e.pid}, {"seq", e.seq}, {"t", e.mono_ns}, {"exception", e.exception}};
+        m_json.begin_object();
+        text("ev", "uncaught");
+        exception("exception", e.exception);
+        number("pid", e.pid);
+        number("seq", e.seq);
+        number("t", e.mono_ns);
+        m_json.end_object();
     }
-    json operator()(const ProcessEnd& e) const
+    void operator()(const ProcessEnd& e)
     {
-        return json{{"ev", "exit"},         {"pid", e.pid}, {"seq", e.seq},  {"t", e.mono_ns},
-                    {"wall_ns", e.wall_ns}, {"how", e.how}, {"code", e.code}};
+        m_json.begin_object();
+        number("code", e.code);
+        text("ev", "exit");
+        text("how", e.how);
+        number("pid", e.pid);
+        number("seq", e.seq);
+        number("t", e.mono_ns);
+        number("wall_ns", e.wall_ns);
+        m_json.end_object();
     }
-    json operator()(const AliasSeen& e) const
+    void operator()(const AliasSeen& e)
     {
-        return json{{"ev", "alias"},           {"pid", e.pid},   {"seq", e.seq},    {"t", e.mono_ns}, {"key", e.key},
-                    {"module", e.module_name}, {"file", e.file}, {"stack", e.stack}};
+        m_json.begin_object();
+        text("ev", "alias");
+        text("file", e.file);
+        text("key", e.key);
+        text("module", e.module_name);
+        number("pid", e.pid);
+        number("seq", e.seq);
+        stack("stack", e.stack);
+        number("t", e.mono_ns);
+        m_json.end_object();
     }
-    json operator()(const TypeOwners& e) const
+    void operator()(const TypeOwners& e)
     {
-        return json{{"ev", "type_owners"}, {"pid", e.pid},        {"seq", e.seq},
-                    {"t", e.mono_ns},      {"type", e.type_name}, {"owners", e.owners}};
+        m_json.begin_object();
+        text("ev", "type_owners");
+        m_json.key("owners");
+        m_json.begin_array();
+        for (const auto& o : e.owners) {
+            m_json.item();
+            m_json.begin_object();
+            if (o.identity)
+                number("dev", o.identity->dev);
+            text("file", o.file);
+            if (o.identity)
+                number("ino", o.identity->ino);
+            text("module", o.module);
+            m_json.key("pybind11");
+            m_json.boolean(o.pybind11);
+            text("qualname", o.qualname);
+            text("realpath", o.realpath);
+            m_json.end_object();
+        }
+        m_json.end_array();
+        number("pid", e.pid);
+        number("seq", e.seq);
+        number("t", e.mono_ns);
+        text("type", e.type_name);
+        m_json.end_object();
     }
-    json operator()(const Installation& e) const
+    void operator()(const Installation& e)
     {
-        return json{{"ev", "installation"}, {"pid", e.pid},   {"seq", e.seq},
-                    {"t", e.mono_ns},       {"name", e.name}, {"origin", e.origin}};
+        m_json.begin_object();
+        text("ev", "installation");
+        text("name", e.name);
+        text("origin", e.origin);
+        number("pid", e.pid);
+        number("seq", e.seq);
+        number("t", e.mono_ns);
+        m_json.end_object();
     }
-    json operator()(const Note& e) const
+    void operator()(const Note& e)
     {
-        return json{{"ev", "note"}, {"pid", e.pid}, {"seq", e.seq}, {"t", e.mono_ns}, {"text", e.text}};
+        m_json.begin_object();
+        text("ev", "note");
+        number("pid", e.pid);
+        number("seq", e.seq);
+        number("t", e.mono_ns);
+        text("text", e.text);
+        m_json.end_object();
     }
-    json operator()(const ProgramStart& e) const
+    void operator()(const ProgramStart& e)
     {
-        return json{{"ev", "program"}, {"pid", e.pid}, {"seq", e.seq},
-                    {"t", e.mono_ns},  {"via", e.via}, {"executable", e.executable},
-                    {"argv", e.argv}};
+        m_json.begin_object();
+        m_json.key("argv");
+        m_json.strings(e.argv);
+        text("ev", "program");
+        text("executable", e.executable);
+        number("pid", e.pid);
+        number("seq", e.seq);
+        number("t", e.mono_ns);
+        text("via", e.via);
+        m_json.end_object();
     }
+
+private:
+    void text(std::string_view key, std::string_view value)
+    {
+        m_json.key(key);
+        m_json.string(value);
+    }
+    template <typename Integer>
+    void number(std::string_view key, Integer value)
+    {
+        m_json.key(key);
+        m_json.integer(value);
+    }
+    void exception(std::string_view key, const ExceptionInfo& e)
+    {
+        m_json.key(key);
+        m_json.begin_object();
+        text("message", e.message);
+        text("traceback", e.traceback);
+        text("type", e.type);
+        m_json.end_object();
+    }
+    void stack(std::string_view key, const std::vector<Frame>& frames)
+    {
+        m_json.key(key);
+        m_json.begin_array();
+        for (const auto& f : frames) {
+            m_json.item();
+            m_json.begin_object();
+            text("file", f.file);
+            text("function", f.function);
+            number("line", f.line);
+            text("module", f.module);
+            m_json.end_object();
+        }
+        m_json.end_array();
+    }
+
+    JsonText m_json;
 };
 
 /// The fields every event but the process start has.
@@ -263,7 +404,10 @@ Event decode_object(const json& j)
 
 std::string encode(const Event& event)
 {
-    std::string line = std::visit(Encoder{}, event).dump(-1, ' ', false, json::error_handler_t::replace);
+    std::string line;
+    line.reserve(512);
+    Encoder encoder(line);
+    std::visit(encoder, event);
     line.push_back('\n');
     return line;
 }

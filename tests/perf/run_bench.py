@@ -4,6 +4,11 @@ python -v and a pure-Python sys.meta_path recorder, in interleaved rounds (A B C
 that drift on the machine cancels; ratios are taken round by round against plain python.
 
 Usage: run_bench.py BUILD_DIR IMPORTSCOPE PYTHON [--sizes 500,5000,50000] [--rounds N] [--out FILE]
+                    [--instructions SIZE]
+
+--instructions SIZE also runs each configuration once under valgrind's callgrind on the SIZE tree and
+reports the instructions executed, summed over every process of the run (importscope's supervisor
+and worker, python's children): a count that does not move with the load on a shared machine.
 """
 import argparse
 import os
@@ -36,6 +41,9 @@ def run_once(command, env, stderr_path=None):
 def configurations(importscope, python, target, scratch):
     base = dict(os.environ)
     base.pop("PYTHONPATH", None)
+    # With PYTHONDONTWRITEBYTECODE set, every run would compile the whole tree again and measure
+    # the compiler, not the imports: the warm-up run writes the .pyc files that the rounds read.
+    base.pop("PYTHONDONTWRITEBYTECODE", None)
     ext_path = dict(base, PYTHONPATH=str(scratch["ext"]))
     recorder = dict(ext_path, PYTHONPATH=f"{HERE / 'recorder_site'}:{scratch['ext']}",
                     RECORDER_OUT=str(scratch["dir"] / "recorder.jsonl"))
@@ -73,6 +81,36 @@ def measure(build, importscope, python, modules, rounds):
     return times, rss, report_size
 
 
+def count_instructions(build, importscope, python, modules):
+    """Instructions executed by each configuration, from callgrind, summed over its processes."""
+    tree_dir = build / "perf" / f"tree-{modules}"
+    subprocess.run([python, str(HERE / "generate_tree.py"), str(tree_dir), str(modules)], check=True)
+    counts = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        scratch = {"dir": Path(tmp), "ext": build / "perf" / "ext"}
+        for name, command, env, err in configurations(importscope, python, str(tree_dir / "target.py"), scratch):
+            run_once(command, env, err)  # the .pyc files and importscope's fingerprint cache
+            out = Path(tmp) / "callgrind"
+            out.mkdir(exist_ok=True)
+            for old in out.iterdir():
+                old.unlink()
+            run_once(["valgrind", "--tool=callgrind", "--trace-children=yes",
+                      f"--callgrind-out-file={out}/cg.%p"] + command, env, err)
+            total = 0
+            for profile in out.iterdir():
+                for line in profile.read_text(errors="replace").splitlines():
+                    if line.startswith("summary:") or line.startswith("totals:"):
+                        total += int(line.split()[1])
+                        break
+            counts[name] = total
+    floor = counts["python"]
+    lines = [f"### Instructions at {modules} modules (callgrind, one run each, all processes)", "",
+             "| configuration | instructions (millions) | ratio to python |", "|---|---|---|"]
+    for name, total in counts.items():
+        lines.append(f"| {name} | {total / 1e6:,.0f} | {total / floor:.3f} |")
+    return "\n".join(lines) + "\n"
+
+
 def table(modules, times, rss, report_size):
     floor = times["python"]
     lines = [f"### {modules} modules (+ 20 C extensions)", "",
@@ -94,6 +132,7 @@ def main():
     parser.add_argument("--sizes", default="500,5000,50000")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out")
+    parser.add_argument("--instructions", type=int, default=0)
     args = parser.parse_args()
     build = Path(args.build).resolve()
     version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"],
@@ -105,6 +144,9 @@ def main():
         rounds = args.rounds if size <= 5000 else max(3, args.rounds // 2)
         times, rss, report_size = measure(build, args.importscope, args.python, size, rounds)
         sections.append(table(size, times, rss, report_size))
+        print(sections[-1], flush=True)
+    if args.instructions:
+        sections.append(count_instructions(build, args.importscope, args.python, args.instructions))
         print(sections[-1], flush=True)
     if args.out:
         Path(args.out).write_text("\n".join(sections))

@@ -1,6 +1,7 @@
 #include "journal_builder.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 using namespace importscope;
 
@@ -27,6 +28,63 @@ TEST_CASE("every event kind survives encode and decode", "[journal]")
     REQUIRE(end.error);
     CHECK(end.error->type == "ImportError");
     CHECK(std::get<journal::UncaughtException>(contents.events[4]).exception.message == "late");
+}
+
+TEST_CASE("each event is one canonical JSON line that decodes to what was encoded", "[journal]")
+{
+    // Text a target can put in names, paths and messages: quotes, backslashes, control characters,
+    // non-ASCII, and bytes that are not UTF-8 (replaced by U+FFFD, never thrown on).
+    const std::string odd = "q\"b\\t\tn\nc\x01 \xc3\xa9 \xe2\x82\xac \xff";
+    const std::vector<journal::Frame> stack = {{"/a/" + odd + ".py", 3, "<module>", "a"}, {"/b.py", 9, "f", ""}};
+    const journal::ExceptionInfo error{"pkg.Error", odd, "Traceback\n  " + odd};
+    journal::ProcessStart start;
+    start.pid = 7;
+    start.ppid = 1;
+    start.argv = {"python3", odd, ""};
+    start.executable = "/usr/bin/python3";
+    start.python_version = "3.11.7";
+    start.cwd = "/w";
+    start.start_method = "spawn";
+    start.wall_ns = 1'700'000'000'000'000'000;
+    start.mono_ns = 5;
+    journal::ExtensionLoad ext{7, 2, 6, "pkg._C", "/p/_C.so", "/real/_C.so", journal::FileIdentity{~0ULL, 1}, stack};
+    journal::ImportBegin begin{7, 3, 1, 7, odd, "source", "/p/" + odd, "", std::nullopt, "Loader", "pkg", stack};
+    journal::ImportEnd end{7, 4, 1, 8, error};
+    journal::ImportEnd end_ok{7, 5, 2, 9, std::nullopt};
+    journal::UncaughtException uncaught{7, 6, 10, error};
+    journal::ProcessEnd exit{7, 7, 11, 12, "signal", 6};
+    journal::ProgramStart program{7, 8, 13, "subprocess.Popen", "", {"sh", "-c", odd}};
+    journal::AliasSeen alias{7, 9, 14, "deep_gemm", "v.deep_gemm", "/v/__init__.py", stack};
+    journal::TypeOwners owners{7, 10, 15, "Runtime", {{"m", "/m.so", "/r/m.so", journal::FileIdentity{1, 2}, "m.Runtime", true},
+                                                       {"n", "", "", std::nullopt, odd, false}}};
+    journal::Installation installation{7, 11, 16, "deep_gemm", ""};
+    journal::Note note{7, 12, 17, odd};
+    const std::vector<journal::Event> events = {start, ext, begin, end, end_ok, uncaught, exit, program, alias,
+                                                owners, installation, note};
+
+    for (const auto& event : events) {
+        const std::string line = journal::encode(event);
+        INFO(line);
+        REQUIRE(line.back() == '\n');
+        REQUIRE(line.find('\n') == line.size() - 1);
+        // Canonical: what nlohmann itself writes for that object (sorted keys, compact).
+        const auto parsed = nlohmann::json::parse(line);
+        CHECK(parsed.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n" == line);
+        // Decoding gives back an event of the same kind that encodes to the same line.
+        const journal::Event decoded = journal::decode(std::string_view(line).substr(0, line.size() - 1));
+        CHECK(decoded.index() == event.index());
+        CHECK(journal::encode(decoded) == line);
+    }
+    const auto decoded_begin = std::get<journal::ImportBegin>(journal::decode(journal::encode(begin)));
+    CHECK(decoded_begin.stack.size() == 2);
+    CHECK(decoded_begin.stack[1].line == 9);
+    CHECK_FALSE(decoded_begin.identity);
+    CHECK(decoded_begin.name.find("\xc3\xa9 \xe2\x82\xac \xef\xbf\xbd") != std::string::npos); // é € U+FFFD
+    CHECK(std::get<journal::ExtensionLoad>(journal::decode(journal::encode(ext))).identity->dev == ~0ULL);
+    const auto decoded_owners = std::get<journal::TypeOwners>(journal::decode(journal::encode(owners)));
+    REQUIRE(decoded_owners.owners.size() == 2);
+    CHECK(decoded_owners.owners[0].pybind11);
+    CHECK(decoded_owners.owners[0].identity == journal::FileIdentity{1, 2});
 }
 
 TEST_CASE("a line cut short by a crash is skipped and reported", "[journal]")
