@@ -12,6 +12,8 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/json_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/event_decode.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/json_line.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/run_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/tail.cpp

@@ -288,118 +288,6 @@ private:
     JsonText m_json;
 };
 
-/// The fields every event but the process start has.
-template <typename E>
-E stamped(const json& j)
-{
-    E e;
-    j.at("pid").get_to(e.pid);
-    j.at("seq").get_to(e.seq);
-    j.at("t").get_to(e.mono_ns);
-    return e;
-}
-
-Event decode_object(const json& j)
-{
-    const auto tag = j.at("ev").get<std::string>();
-    if (tag == "process") {
-        ProcessStart e;
-        j.at("format").get_to(e.format);
-        if (e.format != k_format_version)
-            throw std::invalid_argument("journal format " + std::to_string(e.format) + " is not supported");
-        j.at("pid").get_to(e.pid);
-        j.at("ppid").get_to(e.ppid);
-        j.at("argv").get_to(e.argv);
-        j.at("executable").get_to(e.executable);
-        j.at("python").get_to(e.python_version);
-        j.at("cwd").get_to(e.cwd);
-        j.at("start_method").get_to(e.start_method);
-        j.at("wall_ns").get_to(e.wall_ns);
-        j.at("t").get_to(e.mono_ns);
-        return e;
-    }
-    if (tag == "ext") {
-        auto e = stamped<ExtensionLoad>(j);
-        j.at("name").get_to(e.name);
-        j.at("path").get_to(e.path);
-        e.realpath = j.value("realpath", "");
-        e.identity = get_identity(j);
-        e.stack = j.value("stack", std::vector<Frame>{});
-        return e;
-    }
-    if (tag == "begin") {
-        ImportBegin e;
-        j.at("pid").get_to(e.pid);
-        j.at("seq").get_to(e.seq);
-        j.at("id").get_to(e.id);
-        j.at("t").get_to(e.mono_ns);
-        j.at("name").get_to(e.name);
-        j.at("kind").get_to(e.kind);
-        e.origin = j.value("origin", "");
-        e.realpath = j.value("realpath", "");
-        e.loader = j.value("loader", "");
-        e.parent = j.value("parent", "");
-        e.identity = get_identity(j);
-        e.stack = j.value("stack", std::vector<Frame>{});
-        return e;
-    }
-    if (tag == "end") {
-        ImportEnd e;
-        j.at("pid").get_to(e.pid);
-        j.at("seq").get_to(e.seq);
-        j.at("id").get_to(e.id);
-        j.at("t").get_to(e.mono_ns);
-        if (j.contains("error"))
-            e.error = j.at("error").get<ExceptionInfo>();
-        return e;
-    }
-    if (tag == "uncaught") {
-        auto e = stamped<UncaughtException>(j);
-        j.at("exception").get_to(e.exception);
-        return e;
-    }
-    if (tag == "exit") {
-        auto e = stamped<ProcessEnd>(j);
-        j.at("wall_ns").get_to(e.wall_ns);
-        j.at("how").get_to(e.how);
-        j.at("code").get_to(e.code);
-        return e;
-    }
-    if (tag == "program") {
-        auto e = stamped<ProgramStart>(j);
-        j.at("via").get_to(e.via);
-        e.executable = j.value("executable", "");
-        j.at("argv").get_to(e.argv);
-        return e;
-    }
-    if (tag == "alias") {
-        auto e = stamped<AliasSeen>(j);
-        j.at("key").get_to(e.key);
-        j.at("module").get_to(e.module_name);
-        e.file = j.value("file", "");
-        e.stack = j.value("stack", std::vector<Frame>{});
-        return e;
-    }
-    if (tag == "type_owners") {
-        auto e = stamped<TypeOwners>(j);
-        j.at("type").get_to(e.type_name);
-        j.at("owners").get_to(e.owners);
-        return e;
-    }
-    if (tag == "installation") {
-        auto e = stamped<Installation>(j);
-        j.at("name").get_to(e.name);
-        e.origin = j.value("origin", "");
-        return e;
-    }
-    if (tag == "note") {
-        auto e = stamped<Note>(j);
-        j.at("text").get_to(e.text);
-        return e;
-    }
-    throw std::invalid_argument("unknown event \"" + tag + "\"");
-}
-
 } // namespace
 
 std::string encode(const Event& event)
@@ -410,20 +298,6 @@ std::string encode(const Event& event)
     std::visit(encoder, event);
     line.push_back('\n');
     return line;
-}
-
-Event decode(std::string_view line)
-{
-    json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded())
-        throw std::invalid_argument("not a JSON object");
-    if (!j.is_object())
-        throw std::invalid_argument("not a JSON object");
-    try {
-        return decode_object(j);
-    } catch (const json::exception& e) {
-        throw std::invalid_argument(e.what());
-    }
 }
 
 } // namespace importscope::journal

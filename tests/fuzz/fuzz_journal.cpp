@@ -23,5 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     report::RunInfo run;
     run.main_pid = 1;
     (void)report::build_report(run, model, findings).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    // The report file's own writer, which takes the module records straight from the model.
+    (void)report::dump_report(report::build_report(run, model, findings, report::ModuleRecords::deferred), model);
     return 0;
 }

@@ -1,0 +1,280 @@
+// decode(): one journal line back into its event, through the journal's own JSON reader
+// (json_line.hpp). Strings move out of the parsed line into the event; nothing is copied twice.
+
+#include "importscope/journal/event.hpp"
+
+#include "json_line.hpp"
+
+#include <charconv>
+#include <stdexcept>
+
+namespace importscope::journal {
+
+namespace {
+
+using json_line::Value;
+
+[[noreturn]] void bad_field(std::string_view key, const char* problem)
+{
+    throw std::invalid_argument("field \"" + std::string(key) + "\" " + problem);
+}
+
+std::string take_string(Value& value, std::string_view key)
+{
+    if (value.type != Value::Type::string)
+        bad_field(key, "is not a string");
+    return std::move(value.text);
+}
+
+template <typename Integer>
+Integer to_integer(const Value& value, std::string_view key)
+{
+    Integer result{};
+    if (value.type != Value::Type::number)
+        bad_field(key, "is not a number");
+    const char* end = value.number.data() + value.number.size();
+    const auto [ptr, ec] = std::from_chars(value.number.data(), end, result);
+    if (ec != std::errc() || ptr != end)
+        bad_field(key, "is not an integer in range");
+    return result;
+}
+
+/// The members of one parsed JSON object, looked up by key.
+class Fields {
+public:
+    Fields(Value& object, std::string_view what) : m_object(object)
+    {
+        if (object.type != Value::Type::object)
+            throw std::invalid_argument(std::string(what) + " is not a JSON object");
+    }
+
+    Value* find(std::string_view key)
+    {
+        for (auto& [name, value] : m_object.members)
+            if (name == key)
+                return &value;
+        return nullptr;
+    }
+
+    Value& at(std::string_view key)
+    {
+        Value* value = find(key);
+        if (!value)
+            bad_field(key, "is missing");
+        return *value;
+    }
+
+    std::string string(std::string_view key) { return take_string(at(key), key); }
+
+    /// Optional text: missing or null is empty.
+    std::string string_or_empty(std::string_view key)
+    {
+        Value* value = find(key);
+        return value && value->type != Value::Type::null ? take_string(*value, key) : std::string();
+    }
+
+    template <typename Integer>
+    Integer integer(std::string_view key)
+    {
+        return to_integer<Integer>(at(key), key);
+    }
+
+    bool boolean_or(std::string_view key, bool fallback)
+    {
+        Value* value = find(key);
+        if (!value || value->type == Value::Type::null)
+            return fallback;
+        if (value->type != Value::Type::boolean)
+            bad_field(key, "is not a boolean");
+        return value->boolean;
+    }
+
+    std::vector<std::string> strings(std::string_view key)
+    {
+        Value& value = at(key);
+        if (value.type != Value::Type::array)
+            bad_field(key, "is not an array");
+        std::vector<std::string> out;
+        out.reserve(value.items.size());
+        for (auto& item : value.items)
+            out.push_back(take_string(item, key));
+        return out;
+    }
+
+    /// dev and ino together, or nothing.
+    std::optional<FileIdentity> identity()
+    {
+        if (!find("dev") || !find("ino"))
+            return std::nullopt;
+        return FileIdentity{integer<std::uint64_t>("dev"), integer<std::uint64_t>("ino")};
+    }
+
+    ExceptionInfo exception(std::string_view key)
+    {
+        Fields e(at(key), key);
+        return {e.string("type"), e.string("message"), e.string_or_empty("traceback")};
+    }
+
+    /// An optional stack: missing or null is empty.
+    std::vector<Frame> frames(std::string_view key)
+    {
+        Value* value = find(key);
+        if (!value || value->type == Value::Type::null)
+            return {};
+        if (value->type != Value::Type::array)
+            bad_field(key, "is not an array");
+        std::vector<Frame> out;
+        out.reserve(value->items.size());
+        for (auto& item : value->items) {
+            Fields f(item, "a frame");
+            Frame& frame = out.emplace_back();
+            frame.file = f.string("file");
+            frame.line = f.integer<int>("line");
+            frame.function = f.string_or_empty("function");
+            frame.module = f.string_or_empty("module");
+        }
+        return out;
+    }
+
+    std::vector<TypeOwner> owners(std::string_view key)
+    {
+        Value& value = at(key);
+        if (value.type != Value::Type::array)
+            bad_field(key, "is not an array");
+        std::vector<TypeOwner> out;
+        out.reserve(value.items.size());
+        for (auto& item : value.items) {
+            Fields o(item, "a type owner");
+            TypeOwner& owner = out.emplace_back();
+            owner.module = o.string("module");
+            owner.file = o.string_or_empty("file");
+            owner.realpath = o.string_or_empty("realpath");
+            owner.qualname = o.string_or_empty("qualname");
+            owner.pybind11 = o.boolean_or("pybind11", false);
+            owner.identity = o.identity();
+        }
+        return out;
+    }
+
+private:
+    Value& m_object;
+};
+
+/// The fields every event but the process start has.
+template <typename E>
+E stamped(Fields& j)
+{
+    E e;
+    e.pid = j.integer<int>("pid");
+    e.seq = j.integer<std::uint64_t>("seq");
+    e.mono_ns = j.integer<std::int64_t>("t");
+    return e;
+}
+
+Event decode_object(Fields& j)
+{
+    const std::string tag = j.string("ev");
+    if (tag == "process") {
+        ProcessStart e;
+        e.format = j.integer<int>("format");
+        if (e.format != k_format_version)
+            throw std::invalid_argument("journal format " + std::to_string(e.format) + " is not supported");
+        e.pid = j.integer<int>("pid");
+        e.ppid = j.integer<int>("ppid");
+        e.argv = j.strings("argv");
+        e.executable = j.string("executable");
+        e.python_version = j.string("python");
+        e.cwd = j.string("cwd");
+        e.start_method = j.string("start_method");
+        e.wall_ns = j.integer<std::int64_t>("wall_ns");
+        e.mono_ns = j.integer<std::int64_t>("t");
+        return e;
+    }
+    if (tag == "begin") {
+        auto e = stamped<ImportBegin>(j);
+        e.id = j.integer<std::uint64_t>("id");
+        e.name = j.string("name");
+        e.kind = j.string("kind");
+        e.origin = j.string_or_empty("origin");
+        e.realpath = j.string_or_empty("realpath");
+        e.loader = j.string_or_empty("loader");
+        e.parent = j.string_or_empty("parent");
+        e.identity = j.identity();
+        e.stack = j.frames("stack");
+        return e;
+    }
+    if (tag == "end") {
+        auto e = stamped<ImportEnd>(j);
+        e.id = j.integer<std::uint64_t>("id");
+        if (j.find("error"))
+            e.error = j.exception("error");
+        return e;
+    }
+    if (tag == "ext") {
+        auto e = stamped<ExtensionLoad>(j);
+        e.name = j.string("name");
+        e.path = j.string("path");
+        e.realpath = j.string_or_empty("realpath");
+        e.identity = j.identity();
+        e.stack = j.frames("stack");
+        return e;
+    }
+    if (tag == "uncaught") {
+        auto e = stamped<UncaughtException>(j);
+        e.exception = j.exception("exception");
+        return e;
+    }
+    if (tag == "exit") {
+        auto e = stamped<ProcessEnd>(j);
+        e.wall_ns = j.integer<std::int64_t>("wall_ns");
+        e.how = j.string("how");
+        e.code = j.integer<int>("code");
+        return e;
+    }
+    if (tag == "program") {
+        auto e = stamped<ProgramStart>(j);
+        e.via = j.string("via");
+        e.executable = j.string_or_empty("executable");
+        e.argv = j.strings("argv");
+        return e;
+    }
+    if (tag == "alias") {
+        auto e = stamped<AliasSeen>(j);
+        e.key = j.string("key");
+        e.module_name = j.string("module");
+        e.file = j.string_or_empty("file");
+        e.stack = j.frames("stack");
+        return e;
+    }
+    if (tag == "type_owners") {
+        auto e = stamped<TypeOwners>(j);
+        e.type_name = j.string("type");
+        e.owners = j.owners("owners");
+        return e;
+    }
+    if (tag == "installation") {
+        auto e = stamped<Installation>(j);
+        e.name = j.string("name");
+        e.origin = j.string_or_empty("origin");
+        return e;
+    }
+    if (tag == "note") {
+        auto e = stamped<Note>(j);
+        e.text = j.string("text");
+        return e;
+    }
+    throw std::invalid_argument("unknown event \"" + tag + "\"");
+}
+
+} // namespace
+
+Event decode(std::string_view line)
+{
+    Value parsed = json_line::parse(line);
+    if (parsed.type != Value::Type::object)
+        throw std::invalid_argument("not a JSON object");
+    Fields fields(parsed, "the line");
+    return decode_object(fields);
+}
+
+} // namespace importscope::journal

@@ -1,0 +1,322 @@
+#include "json_line.hpp"
+
+#include <stdexcept>
+
+namespace importscope::journal::json_line {
+
+namespace {
+
+/// Deeper than any journal line (an object holding an array of objects): input this deep is not
+/// ours, and refusing it keeps the recursion bounded.
+constexpr int k_max_depth = 16;
+
+class Parser {
+public:
+    explicit Parser(std::string_view text) : m_text(text) {}
+
+    Value document()
+    {
+        Value value = parse_value(0);
+        skip_space();
+        if (m_at != m_text.size())
+            fail("text after the JSON value");
+        return value;
+    }
+
+private:
+    [[noreturn]] void fail(const char* what) const
+    {
+        throw std::invalid_argument(std::string("not valid JSON: ") + what + " at byte " + std::to_string(m_at));
+    }
+
+    void skip_space()
+    {
+        while (m_at < m_text.size() &&
+               (m_text[m_at] == ' ' || m_text[m_at] == '\t' || m_text[m_at] == '\n' || m_text[m_at] == '\r'))
+            ++m_at;
+    }
+
+    char peek() const { return m_at < m_text.size() ? m_text[m_at] : '\0'; }
+
+    void expect(char c, const char* what)
+    {
+        if (peek() != c)
+            fail(what);
+        ++m_at;
+    }
+
+    Value parse_value(int depth)
+    {
+        if (depth > k_max_depth)
+            fail("nesting too deep");
+        skip_space();
+        Value value;
+        switch (peek()) {
+        case '{':
+            value.type = Value::Type::object;
+            parse_object(value, depth);
+            break;
+        case '[':
+            value.type = Value::Type::array;
+            parse_array(value, depth);
+            break;
+        case '"':
+            value.type = Value::Type::string;
+            parse_string(value.text);
+            break;
+        case 't':
+            literal("true");
+            value.type = Value::Type::boolean;
+            value.boolean = true;
+            break;
+        case 'f':
+            literal("false");
+            value.type = Value::Type::boolean;
+            break;
+        case 'n':
+            literal("null");
+            break;
+        default:
+            value.type = Value::Type::number;
+            value.number = parse_number();
+        }
+        return value;
+    }
+
+    void literal(std::string_view word)
+    {
+        if (m_text.substr(m_at, word.size()) != word)
+            fail("an unknown literal");
+        m_at += word.size();
+    }
+
+    void parse_object(Value& object, int depth)
+    {
+        ++m_at; // '{'
+        skip_space();
+        if (peek() == '}') {
+            ++m_at;
+            return;
+        }
+        object.members.reserve(16);
+        while (true) {
+            skip_space();
+            if (peek() != '"')
+                fail("a key that is not a string");
+            std::string key;
+            parse_string(key);
+            skip_space();
+            expect(':', "a missing ':'");
+            object.members.emplace_back(std::move(key), parse_value(depth + 1));
+            skip_space();
+            if (peek() == ',') {
+                ++m_at;
+                continue;
+            }
+            expect('}', "a missing ',' or '}'");
+            return;
+        }
+    }
+
+    void parse_array(Value& array, int depth)
+    {
+        ++m_at; // '['
+        skip_space();
+        if (peek() == ']') {
+            ++m_at;
+            return;
+        }
+        while (true) {
+            array.items.push_back(parse_value(depth + 1));
+            skip_space();
+            if (peek() == ',') {
+                ++m_at;
+                continue;
+            }
+            expect(']', "a missing ',' or ']'");
+            return;
+        }
+    }
+
+    std::string_view parse_number()
+    {
+        const std::size_t start = m_at;
+        auto digits = [&] {
+            const std::size_t from = m_at;
+            while (m_at < m_text.size() && m_text[m_at] >= '0' && m_text[m_at] <= '9')
+                ++m_at;
+            return m_at - from;
+        };
+        if (peek() == '-')
+            ++m_at;
+        if (peek() == '0')
+            ++m_at;
+        else if (digits() == 0)
+            fail("an unexpected character");
+        if (peek() == '.') {
+            ++m_at;
+            if (digits() == 0)
+                fail("a number without digits after '.'");
+        }
+        if (peek() == 'e' || peek() == 'E') {
+            ++m_at;
+            if (peek() == '+' || peek() == '-')
+                ++m_at;
+            if (digits() == 0)
+                fail("a number without an exponent");
+        }
+        return m_text.substr(start, m_at - start);
+    }
+
+    unsigned hex4()
+    {
+        if (m_at + 4 > m_text.size())
+            fail("a short \\u escape");
+        unsigned value = 0;
+        for (int i = 0; i < 4; ++i) {
+            const char c = m_text[m_at++];
+            value <<= 4;
+            if (c >= '0' && c <= '9')
+                value |= static_cast<unsigned>(c - '0');
+            else if (c >= 'a' && c <= 'f')
+                value |= static_cast<unsigned>(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F')
+                value |= static_cast<unsigned>(c - 'A' + 10);
+            else
+                fail("a bad \\u escape");
+        }
+        return value;
+    }
+
+    static void append_utf8(std::string& out, unsigned code)
+    {
+        if (code < 0x80) {
+            out += static_cast<char>(code);
+        } else if (code < 0x800) {
+            out += static_cast<char>(0xC0 | (code >> 6));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+        } else if (code < 0x10000) {
+            out += static_cast<char>(0xE0 | (code >> 12));
+            out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+        } else {
+            out += static_cast<char>(0xF0 | (code >> 18));
+            out += static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+            out += static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+            out += static_cast<char>(0x80 | (code & 0x3F));
+        }
+    }
+
+    /// The length of the UTF-8 sequence at m_at (first byte >= 0x80), or 0 when it is not valid.
+    std::size_t utf8_sequence() const
+    {
+        auto byte = [&](std::size_t i) {
+            return m_at + i < m_text.size() ? static_cast<unsigned char>(m_text[m_at + i]) : 0u;
+        };
+        auto continuation = [&](std::size_t i) { return (byte(i) & 0xC0) == 0x80; };
+        const unsigned b0 = byte(0);
+        if (b0 >= 0xC2 && b0 <= 0xDF)
+            return continuation(1) ? 2 : 0;
+        if (b0 >= 0xE0 && b0 <= 0xEF) {
+            const unsigned b1 = byte(1);
+            if ((b0 == 0xE0 && b1 < 0xA0) || (b0 == 0xED && b1 >= 0xA0)) // overlong, or a surrogate
+                return 0;
+            return continuation(1) && continuation(2) ? 3 : 0;
+        }
+        if (b0 >= 0xF0 && b0 <= 0xF4) {
+            const unsigned b1 = byte(1);
+            if ((b0 == 0xF0 && b1 < 0x90) || (b0 == 0xF4 && b1 >= 0x90)) // overlong, or past U+10FFFF
+                return 0;
+            return continuation(1) && continuation(2) && continuation(3) ? 4 : 0;
+        }
+        return 0;
+    }
+
+    void parse_string(std::string& out)
+    {
+        ++m_at; // '"'
+        while (true) {
+            // Copy the run of plain characters at once.
+            const std::size_t start = m_at;
+            while (m_at < m_text.size()) {
+                const auto c = static_cast<unsigned char>(m_text[m_at]);
+                if (c == '"' || c == '\\' || c < 0x20)
+                    break;
+                if (c < 0x80) {
+                    ++m_at;
+                    continue;
+                }
+                const std::size_t length = utf8_sequence();
+                if (length == 0)
+                    fail("invalid UTF-8");
+                m_at += length;
+            }
+            out.append(m_text, start, m_at - start);
+            if (m_at >= m_text.size())
+                fail("an unterminated string");
+            const char c = m_text[m_at++];
+            if (c == '"')
+                return;
+            if (c != '\\')
+                fail("a control character in a string");
+            if (m_at >= m_text.size())
+                fail("an unterminated string");
+            switch (m_text[m_at++]) {
+            case '"':
+                out += '"';
+                break;
+            case '\\':
+                out += '\\';
+                break;
+            case '/':
+                out += '/';
+                break;
+            case 'b':
+                out += '\b';
+                break;
+            case 'f':
+                out += '\f';
+                break;
+            case 'n':
+                out += '\n';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 't':
+                out += '\t';
+                break;
+            case 'u': {
+                unsigned code = hex4();
+                if (code >= 0xDC00 && code <= 0xDFFF)
+                    fail("a lone low surrogate");
+                if (code >= 0xD800 && code <= 0xDBFF) {
+                    if (m_text.substr(m_at, 2) != "\\u")
+                        fail("a lone high surrogate");
+                    m_at += 2;
+                    const unsigned low = hex4();
+                    if (low < 0xDC00 || low > 0xDFFF)
+                        fail("a high surrogate without its low half");
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                }
+                append_utf8(out, code);
+                break;
+            }
+            default:
+                fail("an unknown escape");
+            }
+        }
+    }
+
+    std::string_view m_text;
+    std::size_t m_at = 0;
+};
+
+} // namespace
+
+Value parse(std::string_view line)
+{
+    return Parser(line).document();
+}
+
+} // namespace importscope::journal::json_line
