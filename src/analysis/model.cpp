@@ -213,15 +213,28 @@ RunModel build_model(std::vector<journal::JournalContents>&& journals)
     std::map<std::pair<std::string, int>, std::size_t> rank;
     for (std::size_t i = 0; i < model.processes.size(); ++i)
         rank[{model.processes[i].journal, model.processes[i].pid}] = i;
-    std::vector<std::pair<std::size_t, ModuleRecord>> ranked;
-    for (auto& m : model.modules)
-        ranked.emplace_back(rank[{m.journal, m.pid}], std::move(m));
-    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
-        return std::tie(a.first, a.second.order) < std::tie(b.first, b.second.order);
-    });
-    model.modules.clear();
-    for (auto& [r, m] : ranked)
-        model.modules.push_back(std::move(m));
+
+    // Folding leaves each process image's modules together and in load order, so only those runs
+    // need ordering, not every record.
+    struct Run {
+        std::size_t rank, begin, end;
+    };
+    std::vector<Run> runs;
+    for (std::size_t i = 0; i < model.modules.size(); ++i) {
+        const ModuleRecord& m = model.modules[i];
+        if (runs.empty() || model.modules[runs.back().begin].pid != m.pid ||
+            model.modules[runs.back().begin].journal != m.journal)
+            runs.push_back({rank[{m.journal, m.pid}], i, i + 1});
+        else
+            runs.back().end = i + 1;
+    }
+    std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.rank < b.rank; });
+    std::vector<ModuleRecord> ordered;
+    ordered.reserve(model.modules.size());
+    for (const Run& run : runs)
+        for (std::size_t i = run.begin; i < run.end; ++i)
+            ordered.push_back(std::move(model.modules[i]));
+    model.modules = std::move(ordered);
     return model;
 }
 

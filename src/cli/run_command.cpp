@@ -293,7 +293,9 @@ int run_run(const RunOptions& options)
         report::redact_paths(report_json, *redaction);
     }
     try {
-        write_file_atomically(options.output, report::dump_report(report_json, model, redaction ? &*redaction : nullptr));
+        write_file_atomically(options.output, [&](const TextSink& sink) {
+            report::write_report(report_json, model, redaction ? &*redaction : nullptr, sink);
+        });
     } catch (const Error& e) {
         run_dir.keep();
         throw Error(fmt::format("{} (the journals are kept in {})", e.what(), run_dir.path().string()));

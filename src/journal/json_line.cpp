@@ -107,7 +107,7 @@ private:
             parse_string(key);
             skip_space();
             expect(':', "a missing ':'");
-            object.members.emplace_back(std::move(key), parse_value(depth + 1));
+            object.members.push_back({std::move(key), parse_value(depth + 1)});
             skip_space();
             if (peek() == ',') {
                 ++m_at;

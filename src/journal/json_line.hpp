@@ -9,10 +9,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 namespace importscope::journal::json_line {
+
+struct Member;
 
 struct Value {
     enum class Type : std::uint8_t { null, boolean, number, string, array, object };
@@ -22,7 +23,12 @@ struct Value {
     std::string_view number; ///< the number's text, inside the parsed line
     std::string text;        ///< a string, unescaped
     std::vector<Value> items;
-    std::vector<std::pair<std::string, Value>> members;
+    std::vector<Member> members; ///< in the order written
+};
+
+struct Member {
+    std::string key;
+    Value value;
 };
 
 /// Parses one JSON value that is the whole of `line` (surrounding whitespace allowed). Numbers

@@ -125,30 +125,46 @@ void write_module(RecordText& j, const analysis::ModuleRecord& r)
 
 } // namespace
 
-std::string dump_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction)
+void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
+                  const TextSink& sink)
 {
     std::string head = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     // Only the report's own keys stand two spaces in, so this is its "modules", not a nested one.
     constexpr std::string_view k_slot = "\n  \"modules\": []";
     const std::size_t slot = head.find(k_slot);
     if (slot == std::string::npos || !report.at("modules").empty())
-        throw std::logic_error("dump_report needs a report built with ModuleRecords::deferred");
+        throw std::logic_error("write_report needs a report built with ModuleRecords::deferred");
+    if (model.modules.empty()) {
+        head += '\n';
+        sink(head);
+        return;
+    }
     const std::size_t rest = slot + k_slot.size();
-    if (model.modules.empty())
-        return head + "\n";
 
+    constexpr std::size_t k_piece = 1 << 20;
     std::string out;
-    out.reserve(head.size() + model.modules.size() * 1024);
+    out.reserve(k_piece + 64 * 1024);
     out.append(head, 0, rest - 1); // up to and including the '['
     RecordText j(out, redaction);
     for (const auto& r : model.modules) {
         j->item();
         write_module(j, r);
+        if (out.size() >= k_piece) {
+            sink(out);
+            out.clear();
+        }
     }
     j->end_array();
     out.append(head, rest, std::string::npos);
     out += '\n';
-    return out;
+    sink(out);
+}
+
+std::string dump_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction)
+{
+    std::string text;
+    write_report(report, model, redaction, [&](std::string_view piece) { text += piece; });
+    return text;
 }
 
 } // namespace importscope::report

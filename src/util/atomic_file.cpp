@@ -35,6 +35,11 @@ void check_writable_destination(const std::filesystem::path& path)
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view content)
 {
+    write_file_atomically(path, [&](const TextSink& sink) { sink(content); });
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce)
+{
     std::string temp = (directory_of(path) / ("." + path.filename().string() + ".XXXXXX")).string();
     const int fd = ::mkstemp(temp.data());
     if (fd < 0)
@@ -43,18 +48,31 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
     const mode_t mask = ::umask(0);
     ::umask(mask);
     bool ok = ::fchmod(fd, 0666 & ~mask) == 0;
-    for (std::size_t done = 0; ok && done < content.size();) {
-        const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        ok = n > 0;
-        done += ok ? static_cast<std::size_t>(n) : 0;
+    int saved = ok ? 0 : errno;
+    const TextSink sink = [&](std::string_view piece) {
+        for (std::size_t done = 0; ok && done < piece.size();) {
+            const ssize_t n = ::write(fd, piece.data() + done, piece.size() - done);
+            if (n < 0 && errno == EINTR)
+                continue;
+            ok = n > 0;
+            saved = ok ? 0 : errno;
+            done += ok ? static_cast<std::size_t>(n) : 0;
+        }
+    };
+    try {
+        produce(sink);
+    } catch (...) {
+        ::close(fd);
+        ::unlink(temp.c_str());
+        throw;
     }
-    ok = ok && ::fsync(fd) == 0;
-    const int saved = errno;
+    if (ok && ::fsync(fd) != 0) {
+        ok = false;
+        saved = errno;
+    }
     ok = (::close(fd) == 0) && ok;
     if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {
-        const int err = ok ? errno : saved;
+        const int err = ok || saved == 0 ? errno : saved;
         ::unlink(temp.c_str());
         throw system_error(fmt::format("cannot write {}", path.string()), err);
     }

@@ -75,14 +75,20 @@ int main(int argc, char** argv)
     run.exit.code = 0;
     const auto report = report::build_report(run, model, findings, report::ModuleRecords::deferred);
     phase("report");
-    const std::string text = report::dump_report(report, model);
-    phase("text");
+    std::size_t text_size = 0;
+    write_file_atomically(dir / "report.json", [&](const TextSink& sink) {
+        report::write_report(report, model, nullptr, [&](std::string_view piece) {
+            text_size += piece.size();
+            sink(piece);
+        });
+    });
+    phase("write");
     const double seconds = static_cast<double>(monotonic_ns() - started) / 1e9;
 
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     fmt::print("journal: {} events, {:.1f} MiB; report: {:.1f} MiB; built in {:.3f} s; peak RSS {:.0f} MiB\n",
-               2 * imports + 1, static_cast<double>(size) / (1 << 20), static_cast<double>(text.size()) / (1 << 20),
+               2 * imports + 1, static_cast<double>(size) / (1 << 20), static_cast<double>(text_size) / (1 << 20),
                seconds, static_cast<double>(usage.ru_maxrss) / 1024);
     for (const auto& [name, ns] : phases)
         fmt::print("  {:<8} {:.3f} s\n", name, static_cast<double>(ns) / 1e9);

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <unistd.h>
 
 using namespace importscope;
@@ -31,6 +33,37 @@ TEST_CASE("an existing file is replaced whole, with no temporary left behind", "
     write_file_atomically(file, "new content");
     CHECK(read(file) == "new content");
     CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a file made piece by piece is complete, or not there at all", "[atomic]")
+{
+    std::string pattern = (std::filesystem::temp_directory_path() / "importscope-test-XXXXXX").string();
+    const std::filesystem::path dir = ::mkdtemp(pattern.data());
+    const auto file = dir / "report.json";
+    std::ofstream(file) << "old";
+    auto entries = [&] {
+        return std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator());
+    };
+
+    // A producer that fails half-way leaves the old file as it was and no temporary.
+    CHECK_THROWS_AS(write_file_atomically(file,
+                                          [](const TextSink& sink) {
+                                              sink("half of");
+                                              throw std::runtime_error("the producer failed");
+                                          }),
+                    std::runtime_error);
+    CHECK(read(file) == "old");
+    CHECK(entries() == 1);
+
+    write_file_atomically(file, [](const TextSink& sink) {
+        for (int i = 0; i < 3; ++i)
+            sink(std::string(100'000, static_cast<char>('a' + i)));
+    });
+    const std::string text = read(file);
+    REQUIRE(text.size() == 300'000);
+    CHECK((text[0] == 'a' && text[100'000] == 'b' && text.back() == 'c'));
+    CHECK(entries() == 1);
     std::filesystem::remove_all(dir);
 }
 

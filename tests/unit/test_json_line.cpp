@@ -34,7 +34,7 @@ TEST_CASE("the journal's JSON reader reads what nlohmann writes", "[journal]")
     CHECK(a.items[1].text == "two");
     CHECK(a.items[2].type == Value::Type::null);
     CHECK((a.items[3].boolean && !a.items[4].boolean));
-    CHECK(member("o").members[0].second.members[0].second.text == "x");
+    CHECK(member("o").members[0].value.members[0].value.text == "x");
 
     // \u escapes, surrogate pairs included, become UTF-8.
     CHECK(json_line::parse(R"("\u00e9\u20ac\ud83d\ude00\u0000")").text == std::string("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9) + '\0');

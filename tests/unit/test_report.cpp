@@ -6,6 +6,7 @@
 #include "importscope/report/summary.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <csignal>
 
@@ -130,6 +131,23 @@ TEST_CASE("the report file written from the model is the whole report tree's tex
         CHECK(text == whole.dump(2, ' ', false, replace) + "\n");
         CHECK(text.find("alice") == std::string::npos);
         CHECK(text.find("~/s/_C.so") != std::string::npos);
+    }
+    SECTION("a report larger than one piece")
+    {
+        testing::JournalBuilder many;
+        for (int i = 0; i < 3000; ++i)
+            many.end(many.begin(fmt::format("deep_gemm.m{}", i), "source",
+                                fmt::format("/site/{}/m{}.py", std::string(300, 'd'), i)));
+        const auto big = analysis::build_model(many.contents());
+        const auto big_head = report::build_report(run, big, {}, report::ModuleRecords::deferred);
+        std::vector<std::size_t> pieces;
+        std::string text;
+        report::write_report(big_head, big, nullptr, [&](std::string_view piece) {
+            pieces.push_back(piece.size());
+            text += piece;
+        });
+        CHECK(pieces.size() > 1);
+        CHECK(text == report::build_report(run, big, {}).dump(2, ' ', false, replace) + "\n");
     }
     SECTION("no modules at all")
     {

@@ -3,6 +3,8 @@
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/model.hpp"
 
+#include "importscope/util/atomic_file.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -77,6 +79,10 @@ class PathRedaction;
 /// gives, without a JSON tree of every record: a run of 100,000 imports would need gigabytes.
 std::string dump_report(const nlohmann::json& report, const analysis::RunModel& model,
                         const PathRedaction* redaction = nullptr);
+
+/// The same text, handed to `sink` a megabyte or so at a time, for write_file_atomically.
+void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
+                  const TextSink& sink);
 
 /// "2026-11-30T12:34:56.789Z" for nanoseconds since the epoch.
 std::string iso_time(std::int64_t wall_ns);
