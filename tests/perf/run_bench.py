@@ -81,6 +81,31 @@ def measure(build, importscope, python, modules, rounds):
     return times, rss, report_size
 
 
+def startup(importscope, python, rounds):
+    """`importscope run -c pass` against `python -c pass`: the fixed cost of every run."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    with tempfile.TemporaryDirectory() as tmp:
+        commands = {"python -c pass": [python, "-c", "pass"],
+                    "importscope run -c pass": [importscope, "run", "-q", "--python", python,
+                                                "-o", str(Path(tmp) / "report.json"), "-c", "pass"]}
+        for command in commands.values():
+            run_once(command, env)
+        times = {name: [] for name in commands}
+        for _ in range(rounds):
+            for name, command in commands.items():
+                times[name].append(run_once(command, env)[0])
+    differences = [b - a for a, b in zip(*times.values())]
+    lines = [f"### Start-up: `-c pass`, {rounds} interleaved rounds", "",
+             "| command | median ms | min ms | max ms |", "|---|---|---|---|"]
+    for name, values in times.items():
+        lines.append(f"| {name} | {statistics.median(values) * 1e3:.1f} | {min(values) * 1e3:.1f} | "
+                     f"{max(values) * 1e3:.1f} |")
+    lines += ["", f"importscope's cost: {statistics.median(differences) * 1e3:.1f} ms "
+                  "(median of the per-round differences)", ""]
+    return "\n".join(lines)
+
+
 def count_instructions(build, importscope, python, modules):
     """Instructions executed by each configuration, from callgrind, summed over its processes."""
     tree_dir = build / "perf" / f"tree-{modules}"
@@ -139,7 +164,8 @@ def main():
                              capture_output=True, text=True).stdout.strip()
     header = (f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; Python {version}; "
               f"{time.strftime('%Y-%m-%d')}; {args.rounds} interleaved rounds after one warm-up run each.\n")
-    sections = [header]
+    sections = [header, startup(args.importscope, args.python, 4 * args.rounds)]
+    print(sections[-1], flush=True)
     for size in [int(s) for s in args.sizes.split(",")]:
         rounds = args.rounds if size <= 5000 else max(3, args.rounds // 2)
         times, rss, report_size = measure(build, args.importscope, args.python, size, rounds)
