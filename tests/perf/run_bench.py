@@ -1,7 +1,8 @@
 """importscope's import benchmark: a synthetic tree of .py modules and C extensions, timed under
 plain python (the floor), importscope (default --match and --match '*'), python -X importtime,
 python -v and a pure-Python sys.meta_path recorder, in interleaved rounds (A B C ... A B C ...) so
-that drift on the machine cancels; ratios are taken round by round against plain python.
+that drift on the machine cancels, each round starting one configuration later; ratios are taken
+round by round against plain python.
 
 Usage: run_bench.py BUILD_DIR IMPORTSCOPE PYTHON [--sizes 500,5000,50000] [--rounds N] [--out FILE]
                     [--instructions SIZE]
@@ -70,8 +71,11 @@ def measure(build, importscope, python, modules, rounds):
             run_once(command, env, err)
         times = {name: [] for name, *_ in configs}
         rss = {name: [] for name, *_ in configs}
-        for _ in range(rounds):
-            for name, command, env, err in configs:
+        for round_number in range(rounds):
+            # Each round starts with the next configuration, so that none always runs right after
+            # the same other one (the one before may leave dirty pages or a warm cache behind).
+            shift = round_number % len(configs)
+            for name, command, env, err in configs[shift:] + configs[:shift]:
                 if name == "pure-Python recorder":
                     (scratch["dir"] / "recorder.jsonl").unlink(missing_ok=True)
                 elapsed, peak = run_once(command, env, err)
