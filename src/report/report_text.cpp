@@ -143,7 +143,7 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
 
     constexpr std::size_t k_piece = 1 << 20;
     std::string out;
-    out.reserve(k_piece + 64 * 1024);
+    out.reserve(k_piece + std::size_t{64} * 1024);
     out.append(head, 0, rest - 1); // up to and including the '['
     RecordText j(out, redaction);
     for (const auto& r : model.modules) {
