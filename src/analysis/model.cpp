@@ -204,8 +204,10 @@ void fold_journal(RunModel& model, journal::JournalContents& journal)
 RunModel build_model(std::vector<journal::JournalContents>&& journals)
 {
     RunModel model;
-    for (auto& journal : journals)
+    for (auto& journal : journals) {
+        model.journal_bytes += journal.bytes;
         fold_journal(model, journal);
+    }
 
     // Processes in the order they started; modules by process, then load order.
     std::stable_sort(model.processes.begin(), model.processes.end(),

@@ -50,6 +50,7 @@ void read_journal(const std::filesystem::path& path, JournalContents& into)
     text.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
     if (into.source.empty())
         into.source = path.filename().string();
+    into.bytes += text.size();
     parse_journal(text, path.filename().string(), into);
 }
 

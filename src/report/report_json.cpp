@@ -232,6 +232,7 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
           {"processes_with_findings", pids_with_findings.size()},
           {"modules", model.modules.size()},
           {"extension_inits", extension_inits},
+          {"journal_bytes", model.journal_bytes},
           {"findings", findings.size()},
           {"errors", errors},
           {"warnings", findings.size() - errors}}},

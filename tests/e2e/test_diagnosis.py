@@ -139,6 +139,8 @@ def test_a_clean_program_with_many_imports_gives_no_finding(importscope):
     assert run.status == 0, run.stderr
     assert run.findings() == [], [f["message"] for f in run.findings()]
     assert run.report["summary"]["modules"] > 150
+    # One journal line per begin and end at least, each well over 100 bytes.
+    assert run.report["summary"]["journal_bytes"] > 2 * 150 * 100
 
 
 def test_the_fingerprint_is_cached_until_an_installation_changes(importscope, tmp_path):

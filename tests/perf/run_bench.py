@@ -12,6 +12,7 @@ reports the instructions executed, summed over every process of the run (imports
 and worker, python's children): a count that does not move with the load on a shared machine.
 """
 import argparse
+import json
 import os
 import platform
 import statistics
@@ -48,11 +49,12 @@ def configurations(importscope, python, target, scratch):
     ext_path = dict(base, PYTHONPATH=str(scratch["ext"]))
     recorder = dict(ext_path, PYTHONPATH=f"{HERE / 'recorder_site'}:{scratch['ext']}",
                     RECORDER_OUT=str(scratch["dir"] / "recorder.jsonl"))
-    report = str(scratch["dir"] / "report.json")
+    default_report = str(scratch["dir"] / "report-default.json")
+    all_report = str(scratch["dir"] / "report-all.json")
     return [
         ("python", [python, target], ext_path, None),
-        ("importscope", [importscope, "run", "-q", "--python", python, "-o", report, target], ext_path, None),
-        ("importscope --match '*'", [importscope, "run", "-q", "--match", "*", "--python", python, "-o", report,
+        ("importscope", [importscope, "run", "-q", "--python", python, "-o", default_report, target], ext_path, None),
+        ("importscope --match '*'", [importscope, "run", "-q", "--match", "*", "--python", python, "-o", all_report,
                                      target], ext_path, None),
         ("python -X importtime", [python, "-X", "importtime", target], ext_path, scratch["dir"] / "importtime.txt"),
         ("python -v", [python, "-v", target], ext_path, scratch["dir"] / "verbose.txt"),
@@ -81,8 +83,12 @@ def measure(build, importscope, python, modules, rounds):
                 elapsed, peak = run_once(command, env, err)
                 times[name].append(elapsed)
                 rss[name].append(peak)
-        report_size = (scratch["dir"] / "report.json").stat().st_size
-    return times, rss, report_size
+        sizes = {}
+        for name, file in (("importscope", "report-default.json"), ("importscope --match '*'", "report-all.json")):
+            path = scratch["dir"] / file
+            journal = json.loads(path.read_text())["summary"].get("journal_bytes")
+            sizes[name] = (path.stat().st_size, journal)
+    return times, rss, sizes
 
 
 def startup(importscope, python, rounds):
@@ -140,7 +146,7 @@ def count_instructions(build, importscope, python, modules):
     return "\n".join(lines) + "\n"
 
 
-def table(modules, times, rss, report_size):
+def table(modules, times, rss, sizes):
     floor = times["python"]
     lines = [f"### {modules} modules (+ 20 C extensions)", "",
              "| configuration | median s | min s | max s | ratio to python (median of per-round ratios) | peak RSS MiB |",
@@ -149,7 +155,11 @@ def table(modules, times, rss, report_size):
         ratios = [v / f for v, f in zip(values, floor)]
         lines.append(f"| {name} | {statistics.median(values):.3f} | {min(values):.3f} | {max(values):.3f} | "
                      f"{statistics.median(ratios):.3f} | {statistics.median(rss[name]) / 1024:.1f} |")
-    lines += ["", f"importscope's report for `--match '*'`: {report_size / 1024:.0f} KiB", ""]
+    lines.append("")
+    for name, (report, journal) in sizes.items():
+        journal_text = f"{journal / 1024:.0f} KiB" if journal is not None else "not reported"
+        lines.append(f"- {name}: journals {journal_text}, report {report / 1024:.0f} KiB")
+    lines.append("")
     return "\n".join(lines)
 
 
@@ -159,7 +169,7 @@ def main():
     parser.add_argument("importscope")
     parser.add_argument("python")
     parser.add_argument("--sizes", default="500,5000,50000")
-    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=6)
     parser.add_argument("--out")
     parser.add_argument("--instructions", type=int, default=0)
     args = parser.parse_args()
@@ -172,8 +182,8 @@ def main():
     print(sections[-1], flush=True)
     for size in [int(s) for s in args.sizes.split(",")]:
         rounds = args.rounds if size <= 5000 else max(3, args.rounds // 2)
-        times, rss, report_size = measure(build, args.importscope, args.python, size, rounds)
-        sections.append(table(size, times, rss, report_size))
+        times, rss, sizes = measure(build, args.importscope, args.python, size, rounds)
+        sections.append(table(size, times, rss, sizes))
         print(sections[-1], flush=True)
     if args.instructions:
         sections.append(count_instructions(build, args.importscope, args.python, args.instructions))

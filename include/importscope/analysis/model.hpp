@@ -83,6 +83,7 @@ struct RunModel {
     std::vector<InProcess<journal::AliasSeen>> aliases;
     std::vector<InProcess<journal::TypeOwners>> type_owners;
     std::vector<InProcess<journal::Installation>> installations;
+    std::uint64_t journal_bytes = 0; ///< the journals' size, all processes together
 };
 
 /// Folds journal events into records: pairs begin/end by id, attaches each extension-load audit

@@ -2,6 +2,7 @@
 
 #include "importscope/journal/event.hpp"
 
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -12,7 +13,8 @@ namespace importscope::journal {
 /// What could be read back from one or more journals. A process can die in the middle of a write,
 /// so a damaged line is skipped and described in `problems`, never fatal.
 struct JournalContents {
-    std::string source; ///< the journal's file name
+    std::string source;       ///< the journal's file name
+    std::uint64_t bytes = 0;  ///< the size of what was read
     std::vector<Event> events;
     std::vector<std::string> problems;
 };
