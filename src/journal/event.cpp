@@ -145,8 +145,7 @@ public:
             exception("error", *e.error);
         text("ev", "end");
         number("id", e.id);
-        number("pid", e.pid);
-        number("seq", e.seq);
+        pid_and_seq(e);
         number("t", e.mono_ns);
         m_json.end_object();
     }
@@ -155,8 +154,7 @@ public:
         m_json.begin_object();
         text("ev", "uncaught");
         exception("exception", e.exception);
-        number("pid", e.pid);
-        number("seq", e.seq);
+        pid_and_seq(e);
         number("t", e.mono_ns);
         m_json.end_object();
     }
@@ -166,8 +164,7 @@ public:
         number("code", e.code);
         text("ev", "exit");
         text("how", e.how);
-        number("pid", e.pid);
-        number("seq", e.seq);
+        pid_and_seq(e);
         number("t", e.mono_ns);
         number("wall_ns", e.wall_ns);
         m_json.end_object();
@@ -179,8 +176,7 @@ public:
         text("file", e.file);
         text("key", e.key);
         text("module", e.module_name);
-        number("pid", e.pid);
-        number("seq", e.seq);
+        pid_and_seq(e);
         stack("stack", e.stack);
         number("t", e.mono_ns);
         m_json.end_object();
@@ -207,8 +203,7 @@ public:
             m_json.end_object();
         }
         m_json.end_array();
-        number("pid", e.pid);
-        number("seq", e.seq);
+        pid_and_seq(e);
         number("t", e.mono_ns);
         text("type", e.type_name);
         m_json.end_object();
@@ -219,8 +214,7 @@ public:
         text("ev", "installation");
         text("name", e.name);
         text("origin", e.origin);
-        number("pid", e.pid);
-        number("seq", e.seq);
+        pid_and_seq(e);
         number("t", e.mono_ns);
         m_json.end_object();
     }
@@ -228,8 +222,7 @@ public:
     {
         m_json.begin_object();
         text("ev", "note");
-        number("pid", e.pid);
-        number("seq", e.seq);
+        pid_and_seq(e);
         number("t", e.mono_ns);
         text("text", e.text);
         m_json.end_object();
@@ -241,14 +234,20 @@ public:
         m_json.strings(e.argv);
         text("ev", "program");
         text("executable", e.executable);
-        number("pid", e.pid);
-        number("seq", e.seq);
+        pid_and_seq(e);
         number("t", e.mono_ns);
         text("via", e.via);
         m_json.end_object();
     }
 
 private:
+    /// "pid" and "seq", which sort next to each other in every event that has a sequence number.
+    template <typename E>
+    void pid_and_seq(const E& e)
+    {
+        number("pid", e.pid);
+        number("seq", e.seq);
+    }
     void text(std::string_view key, std::string_view value)
     {
         m_json.key(key);
