@@ -42,7 +42,7 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
     std::map<Leaf, int> leaf_count;
     for (const auto& r : model.modules)
         if (r.initialized_extension && !r.file().empty())
-            ++leaf_count[{r.journal, r.pid, r.name.substr(r.name.rfind('.') + 1)}];
+            ++leaf_count[{r.journal, r.pid, last_component(r.name)}];
 
     // Group each process's extension loads by content and by package-relative path.
     using Group = std::tuple<std::string, int, std::string>;
@@ -52,7 +52,7 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
         if (!r.initialized_extension || r.file().empty())
             continue;
         groups[{r.journal, r.pid, "path:" + package_relative(r.file())}].push_back(&r);
-        if (hash_file && leaf_count[{r.journal, r.pid, r.name.substr(r.name.rfind('.') + 1)}] > 1) {
+        if (hash_file && leaf_count[{r.journal, r.pid, last_component(r.name)}] > 1) {
             auto [it, inserted] = hashes.try_emplace(r.file());
             if (inserted)
                 it->second = hash_file(r.file());

@@ -67,6 +67,8 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
     // Most frames of an import are importlib's own: they are recognised by file name alone, before
     // anything else about them is looked up (line numbers cost a walk of the line table).
     PyRef name_key = PyRef::steal(PyUnicode_InternFromString("__name__"));
+    if (!name_key)
+        PyErr_Clear(); // frames are still described, without their module name
     PyRef frame = PyRef::borrow(reinterpret_cast<PyObject*>(PyEval_GetFrame()));
     bool leading = true;
     while (frame && stack.size() < max_frames) {
@@ -81,8 +83,6 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
         }
         frame = PyRef::steal(reinterpret_cast<PyObject*>(PyFrame_GetBack(f)));
     }
-    if (!name_key)
-        PyErr_Clear();
     std::reverse(stack.begin(), stack.end()); // as a traceback reads: outermost first
     return stack;
 }

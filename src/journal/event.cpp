@@ -15,63 +15,9 @@ void to_json(json& j, const Frame& frame)
     j = json{{"file", frame.file}, {"line", frame.line}, {"function", frame.function}, {"module", frame.module}};
 }
 
-void from_json(const json& j, Frame& frame)
-{
-    j.at("file").get_to(frame.file);
-    j.at("line").get_to(frame.line);
-    frame.function = j.value("function", "");
-    frame.module = j.value("module", "");
-}
-
 void to_json(json& j, const ExceptionInfo& exception)
 {
     j = json{{"type", exception.type}, {"message", exception.message}, {"traceback", exception.traceback}};
-}
-
-void from_json(const json& j, ExceptionInfo& exception)
-{
-    j.at("type").get_to(exception.type);
-    j.at("message").get_to(exception.message);
-    exception.traceback = j.value("traceback", "");
-}
-
-namespace {
-
-void put_identity(json& j, const std::optional<FileIdentity>& identity)
-{
-    if (identity) {
-        j["dev"] = identity->dev;
-        j["ino"] = identity->ino;
-    }
-}
-
-std::optional<FileIdentity> get_identity(const json& j)
-{
-    if (!j.contains("dev") || !j.contains("ino"))
-        return std::nullopt;
-    return FileIdentity{j.at("dev").get<std::uint64_t>(), j.at("ino").get<std::uint64_t>()};
-}
-
-} // namespace
-
-void to_json(json& j, const TypeOwner& o)
-{
-    j = json{{"module", o.module},
-             {"file", o.file},
-             {"realpath", o.realpath},
-             {"qualname", o.qualname},
-             {"pybind11", o.pybind11}};
-    put_identity(j, o.identity);
-}
-
-void from_json(const json& j, TypeOwner& o)
-{
-    j.at("module").get_to(o.module);
-    o.file = j.value("file", "");
-    o.realpath = j.value("realpath", "");
-    o.qualname = j.value("qualname", "");
-    o.pybind11 = j.value("pybind11", false);
-    o.identity = get_identity(j);
 }
 
 namespace {

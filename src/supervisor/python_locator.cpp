@@ -48,9 +48,8 @@ std::string search_path(const std::string& name)
             dir = ".";
         dir += '/';
         dir += name;
-        std::string candidate = std::move(dir);
-        if (is_executable_file(candidate))
-            return candidate;
+        if (is_executable_file(dir))
+            return dir;
         start = colon + 1;
     }
     return {};

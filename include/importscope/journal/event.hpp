@@ -180,11 +180,8 @@ std::string encode(const Event& event);
 /// when the line is not a well-formed event.
 Event decode(std::string_view line);
 
+/// For the report, which writes frames and exceptions as the journal does.
 void to_json(nlohmann::json& j, const Frame& frame);
-void from_json(const nlohmann::json& j, Frame& frame);
 void to_json(nlohmann::json& j, const ExceptionInfo& exception);
-void to_json(nlohmann::json& j, const TypeOwner& owner);
-void from_json(const nlohmann::json& j, TypeOwner& owner);
-void from_json(const nlohmann::json& j, ExceptionInfo& exception);
 
 } // namespace importscope::journal
