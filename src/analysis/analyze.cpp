@@ -20,9 +20,10 @@ std::vector<Finding> analyze(const RunModel& model, const AnalysisOptions& optio
           find_native_type_conflicts(model, options.hash_file),
           find_duplicate_extension_copies(model, options.hash_file), find_multiple_installations(model)})
         findings.insert(findings.end(), more.begin(), more.end());
-    if (options.known_issues)
-        for (auto& f : findings)
-            f.known_issue = options.known_issues->match(f);
+    if (options.known_issues && !findings.empty())
+        if (const KnownIssueCatalogue* catalogue = options.known_issues())
+            for (auto& f : findings)
+                f.known_issue = catalogue->match(f);
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         // Errors first; the rest in a fixed order so that reports compare cleanly.
         return std::tuple(a.severity != Severity::error, a.kind, a.pid, a.file) <

@@ -256,16 +256,6 @@ int run_run(const RunOptions& options)
             info.python_version = p.python_version;
 
     // Explain: content hashes of loaded extensions (once each), known issues, the environment.
-    std::optional<analysis::KnownIssueCatalogue> catalogue;
-    if (!data_dir.empty()) {
-        try {
-            catalogue = analysis::KnownIssueCatalogue::load(data_dir + "/known-issues.json");
-        } catch (const std::invalid_argument& e) {
-            model.problems.push_back(fmt::format("known issues not matched: {}", e.what()));
-        }
-    } else {
-        model.problems.push_back("known issues not matched: no importscope-data directory beside the binary");
-    }
     std::map<std::string, std::optional<std::string>> hashes;
     analysis::AnalysisOptions analysis_options;
     analysis_options.hash_file = [&](const std::string& path) {
@@ -274,8 +264,25 @@ int run_run(const RunOptions& options)
             it->second = sha256_file(path);
         return it->second;
     };
-    analysis_options.known_issues = catalogue ? &*catalogue : nullptr;
+    // The catalogue is read only when there are findings: compiling its patterns costs a run
+    // without findings several milliseconds.
+    std::optional<analysis::KnownIssueCatalogue> catalogue;
+    std::string catalogue_problem;
+    analysis_options.known_issues = [&]() -> const analysis::KnownIssueCatalogue* {
+        if (data_dir.empty()) {
+            catalogue_problem = "known issues not matched: no importscope-data directory beside the binary";
+            return nullptr;
+        }
+        try {
+            catalogue = analysis::KnownIssueCatalogue::load(data_dir + "/known-issues.json");
+        } catch (const std::invalid_argument& e) {
+            catalogue_problem = fmt::format("known issues not matched: {}", e.what());
+        }
+        return catalogue ? &*catalogue : nullptr;
+    };
     const std::vector<analysis::Finding> findings = analysis::analyze(model, analysis_options);
+    if (!catalogue_problem.empty())
+        model.problems.push_back(std::move(catalogue_problem));
 
     std::set<std::string> top_levels;
     for (const auto& m : model.modules)

@@ -143,3 +143,26 @@ TEST_CASE("a malformed catalogue is refused with the reason", "[known-issues]")
         {"id":"x","title":"t","match":{"kind":["k"],"file":"(unclosed"},"explanation":"e","advice":[],"links":[]}]})");
     CHECK_THROWS_WITH(analysis::KnownIssueCatalogue::parse(bad_pattern), Catch::Contains("bad pattern"));
 }
+
+TEST_CASE("the catalogue is asked for once, and only when there is a finding to match", "[known-issues]")
+{
+    const auto catalogue = analysis::KnownIssueCatalogue::load(IMPORTSCOPE_SOURCE_DIR "/data/known-issues.json");
+    int asked = 0;
+    analysis::AnalysisOptions options;
+    options.known_issues = [&]() {
+        ++asked;
+        return &catalogue;
+    };
+    testing::JournalBuilder clean;
+    clean.extension_import("deep_gemm._C", "/site/deep_gemm/_C.so", {1, 1});
+    CHECK(analysis::analyze(analysis::build_model(clean.contents()), options).empty());
+    CHECK(asked == 0);
+
+    testing::JournalBuilder twice;
+    twice.extension_import("vllm.third_party.deep_gemm._C", "/v/vllm/third_party/deep_gemm/_C.so", {1, 1});
+    twice.extension_import("deep_gemm._C", "/v/vllm/third_party/deep_gemm/_C.so", {1, 1});
+    const auto findings = analysis::analyze(analysis::build_model(twice.contents()), options);
+    CHECK(asked == 1);
+    REQUIRE_FALSE(findings.empty());
+    CHECK(findings[0].known_issue.at("id") == "vllm#59904");
+}

@@ -36,7 +36,9 @@ class KnownIssueCatalogue;
 
 struct AnalysisOptions {
     FileHasher hash_file;                              ///< none: content is never compared
-    const KnownIssueCatalogue* known_issues = nullptr; ///< none: no known-issue matching
+    /// Gives the known-issue catalogue, or null; called once, and only when there is a finding to
+    /// match, so that a run without findings never reads (or compiles the patterns of) the catalogue.
+    std::function<const KnownIssueCatalogue*()> known_issues; ///< none: no known-issue matching
 };
 
 /// `duplicate-extension-init`: one extension file (by st_dev and st_ino, so symlinks and hard links
