@@ -1,9 +1,9 @@
 #include "importscope/analysis/finding.hpp"
+#include "importscope/journal/pybind11_message.hpp"
 
 #include <fmt/format.h>
 
 #include <map>
-#include <regex>
 #include <tuple>
 
 namespace importscope::analysis {
@@ -51,15 +51,14 @@ std::string advice_for(const std::string& relation, const std::string& type_name
 
 std::vector<Finding> find_native_type_conflicts(const RunModel& model, const FileHasher& hash_file)
 {
-    static const std::regex pattern(R"re(generic_type: type "([^"]+)" is already registered!)re");
     // The modules that imported the failing one fail with the same message; the failure itself is
     // the innermost of them (the last to begin), normally the extension whose PyInit raised.
     std::map<std::tuple<std::string, int, std::string>, const ModuleRecord*> failures;
     for (const auto& r : model.modules) {
-        std::smatch match;
-        if (!r.error || !std::regex_search(r.error->message, match, pattern))
+        std::optional<std::string> type_name = r.error ? journal::already_registered_type(r.error->message) : std::nullopt;
+        if (!type_name)
             continue;
-        const ModuleRecord*& chosen = failures[{r.journal, r.pid, match[1]}];
+        const ModuleRecord*& chosen = failures[{r.journal, r.pid, std::move(*type_name)}];
         if (!chosen || r.order > chosen->order)
             chosen = &r;
     }

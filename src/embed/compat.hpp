@@ -62,4 +62,29 @@ inline PyObject* code_name(PyCodeObject* code)
     return code->co_name;
 }
 
+/// What a frame's line number is computed from, with its first line and the frame's last
+/// instruction: the code object's line table (a bytes object; borrowed).
+inline PyObject* code_line_table(PyCodeObject* code)
+{
+#if PY_VERSION_HEX >= 0x030A0000
+    return code->co_linetable;
+#else
+    return code->co_lnotab;
+#endif
+}
+inline int code_first_line(PyCodeObject* code)
+{
+    return code->co_firstlineno;
+}
+
+/// The offset of the frame's last instruction.
+inline int frame_last_instruction(PyFrameObject* frame)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    return PyFrame_GetLasti(frame);
+#else
+    return frame->f_lasti;
+#endif
+}
+
 } // namespace importscope::embed::compat

@@ -7,11 +7,12 @@
 
 #include "embed/py_ref.hpp"
 #include "embed/python_error.hpp"
+#include "importscope/journal/pybind11_message.hpp"
 #include "importscope/util/clock.hpp"
 
 #include <cassert>
 #include <map>
-#include <regex>
+#include <optional>
 #include <set>
 #include <string_view>
 
@@ -71,20 +72,20 @@ void note_parent_alias(PyObject* name)
     e.module_name = embed::to_utf8(real_name.get());
     e.file = embed::attribute_text(module, "__file__");
     e.stack = capture_import_stack();
-    journal.append(e);
+    if (journal.append(e))
+        stack_written();
 }
 
 void note_type_owners(const std::string& error_message)
 {
     assert(PyGILState_Check());
-    static const std::regex pattern(R"re(generic_type: type "([^"]+)" is already registered!)re");
-    std::smatch match;
-    if (!std::regex_search(error_message, match, pattern) || !g_type_conflicts_seen.insert(match[1]).second)
+    std::optional<std::string> type_name = journal::already_registered_type(error_message);
+    if (!type_name || !g_type_conflicts_seen.insert(*type_name).second)
         return;
     JournalWriter& journal = JournalWriter::instance();
     journal::TypeOwners e;
     journal.stamp(e);
-    e.type_name = match[1];
+    e.type_name = std::move(*type_name);
 
     PyRef modules = PyRef::steal(PyDict_Items(PyImport_GetModuleDict()));
     if (!modules) {

@@ -25,6 +25,7 @@ void JournalWriter::open(int fd, int pid) noexcept
 {
     m_fd = fd;
     m_pid = pid;
+    ++m_serial;
 }
 
 bool JournalWriter::start(const std::filesystem::path& run_dir) noexcept
@@ -54,10 +55,10 @@ void JournalWriter::close() noexcept
     m_fd = -1;
 }
 
-void JournalWriter::append(const journal::Event& event) noexcept
+bool JournalWriter::append(const journal::Event& event) noexcept
 {
     if (m_fd < 0)
-        return;
+        return false;
     try {
         const std::string line = journal::encode(event);
         // O_APPEND makes each write land at the end as a unit; loop only on a short write.
@@ -68,12 +69,14 @@ void JournalWriter::append(const journal::Event& event) noexcept
                 continue;
             if (n <= 0) {
                 ++m_failed_writes;
-                return;
+                return false;
             }
             done += static_cast<std::size_t>(n);
         }
+        return true;
     } catch (...) {
         ++m_failed_writes;
+        return false;
     }
 }
 

@@ -28,6 +28,8 @@ public:
     int fd() const noexcept { return m_fd; }
     bool is_open() const noexcept { return m_fd >= 0; }
     int pid() const noexcept { return m_pid; }
+    /// Tells journals apart: changes whenever the writer starts on another file (a forked child's).
+    std::uint64_t serial() const noexcept { return m_serial; }
 
     /// The next position in this process's event order.
     std::uint64_t next_seq() noexcept { return ++m_seq; }
@@ -44,8 +46,9 @@ public:
         return event;
     }
 
-    /// Appends one event; failures are counted, never raised into the target.
-    void append(const journal::Event& event) noexcept;
+    /// Appends one event; failures are counted, never raised into the target. True when the whole
+    /// line was written.
+    bool append(const journal::Event& event) noexcept;
 
     std::uint64_t failed_writes() const noexcept { return m_failed_writes; }
 
@@ -55,6 +58,7 @@ private:
 
     int m_fd = -1;
     int m_pid = 0;
+    std::uint64_t m_serial = 0;
     std::atomic<std::uint64_t> m_seq{0};
     std::atomic<std::uint64_t> m_import_id{0};
     std::atomic<std::uint64_t> m_failed_writes{0};

@@ -66,13 +66,14 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
         e.realpath = std::move(facts.realpath);
         e.identity = facts.identity;
     }
+    note_installations(e.name); // may run Python code: before the stack, which goes straight out
     e.stack = capture_import_stack();
-    note_installations(e.name);
     self->begun = true;
     self->pid = journal.pid();
     self->begin_ns = monotonic_ns();
     e.mono_ns = self->begin_ns;
-    journal.append(e);
+    if (journal.append(e))
+        stack_written();
 }
 
 /// Records the end of the load; `exception` is the error it raised, or null.

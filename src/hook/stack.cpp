@@ -1,12 +1,17 @@
 #include "hook/stack.hpp"
 
+#include "hook/journal_writer.hpp"
+
 #include "embed/compat.hpp"
 #include "embed/py_ref.hpp"
 #include "embed/python_error.hpp"
 
 #include <algorithm>
 #include <cassert>
+#include <cstdint>
+#include <functional>
 #include <string_view>
+#include <unordered_map>
 
 namespace importscope::hook {
 
@@ -42,19 +47,118 @@ std::string_view utf8_view(PyObject* text)
     return {utf8, static_cast<std::size_t>(size)};
 }
 
-journal::Frame describe_frame(PyFrameObject* frame, PyCodeObject* code, PyObject* name_key)
+/// Everything a journal frame is made of: file, function and module name are these objects' text,
+/// and the line follows from the line table, the first line and the last instruction. The table
+/// holds a reference to each object, so an address in it can never come to mean another object:
+/// equal keys are equal frames.
+struct FrameKey {
+    PyObject* file;
+    PyObject* function;
+    PyObject* module; ///< __name__ of the frame's globals, or null
+    PyObject* line_table;
+    int first_line;
+    int last_instruction;
+
+    bool operator==(const FrameKey&) const = default;
+};
+
+struct FrameKeyHash {
+    std::size_t operator()(const FrameKey& k) const noexcept
+    {
+        std::size_t h = std::hash<const void*>()(k.line_table);
+        for (const std::size_t part :
+             {std::hash<const void*>()(k.file), std::hash<const void*>()(k.function),
+              std::hash<const void*>()(k.module), static_cast<std::size_t>(k.first_line),
+              static_cast<std::size_t>(k.last_instruction)})
+            h = h * 1'000'003 ^ part;
+        return h;
+    }
+};
+
+/// The numbers of the frames that the process's journal holds whole (journal::Frame::number).
+/// The numbers of a capture's new frames stay pending until the event holding them is written, and
+/// are dropped if it is not. Starts again when the journal does (a forked child's).
+class FrameNumbers {
+public:
+    /// The process's one table. Never destroyed: it holds Python references, which must not be
+    /// released after the interpreter has finalized.
+    static FrameNumbers& instance()
+    {
+        static auto* numbers = new FrameNumbers; // NOLINT(cppcoreguidelines-owning-memory): see above
+        return *numbers;
+    }
+
+    /// Starts a capture for the journal `serial`: drops what an unwritten capture left pending.
+    void begin_capture(std::uint64_t serial)
+    {
+        m_pending.clear();
+        m_pending_held.clear();
+        if (serial != m_serial) {
+            m_numbers.clear();
+            m_held.clear();
+            m_serial = serial;
+        }
+    }
+
+    /// The frame's number and whether the journal holds it already; a new frame's number is pending.
+    std::pair<std::uint32_t, bool> number(const FrameKey& key)
+    {
+        if (const auto it = m_numbers.find(key); it != m_numbers.end())
+            return {it->second, true};
+        const auto pending = std::find(m_pending.begin(), m_pending.end(), key);
+        const auto index = static_cast<std::uint32_t>(pending - m_pending.begin());
+        if (pending != m_pending.end())
+            return {next_number() + index, true}; // a recursion: the same frame twice in one stack
+        m_pending.push_back(key);
+        for (PyObject* object : {key.file, key.function, key.module, key.line_table})
+            m_pending_held.push_back(PyRef::borrow(object));
+        return {next_number() + index, false};
+    }
+
+    /// The event holding the last capture is in the journal: its new frames are known from now on.
+    void commit()
+    {
+        for (const FrameKey& key : m_pending)
+            m_numbers.emplace(key, next_number());
+        m_pending.clear();
+        std::move(m_pending_held.begin(), m_pending_held.end(), std::back_inserter(m_held));
+        m_pending_held.clear();
+    }
+
+private:
+    FrameNumbers() = default;
+    std::uint32_t next_number() const { return static_cast<std::uint32_t>(m_numbers.size()) + 1; }
+
+    std::uint64_t m_serial = 0;
+    std::unordered_map<FrameKey, std::uint32_t, FrameKeyHash> m_numbers;
+    std::vector<PyRef> m_held;
+    std::vector<FrameKey> m_pending;
+    std::vector<PyRef> m_pending_held;
+};
+
+/// The __name__ of the frame's globals (borrowed; the globals keep it alive while the frame runs),
+/// or null.
+PyObject* module_name_of(PyFrameObject* frame, PyObject* name_key)
+{
+    PyRef globals = PyRef::steal(embed::compat::frame_globals(frame));
+    if (!globals || !PyDict_Check(globals.get()) || !name_key)
+        return nullptr;
+    PyObject* name = PyDict_GetItemWithError(globals.get(), name_key); // borrowed
+    if (!name || !PyUnicode_Check(name)) {
+        PyErr_Clear();
+        return nullptr;
+    }
+    return name;
+}
+
+journal::Frame describe_frame(PyFrameObject* frame, const FrameKey& key)
 {
     journal::Frame out;
-    out.file = embed::to_utf8(embed::compat::code_filename(code));
-    out.function = embed::to_utf8(embed::compat::code_name(code));
+    out.file = embed::to_utf8(key.file);
+    out.function = embed::to_utf8(key.function);
     out.line = PyFrame_GetLineNumber(frame);
-    PyRef globals = PyRef::steal(embed::compat::frame_globals(frame));
-    if (globals && PyDict_Check(globals.get()) && name_key) {
-        PyObject* name = PyDict_GetItemWithError(globals.get(), name_key); // borrowed
-        if (name && PyUnicode_Check(name))
-            out.module = embed::to_utf8(name);
-        PyErr_Clear();
-    }
+    if (key.module)
+        out.module = embed::to_utf8(key.module);
     return out;
 }
 
@@ -63,28 +167,55 @@ journal::Frame describe_frame(PyFrameObject* frame, PyCodeObject* code, PyObject
 std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
 {
     assert(PyGILState_Check());
-    std::vector<journal::Frame> stack;
+    FrameNumbers& numbers = FrameNumbers::instance();
+    numbers.begin_capture(JournalWriter::instance().serial());
     // Most frames of an import are importlib's own: they are recognised by file name alone, before
-    // anything else about them is looked up (line numbers cost a walk of the line table).
-    PyRef name_key = PyRef::steal(PyUnicode_InternFromString("__name__"));
+    // anything else about them is looked up. A frame the journal holds already is written by number,
+    // so a line number (a walk of the line table) is computed once per distinct frame.
+    static PyObject* const name_key = PyUnicode_InternFromString("__name__"); // one reference, kept for good
     if (!name_key)
         PyErr_Clear(); // frames are still described, without their module name
+    struct Kept {
+        PyRef frame;
+        FrameKey key;
+    };
+    std::vector<Kept> kept;
     PyRef frame = PyRef::borrow(reinterpret_cast<PyObject*>(PyEval_GetFrame()));
     bool leading = true;
-    while (frame && stack.size() < max_frames) {
+    while (frame && kept.size() < max_frames) {
         auto* f = reinterpret_cast<PyFrameObject*>(frame.get());
         PyRef code = PyRef::steal(reinterpret_cast<PyObject*>(PyFrame_GetCode(f)));
         auto* code_object = reinterpret_cast<PyCodeObject*>(code.get());
-        const std::string_view file = utf8_view(embed::compat::code_filename(code_object));
-        const bool skip = is_bootstrap_frame(file) || (leading && is_importlib_frame(file));
-        if (!skip) {
+        PyObject* file = embed::compat::code_filename(code_object); // borrowed
+        const std::string_view file_text = utf8_view(file);
+        PyRef back = PyRef::steal(reinterpret_cast<PyObject*>(PyFrame_GetBack(f)));
+        if (!is_bootstrap_frame(file_text) && !(leading && is_importlib_frame(file_text))) {
             leading = false;
-            stack.push_back(describe_frame(f, code_object, name_key.get()));
+            // The code object outlives this capture: the frame holds it.
+            kept.push_back({std::move(frame),
+                            {file, embed::compat::code_name(code_object), module_name_of(f, name_key),
+                             embed::compat::code_line_table(code_object), embed::compat::code_first_line(code_object),
+                             embed::compat::frame_last_instruction(f)}});
         }
-        frame = PyRef::steal(reinterpret_cast<PyObject*>(PyFrame_GetBack(f)));
+        frame = std::move(back);
     }
-    std::reverse(stack.begin(), stack.end()); // as a traceback reads: outermost first
+    // Numbered as a traceback reads, outermost first, so that a frame a stack holds twice (a
+    // recursion) is written whole before its number is used.
+    std::vector<journal::Frame> stack;
+    stack.reserve(kept.size());
+    for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+        const auto [number, known] = numbers.number(it->key);
+        journal::Frame& out = stack.emplace_back(
+            known ? journal::Frame{} : describe_frame(reinterpret_cast<PyFrameObject*>(it->frame.get()), it->key));
+        out.number = number;
+        out.known = known;
+    }
     return stack;
+}
+
+void stack_written()
+{
+    FrameNumbers::instance().commit();
 }
 
 } // namespace importscope::hook

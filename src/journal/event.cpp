@@ -220,9 +220,15 @@ private:
         m_json.begin_array();
         for (const auto& f : frames) {
             m_json.item();
+            if (f.known) {
+                m_json.integer(f.number);
+                continue;
+            }
             m_json.begin_object();
             text("file", f.file);
             text("function", f.function);
+            if (f.number != 0)
+                number("id", f.number);
             number("line", f.line);
             text("module", f.module);
             m_json.end_object();

@@ -42,7 +42,7 @@ Integer to_integer(const Value& value, std::string_view key)
 /// The members of one parsed JSON object, looked up by key.
 class Fields {
 public:
-    Fields(Value& object, std::string_view what) : m_object(object)
+    Fields(Value& object, std::string_view what, FrameTable* frames = nullptr) : m_object(object), m_frames(frames)
     {
         if (object.type != Value::Type::object)
             throw std::invalid_argument(std::string(what) + " is not a JSON object");
@@ -126,12 +126,22 @@ public:
         std::vector<Frame> out;
         out.reserve(value->items.size());
         for (auto& item : value->items) {
+            if (item.type == Value::Type::number) {
+                out.push_back(frame_table().at(to_integer<std::uint32_t>(item, "a frame number")));
+                continue;
+            }
             Fields f(item, "a frame");
             Frame& frame = out.emplace_back();
             frame.file = f.string("file");
             frame.line = f.integer<int>("line");
             frame.function = f.string_or_empty("function");
             frame.module = f.string_or_empty("module");
+            if (f.find("id")) {
+                frame.number = f.integer<std::uint32_t>("id");
+                if (frame.number == 0)
+                    bad_field("id", "is not a frame number (they count from 1)");
+                frame_table().define(frame);
+            }
         }
         return out;
     }
@@ -157,7 +167,15 @@ public:
     }
 
 private:
+    FrameTable& frame_table()
+    {
+        if (!m_frames)
+            throw std::logic_error("frames are read from an event's own fields only");
+        return *m_frames;
+    }
+
     Value& m_object;
+    FrameTable* m_frames; ///< the line's journal's; null in the objects nested in a line
 };
 
 /// The fields every event but the process start has.
@@ -177,7 +195,7 @@ Event decode_object(Fields& j)
     if (tag == "process") {
         ProcessStart e;
         e.format = j.integer<int>("format");
-        if (e.format != k_format_version)
+        if (e.format < k_oldest_format_version || e.format > k_format_version)
             throw std::invalid_argument("journal format " + std::to_string(e.format) + " is not supported");
         e.pid = j.integer<int>("pid");
         e.ppid = j.integer<int>("ppid");
@@ -268,13 +286,33 @@ Event decode_object(Fields& j)
 
 } // namespace
 
-Event decode(std::string_view line)
+void FrameTable::define(const Frame& frame)
+{
+    if (!m_frames.try_emplace(frame.number, frame).second)
+        throw std::invalid_argument("frame " + std::to_string(frame.number) + " is numbered twice");
+}
+
+const Frame& FrameTable::at(std::uint32_t number) const
+{
+    const auto it = m_frames.find(number);
+    if (it == m_frames.end())
+        throw std::invalid_argument("frame " + std::to_string(number) + " is not written whole earlier in the journal");
+    return it->second;
+}
+
+Event decode(std::string_view line, FrameTable& frames)
 {
     Value parsed = json_line::parse(line);
     if (parsed.type != Value::Type::object)
         throw std::invalid_argument("not a JSON object");
-    Fields fields(parsed, "the line");
+    Fields fields(parsed, "the line", &frames);
     return decode_object(fields);
+}
+
+Event decode(std::string_view line)
+{
+    FrameTable frames;
+    return decode(line, frames);
 }
 
 } // namespace importscope::journal

@@ -16,6 +16,7 @@ void parse_journal(std::string_view text, std::string_view source, JournalConten
 {
     std::size_t line_number = 0;
     std::size_t start = 0;
+    FrameTable frames;
     while (start < text.size()) {
         ++line_number;
         const std::size_t newline = text.find('\n', start);
@@ -29,7 +30,7 @@ void parse_journal(std::string_view text, std::string_view source, JournalConten
         if (line.empty())
             continue;
         try {
-            into.events.push_back(decode(line));
+            into.events.push_back(decode(line, frames));
         } catch (const std::invalid_argument& e) {
             into.problems.push_back(fmt::format("{}: line {} skipped: {}", source, line_number, e.what()));
         }

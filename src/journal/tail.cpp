@@ -23,7 +23,7 @@ std::vector<Event> JournalTail::poll()
         for (std::size_t newline; (newline = state.partial.find('\n', start)) != std::string::npos;
              start = newline + 1) {
             try {
-                events.push_back(decode(std::string_view(state.partial).substr(start, newline - start)));
+                events.push_back(decode(std::string_view(state.partial).substr(start, newline - start), state.frames));
             } catch (const std::invalid_argument&) {
                 // The final read reports damaged lines; the live view just skips them.
             }

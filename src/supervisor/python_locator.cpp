@@ -11,7 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include <charconv>
+#include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,13 +20,37 @@ namespace importscope::supervisor {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// The number at the front of `text`, which it then leaves; nullopt without a digit there.
+std::optional<int> take_number(std::string_view& text)
+{
+    if (text.empty() || text.front() < '0' || text.front() > '9')
+        return std::nullopt;
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end == text.data())
+        return std::nullopt;
+    text.remove_prefix(static_cast<std::size_t>(end - text.data()));
+    return value;
+}
+
+} // namespace
+
 std::optional<std::pair<int, int>> parse_version(const std::string& text)
 {
-    static const std::regex pattern(R"(^\s*(\d+)\.(\d+)(\.\d+)?.*$)");
-    std::smatch m;
-    if (!std::regex_match(text, m, pattern))
+    std::string_view rest = text;
+    // "<major>.<minor>" after any blanks; what follows is not looked at. (Parsed by hand: std::regex
+    // would cost every run milliseconds to compile its character classes.)
+    rest.remove_prefix(std::min(rest.find_first_not_of(" \t\n\r\f\v"), rest.size()));
+    const std::optional<int> major = take_number(rest);
+    if (!major || !rest.starts_with('.'))
         return std::nullopt;
-    return std::pair{std::stoi(m[1]), std::stoi(m[2])};
+    rest.remove_prefix(1);
+    const std::optional<int> minor = take_number(rest);
+    if (!minor)
+        return std::nullopt;
+    return std::pair{*major, *minor};
 }
 
 namespace {
@@ -65,11 +90,17 @@ bool is_elf(const std::string& path)
 /// Version from the file name of the real binary ("python3.11"), or from a venv's pyvenv.cfg.
 std::optional<std::pair<int, int>> version_from_files(const std::string& executable, const std::string& real)
 {
-    static const std::regex name_pattern(R"(^python(\d+)\.(\d+)$)");
-    std::smatch m;
     const std::string base = fs::path(real).filename().string();
-    if (std::regex_match(base, m, name_pattern))
-        return std::pair{std::stoi(m[1]), std::stoi(m[2])};
+    if (std::string_view name = base; name.starts_with("python")) { // exactly python<major>.<minor>
+        name.remove_prefix(6);
+        const std::optional<int> major = take_number(name);
+        if (major && name.starts_with('.')) {
+            name.remove_prefix(1);
+            const std::optional<int> minor = take_number(name);
+            if (minor && name.empty())
+                return std::pair{*major, *minor};
+        }
+    }
     const fs::path bin = fs::path(executable).parent_path();
     for (const fs::path& cfg : {bin.parent_path() / "pyvenv.cfg", bin / "pyvenv.cfg"}) {
         std::ifstream in(cfg);

@@ -2,26 +2,42 @@
 
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
+#include <array>
 
 namespace importscope {
 
+namespace {
+
+/// Bytes that stand for themselves inside a JSON string: printable ASCII but the quote and the
+/// backslash. Anything else needs escaping or, above 0x7f, checking as UTF-8.
+constexpr std::array<bool, 256> k_plain = [] {
+    std::array<bool, 256> plain{};
+    for (int c = 0x20; c < 0x80; ++c)
+        plain[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+    return plain;
+}();
+
+/// A line break and indentation for item(): the comma and enough spaces for most depths.
+constexpr std::string_view k_breaks = ",\n                                                                ";
+
+} // namespace
+
 JsonText::JsonText(std::string& out, Layout layout, std::size_t open)
-    : m_out(out), m_layout(layout), m_first(open, false)
+    : m_out(out), m_layout(layout), m_first(open, 0)
 {
     if (!m_first.empty())
-        m_first.back() = true;
+        m_first.back() = 1;
 }
 
 void JsonText::begin(char bracket)
 {
     m_out += bracket;
-    m_first.push_back(true);
+    m_first.push_back(1);
 }
 
 void JsonText::end(char bracket)
 {
-    const bool empty = m_first.back();
+    const bool empty = m_first.back() != 0;
     m_first.pop_back();
     if (!empty && m_layout == Layout::indented) {
         m_out += '\n';
@@ -32,15 +48,21 @@ void JsonText::end(char bracket)
 
 void JsonText::item()
 {
-    const bool first = m_first.back();
-    m_first.back() = false;
+    const bool first = m_first.back() != 0;
+    m_first.back() = 0;
     if (m_layout == Layout::compact) {
         if (!first)
             m_out += ',';
         return;
     }
-    m_out += first ? "\n" : ",\n";
-    m_out.append(2 * m_first.size(), ' ');
+    const std::size_t indent = 2 * m_first.size();
+    const std::size_t skip = first ? 1 : 0; // no comma before the first item
+    if (indent + 2 <= k_breaks.size()) {
+        m_out.append(k_breaks.substr(skip, 2 - skip + indent));
+    } else {
+        m_out.append(k_breaks.substr(skip, 2 - skip));
+        m_out.append(indent, ' ');
+    }
 }
 
 void JsonText::key(std::string_view name)
@@ -48,17 +70,17 @@ void JsonText::key(std::string_view name)
     item();
     m_out += '"';
     m_out += name;
-    m_out += m_layout == Layout::compact ? "\":" : "\": ";
+    m_out.append(m_layout == Layout::compact ? std::string_view("\":") : std::string_view("\": "));
 }
 
 void JsonText::string(std::string_view text)
 {
-    // The common case, printable ASCII without quotes or backslashes, needs no escaping.
-    const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
-        const auto byte = static_cast<unsigned char>(c);
-        return byte >= 0x20 && byte < 0x80 && c != '"' && c != '\\';
-    });
-    if (plain) {
+    // The common case, printable ASCII without quotes or backslashes, is copied as it is.
+    std::size_t plain = 0;
+    while (plain < text.size() && k_plain[static_cast<unsigned char>(text[plain])])
+        ++plain;
+    if (plain == text.size()) {
+        m_out.reserve(m_out.size() + text.size() + 2);
         m_out += '"';
         m_out += text;
         m_out += '"';

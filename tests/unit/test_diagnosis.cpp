@@ -2,6 +2,7 @@
 
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/known_issues.hpp"
+#include "importscope/journal/pybind11_message.hpp"
 #include "importscope/util/redact.hpp"
 #include "importscope/util/sha256.hpp"
 
@@ -165,4 +166,17 @@ TEST_CASE("the catalogue is asked for once, and only when there is a finding to 
     CHECK(asked == 1);
     REQUIRE_FALSE(findings.empty());
     CHECK(findings[0].known_issue.at("id") == "vllm#59904");
+}
+
+TEST_CASE("pybind11's refusal to register a type twice names the type", "[native-type-conflict]")
+{
+    using journal::already_registered_type;
+    CHECK(already_registered_type("ImportError: generic_type: type \"Runtime\" is already registered!") == "Runtime");
+    CHECK(already_registered_type("generic_type: type \"a.b\" is already registered!\n(more)") == "a.b");
+    // A quote in the wrong place, an empty name or another message are not it.
+    CHECK_FALSE(already_registered_type("generic_type: type \"\" is already registered!"));
+    CHECK_FALSE(already_registered_type("generic_type: type \"Runtime\" is not registered"));
+    CHECK_FALSE(already_registered_type("generic_type: type \"Runtime"));
+    CHECK_FALSE(already_registered_type("type \"Runtime\" is already registered!"));
+    CHECK(already_registered_type("generic_type: type \"x generic_type: type \"Y\" is already registered!") == "Y");
 }

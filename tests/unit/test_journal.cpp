@@ -115,14 +115,14 @@ TEST_CASE("malformed lines are skipped with their line number and reason", "[jou
 
 TEST_CASE("a journal of a future format is refused line by line", "[journal]")
 {
-    const std::string text = R"({"ev":"process","format":2,"pid":1,"ppid":0,"argv":[],"executable":"","python":"",)"
+    const std::string text = R"({"ev":"process","format":3,"pid":1,"ppid":0,"argv":[],"executable":"","python":"",)"
                              R"("cwd":"","start_method":"main","wall_ns":0,"t":0})"
                              "\n";
     journal::JournalContents contents;
     journal::parse_journal(text, "j", contents);
     CHECK(contents.events.empty());
     REQUIRE(contents.problems.size() == 1);
-    CHECK(contents.problems[0].find("journal format 2 is not supported") != std::string::npos);
+    CHECK(contents.problems[0].find("journal format 3 is not supported") != std::string::npos);
 }
 
 TEST_CASE("invalid UTF-8 in a path is replaced, not fatal", "[journal]")
@@ -145,4 +145,61 @@ TEST_CASE("a missing journal file is a problem, not an exception", "[journal]")
     CHECK(contents.events.empty());
     REQUIRE(contents.problems.size() == 1);
     CHECK(contents.problems[0].find("cannot read journal") != std::string::npos);
+}
+
+TEST_CASE("a numbered frame is written whole once and by number after that", "[journal]")
+{
+    journal::Frame outer{"/app/main.py", 4, "<module>", "__main__", 1};
+    journal::Frame inner{"/app/pkg/__init__.py", 2, "<module>", "pkg", 2};
+    journal::ImportBegin first{7, 1, 1, 5, "pkg", "source", "/app/pkg/__init__.py", "", std::nullopt, "L", "pkg", {outer, inner}};
+    journal::Frame outer_again;
+    outer_again.number = 1;
+    outer_again.known = true;
+    journal::Frame third{"/app/pkg/__init__.py", 3, "<module>", "pkg", 3};
+    journal::ImportBegin second{7, 2, 2, 6, "pkg.b", "source", "/app/pkg/b.py", "", std::nullopt, "L", "pkg", {outer_again, third}};
+
+    const std::string text = journal::encode(first) + journal::encode(second);
+    CHECK(text.find(R"("stack":[1,{"file":"/app/pkg/__init__.py","function":"<module>","id":3,)") != std::string::npos);
+    journal::JournalContents contents;
+    journal::parse_journal(text, "j", contents);
+    REQUIRE(contents.problems.empty());
+    REQUIRE(contents.events.size() == 2);
+    const auto& decoded = std::get<journal::ImportBegin>(contents.events[1]);
+    REQUIRE(decoded.stack.size() == 2);
+    CHECK(decoded.stack[0].file == "/app/main.py");
+    CHECK(decoded.stack[0].line == 4);
+    CHECK(decoded.stack[0].module == "__main__");
+    CHECK_FALSE(decoded.stack[0].known);
+    CHECK(decoded.stack[1].line == 3);
+
+    // Each journal numbers its own frames: the second line alone refers to a frame it does not have.
+    journal::JournalContents alone;
+    journal::parse_journal(journal::encode(second), "k", alone);
+    CHECK(alone.events.empty());
+    REQUIRE(alone.problems.size() == 1);
+    CHECK(alone.problems[0].find("k: line 1 skipped: frame 1 is not written whole earlier in the journal") !=
+          std::string::npos);
+
+    // A number given to two frames is a damaged journal: the second line is skipped.
+    journal::JournalContents twice;
+    journal::parse_journal(journal::encode(first) + journal::encode(first), "t", twice);
+    CHECK(twice.events.size() == 1);
+    REQUIRE(twice.problems.size() == 1);
+    CHECK(twice.problems[0].find("frame 1 is numbered twice") != std::string::npos);
+}
+
+TEST_CASE("a journal of format 1, whole frames only, is still read", "[journal]")
+{
+    const std::string text =
+        R"({"argv":[],"cwd":"/","ev":"process","executable":"/p","format":1,"pid":1,"ppid":0,"python":"3.11.7",)"
+        R"("start_method":"main","t":1,"wall_ns":2})"
+        "\n"
+        R"({"ev":"begin","id":1,"kind":"source","loader":"L","name":"m","origin":"/m.py","parent":"","pid":1,)"
+        R"("realpath":"/m.py","seq":1,"stack":[{"file":"/a.py","function":"<module>","line":1,"module":"__main__"}],"t":3})"
+        "\n";
+    journal::JournalContents contents;
+    journal::parse_journal(text, "old", contents);
+    CHECK(contents.problems.empty());
+    REQUIRE(contents.events.size() == 2);
+    CHECK(std::get<journal::ImportBegin>(contents.events[1]).stack.at(0).file == "/a.py");
 }

@@ -36,7 +36,13 @@ TEST_CASE("versions parse from python's own spellings", "[python]")
 {
     CHECK(supervisor::parse_version("3.11.7") == std::pair{3, 11});
     CHECK(supervisor::parse_version("3.12") == std::pair{3, 12});
+    CHECK(supervisor::parse_version(" 3.13t (free-threaded)\n") == std::pair{3, 13}); // a pyvenv.cfg value
     CHECK_FALSE(supervisor::parse_version("eleven"));
+    CHECK_FALSE(supervisor::parse_version("3."));
+    CHECK_FALSE(supervisor::parse_version("3.x"));
+    CHECK_FALSE(supervisor::parse_version("-3.11"));
+    CHECK_FALSE(supervisor::parse_version("3.-1"));
+    CHECK_FALSE(supervisor::parse_version(""));
 }
 
 TEST_CASE("the interpreter importscope was built with is found and is not foreign", "[python]")

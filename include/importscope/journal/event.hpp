@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -14,7 +15,9 @@
 /// definition of that format; docs/journal-format.md describes it.
 namespace importscope::journal {
 
-inline constexpr int k_format_version = 1;
+/// 2: a stack's frames can be numbered and referred to by number (format 1 wrote every frame whole).
+inline constexpr int k_format_version = 2;
+inline constexpr int k_oldest_format_version = 1;
 
 /// One frame of the Python stack that led to an import (stacks are listed innermost last).
 struct Frame {
@@ -22,6 +25,26 @@ struct Frame {
     int line = 0;
     std::string function;
     std::string module; ///< __name__ of the frame's globals; empty when unknown
+    /// Its number in the process's journal, from 1 (0: not numbered). A journal writes a numbered
+    /// frame whole the first time a stack holds it and by number alone after that, so that the
+    /// frames that every deep import repeats are written and read once.
+    std::uint32_t number = 0;
+    /// Written as its number alone: the journal holds it already. Set by the writer only, which
+    /// then leaves the other fields empty; decode() always gives the whole frame.
+    bool known = false;
+};
+
+/// The numbered frames of one journal, as decode() meets their first use.
+class FrameTable {
+public:
+    /// Adds a numbered frame; throws std::invalid_argument when its number is taken.
+    void define(const Frame& frame);
+    /// The frame with that number; throws std::invalid_argument when the journal has not had it.
+    const Frame& at(std::uint32_t number) const;
+    std::size_t size() const { return m_frames.size(); }
+
+private:
+    std::unordered_map<std::uint32_t, Frame> m_frames;
 };
 
 /// An exception as Python described it when it was raised.
@@ -176,8 +199,12 @@ using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, 
 /// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
 std::string encode(const Event& event);
 
-/// Parses one journal line (without its newline). Throws std::invalid_argument with the reason
-/// when the line is not a well-formed event.
+/// Parses one journal line (without its newline); `frames` holds the numbered frames of the lines
+/// before it in the same journal, and gets the ones this line writes whole. Throws
+/// std::invalid_argument with the reason when the line is not a well-formed event.
+Event decode(std::string_view line, FrameTable& frames);
+
+/// Parses a line on its own: a frame it gives by number alone is an error.
 Event decode(std::string_view line);
 
 /// For the report, which writes frames and exceptions as the journal does.

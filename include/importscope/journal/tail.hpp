@@ -22,6 +22,7 @@ private:
     struct FileState {
         std::uint64_t offset = 0;
         std::string partial;
+        FrameTable frames;
     };
     std::filesystem::path m_run_dir;
     std::map<std::string, FileState> m_files;

@@ -1,10 +1,9 @@
 #pragma once
 
-#include <fmt/format.h>
-
+#include <array>
+#include <charconv>
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,7 +37,9 @@ public:
     template <typename Integer>
     void integer(Integer value)
     {
-        fmt::format_to(std::back_inserter(m_out), "{}", value);
+        std::array<char, 24> digits; // NOLINT(cppcoreguidelines-pro-type-member-init): written by to_chars
+        const auto result = std::to_chars(digits.data(), digits.data() + digits.size(), value);
+        m_out.append(digits.data(), result.ptr);
     }
     void number(double value);
     void strings(const std::vector<std::string>& values);
@@ -49,7 +50,7 @@ private:
 
     std::string& m_out;
     Layout m_layout;
-    std::vector<bool> m_first; ///< per open bracket: nothing written inside it yet
+    std::vector<unsigned char> m_first; ///< per open bracket: nothing written inside it yet (1)
 };
 
 } // namespace importscope
