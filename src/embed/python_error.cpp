@@ -1,5 +1,7 @@
 #include "embed/python_error.hpp"
 
+#include "embed/names.hpp"
+
 #include "embed/compat.hpp"
 
 #include <fmt/format.h>
@@ -26,7 +28,7 @@ std::string to_utf8(PyObject* object)
 
 std::string attribute_text(PyObject* object, const char* name)
 {
-    PyRef value = PyRef::steal(PyObject_GetAttrString(object, name));
+    PyRef value = PyRef::steal(get_attribute(object, name));
     if (!value || !PyUnicode_Check(value.get())) {
         PyErr_Clear();
         return {};
@@ -36,8 +38,8 @@ std::string attribute_text(PyObject* object, const char* name)
 
 std::string qualified_type_name(PyObject* type)
 {
-    PyRef module = PyRef::steal(PyObject_GetAttrString(type, "__module__"));
-    PyRef qualname = PyRef::steal(PyObject_GetAttrString(type, "__qualname__"));
+    PyRef module = PyRef::steal(get_attribute(type, "__module__"));
+    PyRef qualname = PyRef::steal(get_attribute(type, "__qualname__"));
     if (!module || !qualname) {
         PyErr_Clear();
         return reinterpret_cast<PyTypeObject*>(type)->tp_name;

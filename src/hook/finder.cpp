@@ -2,6 +2,7 @@
 #include "hook/hooks.hpp"
 #include "hook/loader.hpp"
 
+#include "embed/names.hpp"
 #include "embed/py_ref.hpp"
 #include "embed/python_error.hpp"
 #include "importscope/util/error.hpp"
@@ -88,6 +89,14 @@ bool should_record(PyObject* name, PyObject* loader)
     return matches(std::string_view(utf8, static_cast<std::size_t>(size)));
 }
 
+/// Loaders without exec_module (the legacy load_module protocol) are left alone.
+bool has_exec_module(PyObject* loader)
+{
+    PyRef method = PyRef::steal(embed::get_attribute(loader, "exec_module"));
+    PyErr_Clear();
+    return static_cast<bool>(method);
+}
+
 /// find_spec(fullname, path=None, target=None)
 PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
 {
@@ -113,7 +122,7 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
         return spec.release();
     }
     if (loader.get() != Py_None && should_record(name, loader.get()) &&
-        PyObject_HasAttrString(loader.get(), "exec_module")) {
+        has_exec_module(loader.get())) {
         note_parent_alias(name);
         if (!wrap_spec_loader(spec.get(), loader.get(), name))
             PyErr_Clear(); // unrecorded is better than a failed import

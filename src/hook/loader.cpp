@@ -6,6 +6,7 @@
 #include "hook/stack.hpp"
 
 #include "embed/compat.hpp"
+#include "embed/names.hpp"
 #include "embed/py_ref.hpp"
 #include "embed/python_error.hpp"
 #include "importscope/util/clock.hpp"
@@ -13,6 +14,8 @@
 #include <cassert>
 #include <cstring>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace importscope::hook {
 
@@ -47,6 +50,40 @@ const char* type_name_of(PyObject* loader)
     return dot ? dot + 1 : name;
 }
 
+/// "module.QualName" of the loader's class, asked of each class once: loaders are instances of a
+/// handful of classes, and a type's __module__ and __qualname__ cost more than the rest of a record.
+std::string loader_type_name(PyObject* loader)
+{
+    PyObject* type = PyType_Check(loader) ? loader : reinterpret_cast<PyObject*>(Py_TYPE(loader));
+    // Holds Python references: never destroyed, so nothing is released after finalization.
+    static auto* names = new std::vector<std::pair<PyRef, std::string>>; // NOLINT(cppcoreguidelines-owning-memory)
+    for (const auto& [known, name] : *names)
+        if (known.get() == type)
+            return name;
+    std::string name = embed::qualified_type_name(type);
+    if (names->size() < 64)
+        names->emplace_back(PyRef::borrow(type), name);
+    return name;
+}
+
+/// spec.parent without running the property's Python code: ModuleSpec gives a package's own name
+/// (it has submodule_search_locations) and otherwise the name up to its last dot.
+std::string spec_parent(PyObject* spec)
+{
+    if (std::strcmp(Py_TYPE(spec)->tp_name, "ModuleSpec") != 0)
+        return embed::attribute_text(spec, "parent"); // another spec class may define it otherwise
+    PyRef locations = PyRef::steal(embed::get_attribute(spec, "submodule_search_locations"));
+    if (!locations) {
+        PyErr_Clear();
+        return embed::attribute_text(spec, "parent");
+    }
+    std::string name = embed::attribute_text(spec, "name");
+    if (locations.get() != Py_None)
+        return name;
+    const std::size_t dot = name.rfind('.');
+    return dot == std::string::npos ? std::string() : name.substr(0, dot);
+}
+
 void record_begin(LoaderWrapper* self, PyObject* spec)
 {
     JournalWriter& journal = JournalWriter::instance();
@@ -57,10 +94,8 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     e.name = embed::to_utf8(self->name);
     e.kind = loader_kind(self->wrapped);
     e.origin = embed::attribute_text(spec, "origin");
-    e.parent = embed::attribute_text(spec, "parent");
-    PyRef loader_type = PyRef::borrow(
-        PyType_Check(self->wrapped) ? self->wrapped : reinterpret_cast<PyObject*>(Py_TYPE(self->wrapped)));
-    e.loader = embed::qualified_type_name(loader_type.get());
+    e.parent = spec_parent(spec);
+    e.loader = loader_type_name(self->wrapped);
     if (!e.origin.empty() && e.origin.front() == '/') {
         FileFacts facts = file_facts(e.origin);
         e.realpath = std::move(facts.realpath);
@@ -101,9 +136,9 @@ void give_back_loader(LoaderWrapper* self, PyObject* holder, const char* attribu
 {
     if (!holder)
         return;
-    PyRef current = PyRef::steal(PyObject_GetAttrString(holder, attribute));
+    PyRef current = PyRef::steal(embed::get_attribute(holder, attribute));
     if (current.get() == reinterpret_cast<PyObject*>(self))
-        PyObject_SetAttrString(holder, attribute, self->wrapped);
+        embed::set_attribute(holder, attribute, self->wrapped);
     PyErr_Clear();
 }
 
@@ -117,7 +152,7 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
         }
         PyErr_Clear();
     }
-    PyRef method = PyRef::steal(PyObject_GetAttrString(self->wrapped, "create_module"));
+    PyRef method = PyRef::steal(embed::get_attribute(self->wrapped, "create_module"));
     if (!method) {
         // Loaders may omit create_module: default module creation.
         PyErr_Clear();
@@ -138,7 +173,7 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
 PyObject* wrapper_exec_module(PyObject* self_object, PyObject* module)
 {
     LoaderWrapper* self = as_wrapper(self_object);
-    PyRef spec = PyRef::steal(PyObject_GetAttrString(module, "__spec__"));
+    PyRef spec = PyRef::steal(embed::get_attribute(module, "__spec__"));
     PyErr_Clear();
     if (!self->begun && spec) {
         // importlib.reload() executes without creating.
@@ -148,7 +183,9 @@ PyObject* wrapper_exec_module(PyObject* self_object, PyObject* module)
         }
         PyErr_Clear();
     }
-    PyRef result = PyRef::steal(PyObject_CallMethod(self->wrapped, "exec_module", "O", module));
+    PyObject* exec_name = embed::interned("exec_module");
+    PyRef result = PyRef::steal(exec_name ? PyObject_CallMethodOneArg(self->wrapped, exec_name, module)
+                                          : PyObject_CallMethod(self->wrapped, "exec_module", "O", module));
     PyRef exception = result ? PyRef() : PyRef::steal(embed::compat::fetch_exception());
     give_back_loader(self, module, "__loader__");
     give_back_loader(self, spec.get(), "loader");
@@ -257,7 +294,7 @@ bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name)
     wrapper->begun = false;
     wrapper->ended = false;
     PyRef owned = PyRef::steal(reinterpret_cast<PyObject*>(wrapper));
-    return PyObject_SetAttrString(spec, "loader", owned.get()) == 0;
+    return embed::set_attribute(spec, "loader", owned.get()) == 0;
 }
 
 } // namespace importscope::hook

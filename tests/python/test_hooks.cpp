@@ -142,3 +142,72 @@ TEST_CASE("an exception reported as uncaught is recorded whatever excepthook is 
     CHECK(uncaught[0].exception.type == "KeyError");
     CHECK(uncaught[0].exception.message == "'lost key'");
 }
+
+TEST_CASE("a record's parent is ModuleSpec.parent: the package itself, or the name up to its last dot", "[hooks]")
+{
+    const auto dir = testing::make_package_dir();
+    write_file(dir / "deep_gemm_p" / "__init__.py", "from . import sub\n");
+    write_file(dir / "deep_gemm_p" / "sub.py", "X = 1\n");
+    REQUIRE(testing::run_python("import deep_gemm_p\n"
+                                "assert deep_gemm_p.__spec__.parent == 'deep_gemm_p'\n"
+                                "assert deep_gemm_p.sub.__spec__.parent == 'deep_gemm_p'\n"));
+    const auto begins = events_of<journal::ImportBegin>(testing::recorded());
+    const auto* package = find_begin(begins, "deep_gemm_p");
+    const auto* module = find_begin(begins, "deep_gemm_p.sub");
+    REQUIRE(package);
+    REQUIRE(module);
+    CHECK(package->parent == "deep_gemm_p");
+    CHECK(module->parent == "deep_gemm_p");
+    CHECK(package->loader == "_frozen_importlib_external.SourceFileLoader");
+    CHECK(module->loader == "_frozen_importlib_external.SourceFileLoader");
+}
+
+TEST_CASE("frames shared by many stacks are described once and read back whole", "[hooks]")
+{
+    // Ten imports from one loop line share their outer frames; a recursive function imports from
+    // the same line at several depths, so one stack holds the same frame more than once.
+    const auto dir = testing::make_package_dir();
+    for (int i = 0; i < 10; ++i)
+        write_file(dir / ("deep_gemm_s" + std::to_string(i) + ".py"), "X = 1\n");
+    for (int i = 0; i < 3; ++i)
+        write_file(dir / ("deep_gemm_r" + std::to_string(i) + ".py"), "X = 1\n");
+    write_file(dir / "importer_s.py",
+               "import importlib\n"
+               "def load_all():\n"
+               "    for i in range(10):\n"
+               "        importlib.import_module(f'deep_gemm_s{i}')\n"
+               "def deeper(n):\n"
+               "    if n < 3:\n"
+               "        importlib.import_module(f'deep_gemm_r{n}')\n"
+               "        deeper(n + 1)\n"
+               "def recurse(n):\n"
+               "    return recurse(n - 1) if n else deeper(0)\n"
+               "load_all()\n"
+               "recurse(2)\n");
+    REQUIRE(testing::run_python("import importer_s"));
+    const auto contents = testing::recorded();
+    REQUIRE(contents.problems.empty());
+    const auto begins = events_of<journal::ImportBegin>(contents);
+    for (int i = 0; i < 10; ++i) {
+        const auto* b = find_begin(begins, "deep_gemm_s" + std::to_string(i));
+        REQUIRE(b);
+        REQUIRE(b->stack.size() >= 2);
+        const auto& site = b->stack.back();
+        CHECK(site.file == (dir / "importer_s.py").string());
+        CHECK(site.line == 4);
+        CHECK(site.function == "load_all");
+        CHECK(site.module == "importer_s");
+        CHECK(b->stack[b->stack.size() - 2].line == 11);
+    }
+    const auto* r2 = find_begin(begins, "deep_gemm_r2");
+    REQUIRE(r2);
+    std::vector<std::pair<std::string, int>> frames;
+    for (const auto& f : r2->stack)
+        if (f.file == (dir / "importer_s.py").string())
+            frames.emplace_back(f.function, f.line);
+    // recurse(2) -> recurse(1) -> recurse(0) -> deeper(0) -> deeper(1) -> deeper(2) -> import
+    const std::vector<std::pair<std::string, int>> expected = {
+        {"<module>", 12}, {"recurse", 10}, {"recurse", 10}, {"recurse", 10},
+        {"deeper", 8},    {"deeper", 8},   {"deeper", 7}};
+    CHECK(frames == expected);
+}

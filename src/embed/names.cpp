@@ -1,0 +1,39 @@
+#include "embed/names.hpp"
+
+#include <cassert>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+namespace importscope::embed {
+
+PyObject* interned(const char* name)
+{
+    assert(PyGILState_Check());
+    // A handful of names, each looked up on every import: a short list beats a hash map.
+    static std::vector<std::pair<const char*, PyObject*>> names;
+    for (const auto& [text, object] : names)
+        if (text == name || std::strcmp(text, name) == 0)
+            return object;
+    PyObject* object = PyUnicode_InternFromString(name); // the one reference, kept for good
+    if (!object) {
+        PyErr_Clear();
+        return nullptr;
+    }
+    names.emplace_back(name, object);
+    return object;
+}
+
+PyObject* get_attribute(PyObject* object, const char* name)
+{
+    PyObject* key = interned(name);
+    return key ? PyObject_GetAttr(object, key) : PyObject_GetAttrString(object, name);
+}
+
+int set_attribute(PyObject* object, const char* name, PyObject* value)
+{
+    PyObject* key = interned(name);
+    return key ? PyObject_SetAttr(object, key, value) : PyObject_SetAttrString(object, name, value);
+}
+
+} // namespace importscope::embed

@@ -1,0 +1,19 @@
+#pragma once
+
+#include <Python.h>
+
+namespace importscope::embed {
+
+/// `name` as an interned str, made the first time and kept for the life of the process (borrowed;
+/// null, with the error cleared, when it cannot be made). Lookups with it hit CPython's attribute
+/// caches by identity; a name made from a C string on every call is hashed and looked up the long
+/// way, which the hooks would pay on every import.
+PyObject* interned(const char* name);
+
+/// getattr(object, name) through interned(): a new reference, or null with the error set.
+PyObject* get_attribute(PyObject* object, const char* name);
+
+/// setattr(object, name, value) through interned(): 0, or -1 with the error set.
+int set_attribute(PyObject* object, const char* name, PyObject* value);
+
+} // namespace importscope::embed
