@@ -1,5 +1,6 @@
 // decode(): one journal line back into its event, through the journal's own JSON reader
-// (json_line.hpp). Strings move out of the parsed line into the event; nothing is copied twice.
+// (json_line.hpp): the line is checked once, and each field is converted straight from its text
+// into the event.
 
 #include "importscope/journal/event.hpp"
 
@@ -19,11 +20,11 @@ using json_line::Value;
     throw std::invalid_argument("field \"" + std::string(key) + "\" " + problem);
 }
 
-std::string take_string(Value& value, std::string_view key)
+std::string take_string(const Value& value, std::string_view key)
 {
     if (value.type != Value::Type::string)
         bad_field(key, "is not a string");
-    return std::move(value.text);
+    return json_line::string(value);
 }
 
 template <typename Integer>
@@ -32,8 +33,8 @@ Integer to_integer(const Value& value, std::string_view key)
     Integer result{};
     if (value.type != Value::Type::number)
         bad_field(key, "is not a number");
-    const char* end = value.number.data() + value.number.size();
-    const auto [ptr, ec] = std::from_chars(value.number.data(), end, result);
+    const char* end = value.text.data() + value.text.size();
+    const auto [ptr, ec] = std::from_chars(value.text.data(), end, result);
     if (ec != std::errc() || ptr != end)
         bad_field(key, "is not an integer in range");
     return result;
@@ -42,23 +43,32 @@ Integer to_integer(const Value& value, std::string_view key)
 /// The members of one parsed JSON object, looked up by key.
 class Fields {
 public:
-    Fields(Value& object, std::string_view what, FrameTable* frames = nullptr) : m_object(object), m_frames(frames)
+    Fields(const json_line::Document& document, std::size_t object, std::string_view what,
+           FrameTable* frames = nullptr)
+        : m_document(document), m_object(object), m_frames(frames)
     {
-        if (object.type != Value::Type::object)
+        if (document.value(object).type != Value::Type::object)
             throw std::invalid_argument(std::string(what) + " is not a JSON object");
     }
 
-    Value* find(std::string_view key)
+    /// The value node of the first member of that name, or 0.
+    std::size_t find_node(std::string_view key) const
     {
-        for (auto& [name, value] : m_object.members)
-            if (name == key)
-                return &value;
-        return nullptr;
+        for (std::size_t at = m_object + 1; at < m_document.end(m_object); at = m_document.end(at + 1))
+            if (json_line::key_is(m_document.value(at), key))
+                return at + 1;
+        return 0;
     }
 
-    Value& at(std::string_view key)
+    const Value* find(std::string_view key) const
     {
-        Value* value = find(key);
+        const std::size_t node = find_node(key);
+        return node ? &m_document.value(node) : nullptr;
+    }
+
+    const Value& at(std::string_view key) const
+    {
+        const Value* value = find(key);
         if (!value)
             bad_field(key, "is missing");
         return *value;
@@ -69,7 +79,7 @@ public:
     /// Optional text: missing or null is empty.
     std::string string_or_empty(std::string_view key)
     {
-        Value* value = find(key);
+        const Value* value = find(key);
         return value && value->type != Value::Type::null ? take_string(*value, key) : std::string();
     }
 
@@ -81,23 +91,19 @@ public:
 
     bool boolean_or(std::string_view key, bool fallback)
     {
-        Value* value = find(key);
+        const Value* value = find(key);
         if (!value || value->type == Value::Type::null)
             return fallback;
         if (value->type != Value::Type::boolean)
             bad_field(key, "is not a boolean");
-        return value->boolean;
+        return value->text == "true";
     }
 
     std::vector<std::string> strings(std::string_view key)
     {
-        Value& value = at(key);
-        if (value.type != Value::Type::array)
-            bad_field(key, "is not an array");
+        const std::size_t array = array_node(key);
         std::vector<std::string> out;
-        out.reserve(value.items.size());
-        for (auto& item : value.items)
-            out.push_back(take_string(item, key));
+        m_document.each_item(array, [&](std::size_t item) { out.push_back(take_string(m_document.value(item), key)); });
         return out;
     }
 
@@ -111,26 +117,25 @@ public:
 
     ExceptionInfo exception(std::string_view key)
     {
-        Fields e(at(key), key);
+        Fields e(m_document, node_at(key), key);
         return {e.string("type"), e.string("message"), e.string_or_empty("traceback")};
     }
 
     /// An optional stack: missing or null is empty.
     std::vector<Frame> frames(std::string_view key)
     {
-        Value* value = find(key);
-        if (!value || value->type == Value::Type::null)
+        const std::size_t array = find_node(key);
+        if (array == 0 || m_document.value(array).type == Value::Type::null)
             return {};
-        if (value->type != Value::Type::array)
+        if (m_document.value(array).type != Value::Type::array)
             bad_field(key, "is not an array");
         std::vector<Frame> out;
-        out.reserve(value->items.size());
-        for (auto& item : value->items) {
-            if (item.type == Value::Type::number) {
-                out.push_back(frame_table().at(to_integer<std::uint32_t>(item, "a frame number")));
-                continue;
+        m_document.each_item(array, [&](std::size_t item) {
+            if (m_document.value(item).type == Value::Type::number) {
+                out.push_back(frame_table().at(to_integer<std::uint32_t>(m_document.value(item), "a frame number")));
+                return;
             }
-            Fields f(item, "a frame");
+            Fields f(m_document, item, "a frame");
             Frame& frame = out.emplace_back();
             frame.file = f.string("file");
             frame.line = f.integer<int>("line");
@@ -142,19 +147,15 @@ public:
                     bad_field("id", "is not a frame number (they count from 1)");
                 frame_table().define(frame);
             }
-        }
+        });
         return out;
     }
 
     std::vector<TypeOwner> owners(std::string_view key)
     {
-        Value& value = at(key);
-        if (value.type != Value::Type::array)
-            bad_field(key, "is not an array");
         std::vector<TypeOwner> out;
-        out.reserve(value.items.size());
-        for (auto& item : value.items) {
-            Fields o(item, "a type owner");
+        m_document.each_item(array_node(key), [&](std::size_t item) {
+            Fields o(m_document, item, "a type owner");
             TypeOwner& owner = out.emplace_back();
             owner.module = o.string("module");
             owner.file = o.string_or_empty("file");
@@ -162,11 +163,27 @@ public:
             owner.qualname = o.string_or_empty("qualname");
             owner.pybind11 = o.boolean_or("pybind11", false);
             owner.identity = o.identity();
-        }
+        });
         return out;
     }
 
 private:
+    std::size_t node_at(std::string_view key) const
+    {
+        const std::size_t node = find_node(key);
+        if (node == 0)
+            bad_field(key, "is missing");
+        return node;
+    }
+
+    std::size_t array_node(std::string_view key) const
+    {
+        const std::size_t node = node_at(key);
+        if (m_document.value(node).type != Value::Type::array)
+            bad_field(key, "is not an array");
+        return node;
+    }
+
     FrameTable& frame_table()
     {
         if (!m_frames)
@@ -174,7 +191,8 @@ private:
         return *m_frames;
     }
 
-    Value& m_object;
+    const json_line::Document& m_document;
+    std::size_t m_object;
     FrameTable* m_frames; ///< the line's journal's; null in the objects nested in a line
 };
 
@@ -302,10 +320,12 @@ const Frame& FrameTable::at(std::uint32_t number) const
 
 Event decode(std::string_view line, FrameTable& frames)
 {
-    Value parsed = json_line::parse(line);
-    if (parsed.type != Value::Type::object)
+    // One document per thread, its storage kept from line to line.
+    thread_local json_line::Document document;
+    document.parse(line);
+    if (document.value(document.root()).type != Value::Type::object)
         throw std::invalid_argument("not a JSON object");
-    Fields fields(parsed, "the line", &frames);
+    Fields fields(document, document.root(), "the line", &frames);
     return decode_object(fields);
 }
 

@@ -1,5 +1,6 @@
 #include "json_line.hpp"
 
+#include <array>
 #include <stdexcept>
 
 namespace importscope::journal::json_line {
@@ -10,17 +11,27 @@ namespace {
 /// ours, and refusing it keeps the recursion bounded.
 constexpr int k_max_depth = 16;
 
+/// Bytes that stand for themselves in a string: ASCII from the space up, but the quote and the
+/// backslash. The others end the run of plain characters: escapes, control characters (refused),
+/// and the lead bytes of UTF-8 sequences (checked).
+constexpr std::array<bool, 256> k_plain = [] {
+    std::array<bool, 256> plain{};
+    for (int c = 0x20; c < 0x80; ++c)
+        plain[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+    return plain;
+}();
+
 class Parser {
 public:
-    explicit Parser(std::string_view text) : m_text(text) {}
+    /// Records the values it checks in `nodes`, or nowhere when that is null.
+    Parser(std::string_view text, std::vector<Node>* nodes) : m_text(text), m_nodes(nodes) {}
 
-    Value document()
+    void document()
     {
-        Value value = parse_value(0);
+        parse_value(0);
         skip_space();
         if (m_at != m_text.size())
             fail("text after the JSON value");
-        return value;
     }
 
 private:
@@ -31,6 +42,8 @@ private:
 
     void skip_space()
     {
+        if (m_at < m_text.size() && static_cast<unsigned char>(m_text[m_at]) > ' ')
+            return; // journal lines have no blanks between tokens
         while (m_at < m_text.size() &&
                (m_text[m_at] == ' ' || m_text[m_at] == '\t' || m_text[m_at] == '\n' || m_text[m_at] == '\r'))
             ++m_at;
@@ -45,29 +58,35 @@ private:
         ++m_at;
     }
 
-    Value parse_value(int depth)
+    /// Checks the value at m_at and records it, after the values inside it.
+    void parse_value(int depth)
     {
         if (depth > k_max_depth)
             fail("nesting too deep");
         skip_space();
+        const std::size_t index = m_nodes ? m_nodes->size() : 0;
+        if (m_nodes)
+            m_nodes->emplace_back();
         Value value;
+        const std::size_t start = m_at;
         switch (peek()) {
         case '{':
             value.type = Value::Type::object;
-            parse_object(value, depth);
+            parse_object(depth);
             break;
         case '[':
             value.type = Value::Type::array;
-            parse_array(value, depth);
+            parse_array(depth);
             break;
         case '"':
             value.type = Value::Type::string;
-            parse_string(value.text);
-            break;
+            value.escaped = parse_string(nullptr);
+            value.text = m_text.substr(start + 1, m_at - start - 2);
+            record(index, value);
+            return;
         case 't':
             literal("true");
             value.type = Value::Type::boolean;
-            value.boolean = true;
             break;
         case 'f':
             literal("false");
@@ -78,9 +97,19 @@ private:
             break;
         default:
             value.type = Value::Type::number;
-            value.number = parse_number();
+            parse_number();
         }
-        return value;
+        value.text = m_text.substr(start, m_at - start);
+        record(index, value);
+    }
+
+    void record(std::size_t index, const Value& value)
+    {
+        if (!m_nodes)
+            return;
+        Node& node = (*m_nodes)[index];
+        node.value = value;
+        node.end = static_cast<std::uint32_t>(m_nodes->size());
     }
 
     void literal(std::string_view word)
@@ -90,7 +119,7 @@ private:
         m_at += word.size();
     }
 
-    void parse_object(Value& object, int depth)
+    void parse_object(int depth)
     {
         ++m_at; // '{'
         skip_space();
@@ -98,16 +127,14 @@ private:
             ++m_at;
             return;
         }
-        object.members.reserve(16);
         while (true) {
             skip_space();
             if (peek() != '"')
                 fail("a key that is not a string");
-            std::string key;
-            parse_string(key);
+            parse_value(depth + 1);
             skip_space();
             expect(':', "a missing ':'");
-            object.members.push_back({std::move(key), parse_value(depth + 1)});
+            parse_value(depth + 1);
             skip_space();
             if (peek() == ',') {
                 ++m_at;
@@ -118,7 +145,7 @@ private:
         }
     }
 
-    void parse_array(Value& array, int depth)
+    void parse_array(int depth)
     {
         ++m_at; // '['
         skip_space();
@@ -127,7 +154,7 @@ private:
             return;
         }
         while (true) {
-            array.items.push_back(parse_value(depth + 1));
+            parse_value(depth + 1);
             skip_space();
             if (peek() == ',') {
                 ++m_at;
@@ -138,9 +165,8 @@ private:
         }
     }
 
-    std::string_view parse_number()
+    void parse_number()
     {
-        const std::size_t start = m_at;
         auto digits = [&] {
             const std::size_t from = m_at;
             while (m_at < m_text.size() && m_text[m_at] >= '0' && m_text[m_at] <= '9')
@@ -165,7 +191,6 @@ private:
             if (digits() == 0)
                 fail("a number without an exponent");
         }
-        return m_text.substr(start, m_at - start);
     }
 
     unsigned hex4()
@@ -188,8 +213,11 @@ private:
         return value;
     }
 
-    static void append_utf8(std::string& out, unsigned code)
+    static void append_utf8(std::string* out_text, unsigned code)
     {
+        if (!out_text)
+            return;
+        std::string& out = *out_text;
         if (code < 0x80) {
             out += static_cast<char>(code);
         } else if (code < 0x800) {
@@ -232,59 +260,63 @@ private:
         return 0;
     }
 
-    void parse_string(std::string& out)
+public:
+    /// Checks the string at m_at (its opening quote) and moves past it; appends its unescaped text
+    /// to `out` unless that is null. True when the string has escapes.
+    bool parse_string(std::string* out)
     {
         ++m_at; // '"'
+        bool escaped = false;
         while (true) {
-            // Copy the run of plain characters at once.
+            // The run of plain characters, checked and copied at once.
             const std::size_t start = m_at;
             while (m_at < m_text.size()) {
                 const auto c = static_cast<unsigned char>(m_text[m_at]);
-                if (c == '"' || c == '\\' || c < 0x20)
-                    break;
-                if (c < 0x80) {
+                if (k_plain[c]) {
                     ++m_at;
                     continue;
                 }
+                if (c < 0x80)
+                    break;
                 const std::size_t length = utf8_sequence();
                 if (length == 0)
                     fail("invalid UTF-8");
                 m_at += length;
             }
-            out.append(m_text, start, m_at - start);
+            if (out)
+                out->append(m_text, start, m_at - start);
             if (m_at >= m_text.size())
                 fail("an unterminated string");
             const char c = m_text[m_at++];
             if (c == '"')
-                return;
+                return escaped;
             if (c != '\\')
                 fail("a control character in a string");
+            escaped = true;
             if (m_at >= m_text.size())
                 fail("an unterminated string");
-            switch (m_text[m_at++]) {
+            const char escape = m_text[m_at++];
+            char plain = '\0';
+            switch (escape) {
             case '"':
-                out += '"';
-                break;
             case '\\':
-                out += '\\';
-                break;
             case '/':
-                out += '/';
+                plain = escape;
                 break;
             case 'b':
-                out += '\b';
+                plain = '\b';
                 break;
             case 'f':
-                out += '\f';
+                plain = '\f';
                 break;
             case 'n':
-                out += '\n';
+                plain = '\n';
                 break;
             case 'r':
-                out += '\r';
+                plain = '\r';
                 break;
             case 't':
-                out += '\t';
+                plain = '\t';
                 break;
             case 'u': {
                 unsigned code = hex4();
@@ -300,23 +332,45 @@ private:
                     code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
                 }
                 append_utf8(out, code);
-                break;
+                continue;
             }
             default:
                 fail("an unknown escape");
             }
+            if (out)
+                *out += plain;
         }
     }
 
+private:
     std::string_view m_text;
+    std::vector<Node>* m_nodes;
     std::size_t m_at = 0;
 };
 
 } // namespace
 
-Value parse(std::string_view line)
+void Document::parse(std::string_view line)
 {
-    return Parser(line).document();
+    m_nodes.clear();
+    Parser(line, &m_nodes).document();
 }
+
+void check(std::string_view text)
+{
+    Parser(text, nullptr).document();
+}
+
+std::string string(const Value& value)
+{
+    if (!value.escaped)
+        return std::string(value.text);
+    // The view's quotes are in the line, around it: read the string again, unescaping.
+    std::string out;
+    out.reserve(value.text.size());
+    Parser(std::string_view(value.text.data() - 1, value.text.size() + 2), nullptr).parse_string(&out);
+    return out;
+}
+
 
 } // namespace importscope::journal::json_line

@@ -9,36 +9,83 @@
 using namespace importscope::journal;
 using json_line::Value;
 
+namespace {
+
+/// An object node's members as (key, value node) pairs.
+std::vector<std::pair<std::string, std::size_t>> members_of(const json_line::Document& d, std::size_t object)
+{
+    std::vector<std::pair<std::string, std::size_t>> out;
+    d.each_member(object, [&](const Value& key, std::size_t value) { out.emplace_back(json_line::string(key), value); });
+    return out;
+}
+
+std::vector<std::size_t> items_of(const json_line::Document& d, std::size_t array)
+{
+    std::vector<std::size_t> out;
+    d.each_item(array, [&](std::size_t item) { out.push_back(item); });
+    return out;
+}
+
+} // namespace
+
 TEST_CASE("the journal's JSON reader reads what nlohmann writes", "[journal]")
 {
     const std::string text = "q\"b\\s/ \b\f\n\r\t\x01 \xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 end";
     const nlohmann::json original = {{"s", text}, {"n", -12}, {"u", 18446744073709551615ULL}, {"f", 0.25},
-                                     {"a", {1, "two", nullptr, true, false}}, {"o", {{"k", {{"deep", "x"}}}}}};
+                                     {"a", {1, "two", nullptr, true, false}}, {"o", {{"k", {{"deep", "x"}}}}},
+                                     {"e", nlohmann::json::object()}, {"plain", "/a/b.py"}};
     const std::string line = original.dump();
-    const Value v = json_line::parse(line);
-    REQUIRE(v.type == Value::Type::object);
-    REQUIRE(v.members.size() == 6);
-    auto member = [&](const std::string& key) -> const Value& {
-        for (const auto& [name, value] : v.members)
+    json_line::Document d;
+    d.parse(line);
+    REQUIRE(d.value(d.root()).type == Value::Type::object);
+    const auto members = members_of(d, d.root());
+    REQUIRE(members.size() == 8);
+    auto member = [&](const std::string& key) -> std::size_t {
+        for (const auto& [name, node] : members)
             if (name == key)
-                return value;
+                return node;
         FAIL("no member " << key);
         throw std::logic_error("unreachable");
     };
-    CHECK(member("s").text == text);
-    CHECK(member("n").number == "-12");
-    CHECK(member("u").number == "18446744073709551615");
-    CHECK(member("f").number == "0.25");
-    const Value& a = member("a");
-    REQUIRE(a.items.size() == 5);
-    CHECK(a.items[1].text == "two");
-    CHECK(a.items[2].type == Value::Type::null);
-    CHECK((a.items[3].boolean && !a.items[4].boolean));
-    CHECK(member("o").members[0].value.members[0].value.text == "x");
+    CHECK(d.value(member("s")).escaped);
+    CHECK(json_line::string(d.value(member("s"))) == text);
+    CHECK_FALSE(d.value(member("plain")).escaped);
+    CHECK(d.value(member("plain")).text == "/a/b.py"); // a view of the line, nothing to unescape
+    CHECK(d.value(member("n")).text == "-12");
+    CHECK(d.value(member("u")).text == "18446744073709551615");
+    CHECK(d.value(member("f")).text == "0.25");
+    const auto a = items_of(d, member("a"));
+    REQUIRE(a.size() == 5);
+    CHECK(json_line::string(d.value(a[1])) == "two");
+    CHECK(d.value(a[2]).type == Value::Type::null);
+    CHECK((d.value(a[3]).type == Value::Type::boolean && d.value(a[3]).text == "true" && d.value(a[4]).text == "false"));
+    const auto o = members_of(d, member("o"));
+    REQUIRE(o.size() == 1);
+    const auto k = members_of(d, o[0].second);
+    REQUIRE(k.size() == 1);
+    CHECK(k[0].first == "deep");
+    CHECK(json_line::string(d.value(k[0].second)) == "x");
+    CHECK(members_of(d, member("e")).empty());
 
-    // \u escapes, surrogate pairs included, become UTF-8.
-    CHECK(json_line::parse(R"("\u00e9\u20ac\ud83d\ude00\u0000")").text == std::string("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9) + '\0');
-    CHECK(json_line::parse(" \t[ ] \r\n").items.empty());
+    // \u escapes, surrogate pairs included, become UTF-8; an escaped key still has its name.
+    d.parse(R"({"n\u0061me":"\u00e9\u20ac\ud83d\ude00\u0000"})");
+    bool named = false;
+    d.each_member(d.root(), [&](const Value& key, std::size_t value) {
+        named = json_line::key_is(key, "name");
+        CHECK(json_line::string(d.value(value)) == std::string("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 9) + '\0');
+    });
+    CHECK(named);
+    d.parse(" \t[ ] \r\n");
+    CHECK(items_of(d, d.root()).empty());
+    // Whitespace wherever JSON allows it, and brackets inside strings.
+    d.parse(" { \"a\" : [ 1 , \"]\\\"}\" ] , \"b\" :{ } } ");
+    const auto spaced = members_of(d, d.root());
+    REQUIRE(spaced.size() == 2);
+    const auto spaced_items = items_of(d, spaced[0].second);
+    REQUIRE(spaced_items.size() == 2);
+    CHECK(d.value(spaced_items[0]).text == "1");
+    CHECK(json_line::string(d.value(spaced_items[1])) == "]\"}");
+    CHECK(d.value(spaced[1].second).type == Value::Type::object);
 }
 
 TEST_CASE("the journal's JSON reader refuses what is not JSON, with the reason", "[journal]")
@@ -71,16 +118,18 @@ TEST_CASE("the journal's JSON reader refuses what is not JSON, with the reason",
     };
     for (const char* text : bad) {
         INFO(text);
-        CHECK_THROWS_AS(json_line::parse(text), std::invalid_argument);
+        CHECK_THROWS_AS(json_line::check(text), std::invalid_argument);
         CHECK_THROWS_AS(nlohmann::json::parse(text), nlohmann::json::parse_error); // nlohmann agrees
     }
-    CHECK_THROWS_WITH(json_line::parse("[1 2]"), Catch::Contains("missing ',' or ']'"));
+    CHECK_THROWS_WITH(json_line::check("[1 2]"), Catch::Contains("missing ',' or ']'"));
 
     // Valid JSON, but nested deeper than any journal line: refused, so that hostile input cannot
     // exhaust the stack.
     const std::string deep = std::string(20, '[') + "1" + std::string(20, ']');
     CHECK_NOTHROW(nlohmann::json::parse(deep));
-    CHECK_THROWS_WITH(json_line::parse(deep), Catch::Contains("nesting too deep"));
+    CHECK_THROWS_WITH(json_line::check(deep), Catch::Contains("nesting too deep"));
     const std::string shallow = std::string(8, '[') + "1" + std::string(8, ']');
-    CHECK(json_line::parse(shallow).items.size() == 1);
+    json_line::Document d;
+    d.parse(shallow);
+    CHECK(items_of(d, d.root()).size() == 1);
 }
