@@ -14,7 +14,7 @@ constexpr int k_max_depth = 16;
 /// Bytes that stand for themselves in a string: ASCII from the space up, but the quote and the
 /// backslash. The others end the run of plain characters: escapes, control characters (refused),
 /// and the lead bytes of UTF-8 sequences (checked).
-constexpr std::array<bool, 256> k_plain = [] {
+constexpr std::array<bool, 256> k_plain_in_string = [] {
     std::array<bool, 256> plain{};
     for (int c = 0x20; c < 0x80; ++c)
         plain[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
@@ -272,7 +272,7 @@ public:
             const std::size_t start = m_at;
             while (m_at < m_text.size()) {
                 const auto c = static_cast<unsigned char>(m_text[m_at]);
-                if (k_plain[c]) {
+                if (k_plain_in_string[c]) {
                     ++m_at;
                     continue;
                 }
