@@ -5,7 +5,10 @@
 #include "importscope/report/report.hpp"
 #include "importscope/util/json_text.hpp"
 
+#include <cstdint>
 #include <stdexcept>
+#include <unordered_map>
+#include <vector>
 
 namespace importscope::report {
 
@@ -14,11 +17,13 @@ namespace {
 /// The module records' strings, through --redact-paths when it was given.
 class RecordText {
 public:
-    /// Continues the report's text inside its '{' and the modules' '['.
-    RecordText(std::string& out, const PathRedaction* redaction)
-        : m_json(out, JsonText::Layout::indented, 2), m_redaction(redaction)
+    /// Continues the report's text with `open` brackets open: 2 inside its '{' and the modules' '['.
+    RecordText(std::string& out, const PathRedaction* redaction, std::size_t open = 2)
+        : m_json(out, JsonText::Layout::indented, open), m_redaction(redaction)
     {
     }
+
+    const PathRedaction* redaction() const { return m_redaction; }
 
     /// Everything but strings goes to the writer as it is.
     JsonText* operator->() { return &m_json; }
@@ -53,8 +58,35 @@ void write_frame(RecordText& j, const journal::Frame& frame)
     j->end_object();
 }
 
+/// The text of numbered stack frames, made once per journal and frame number: the modules of a
+/// deep package all repeat the same outer frames, and a report writes every module's whole stack.
+class FrameTexts {
+public:
+    /// Writes the frame at the writer's place in a stack.
+    void write(RecordText& j, const std::string& journal, const journal::Frame& frame)
+    {
+        if (frame.number == 0 || frame.number > k_most) {
+            write_frame(j, frame);
+            return;
+        }
+        std::vector<std::string>& texts = m_by_journal[journal];
+        if (texts.size() <= frame.number)
+            texts.resize(std::size_t{frame.number} + 1);
+        std::string& text = texts[frame.number];
+        if (text.empty()) {
+            RecordText own(text, j.redaction(), j->depth());
+            write_frame(own, frame);
+        }
+        j->raw(text);
+    }
+
+private:
+    static constexpr std::uint32_t k_most = 1 << 20; ///< numbers beyond are not kept (a damaged journal)
+    std::unordered_map<std::string, std::vector<std::string>> m_by_journal;
+};
+
 /// One record, with the keys and values of module_json() in report_json.cpp.
-void write_module(RecordText& j, const analysis::ModuleRecord& r)
+void write_module(RecordText& j, FrameTexts& frames, const analysis::ModuleRecord& r)
 {
     j->begin_object();
     j->key("call_site");
@@ -113,7 +145,7 @@ void write_module(RecordText& j, const analysis::ModuleRecord& r)
     j->begin_array();
     for (const auto& frame : r.stack) {
         j->item();
-        write_frame(j, frame);
+        frames.write(j, r.journal, frame);
     }
     j->end_array();
     j->key("status");
@@ -146,9 +178,10 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
     out.reserve(k_piece + std::size_t{64} * 1024);
     out.append(head, 0, rest - 1); // up to and including the '['
     RecordText j(out, redaction);
+    FrameTexts frames;
     for (const auto& r : model.modules) {
         j->item();
-        write_module(j, r);
+        write_module(j, frames, r);
         if (out.size() >= k_piece) {
             sink(out);
             out.clear();

@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace importscope::testing {
 
@@ -118,6 +119,24 @@ public:
         e.argv = {executable};
         add(e);
         return *this;
+    }
+
+    /// The finder starts loading `name` below `stack`, whose frames may be numbered or given by
+    /// number alone, as the hooks write them; returns the import id for end().
+    std::uint64_t begin_below(const std::string& name, const std::string& origin, std::vector<journal::Frame> stack)
+    {
+        journal::ImportBegin e;
+        e.pid = m_pid;
+        e.seq = ++m_seq;
+        e.id = ++m_id;
+        e.mono_ns = static_cast<std::int64_t>(m_seq) * 1000;
+        e.name = name;
+        e.kind = "source";
+        e.origin = origin;
+        e.realpath = origin;
+        e.stack = std::move(stack);
+        add(e);
+        return e.id;
     }
 
     /// The journal text, as the supervisor would read it.

@@ -149,6 +149,40 @@ TEST_CASE("the report file written from the model is the whole report tree's tex
         CHECK(pieces.size() > 1);
         CHECK(text == report::build_report(run, big, {}).dump(2, ' ', false, replace) + "\n");
     }
+    SECTION("frames numbered in their journals, each written once and copied")
+    {
+        // Two processes number their frames alike, with other content: a frame's text is its
+        // journal's own.
+        auto numbered = [](const std::string& file, int line, std::uint32_t number) {
+            return journal::Frame{file, line, "<module>", "__main__", number};
+        };
+        journal::Frame known;
+        known.number = 1;
+        known.known = true;
+        testing::JournalBuilder first(100);
+        first.end(first.begin_below("a", "/home/alice/a.py", {numbered("/home/alice/main.py", 3, 1), numbered("/x/p.py", 1, 2)}));
+        first.end(first.begin_below("b", "/home/alice/b.py", {known, numbered("/x/p.py", 2, 3)}));
+        first.end(first.begin_below("c", "/home/alice/c.py", {known}));
+        testing::JournalBuilder second(200);
+        second.end(second.begin_below("d", "/home/alice/d.py", {numbered("/home/alice/other.py", 9, 1)}));
+        second.end(second.begin_below("e", "/home/alice/e.py", {known}));
+        std::vector<journal::JournalContents> journals;
+        journals.push_back(first.contents("journal-100-0.jsonl"));
+        journals.push_back(second.contents("journal-200-0.jsonl"));
+        const auto shared = analysis::build_model(std::move(journals));
+        REQUIRE(shared.modules.size() == 5);
+        const auto shared_head = report::build_report(run, shared, {}, report::ModuleRecords::deferred);
+        auto shared_whole = report::build_report(run, shared, {});
+        const std::string text = report::dump_report(shared_head, shared);
+        CHECK(text == shared_whole.dump(2, ' ', false, replace) + "\n");
+        CHECK(text.find("other.py") != std::string::npos);
+
+        const report::PathRedaction redaction("/home/alice/", "alice");
+        auto redacted_head = shared_head;
+        report::redact_paths(redacted_head, redaction);
+        report::redact_paths(shared_whole, redaction);
+        CHECK(report::dump_report(redacted_head, shared, &redaction) == shared_whole.dump(2, ' ', false, replace) + "\n");
+    }
     SECTION("no modules at all")
     {
         const analysis::RunModel empty;

@@ -43,6 +43,11 @@ public:
     }
     void number(double value);
     void strings(const std::vector<std::string>& values);
+    /// A whole value's text, as this writer would have laid it out at this depth.
+    void raw(std::string_view text) { m_out += text; }
+
+    /// How many brackets are open.
+    std::size_t depth() const { return m_first.size(); }
 
 private:
     void begin(char bracket);
