@@ -5,22 +5,32 @@
 
 namespace importscope::analysis {
 
+void LiveTally::add(const journal::Event& e)
+{
+    if (std::holds_alternative<journal::ProcessStart>(e)) {
+        ++m_processes;
+        m_extension_events.events.push_back(e);
+    } else if (std::holds_alternative<journal::ImportBegin>(e)) {
+        ++m_imports;
+    } else if (std::holds_alternative<journal::ExtensionLoad>(e)) {
+        m_extension_events.events.push_back(e);
+        m_extensions_changed = true;
+    }
+}
+
+void LiveTally::update()
+{
+    if (!m_extensions_changed)
+        return;
+    m_extensions_changed = false;
+    m_findings = analyze(build_model(m_extension_events));
+}
+
 void LiveTally::add(const std::vector<journal::Event>& events)
 {
-    bool extensions_changed = false;
-    for (const auto& e : events) {
-        if (std::holds_alternative<journal::ProcessStart>(e)) {
-            ++m_processes;
-            m_extension_events.events.push_back(e);
-        } else if (std::holds_alternative<journal::ImportBegin>(e)) {
-            ++m_imports;
-        } else if (std::holds_alternative<journal::ExtensionLoad>(e)) {
-            m_extension_events.events.push_back(e);
-            extensions_changed = true;
-        }
-    }
-    if (extensions_changed)
-        m_findings = analyze(build_model(m_extension_events));
+    for (const auto& e : events)
+        add(e);
+    update();
 }
 
 std::size_t LiveTally::errors() const

@@ -29,7 +29,8 @@ LiveView::LiveView(std::filesystem::path run_dir, bool show_status)
 
 bool LiveView::update()
 {
-    m_tally.add(m_tail.poll());
+    m_tail.poll([this](const journal::Event& e) { m_tally.add(e); });
+    m_tally.update();
     if (m_show_status) {
         const double elapsed = static_cast<double>(monotonic_ns() - m_started_ns) / 1e9;
         std::string line = fmt::format("importscope: {:.1f} s | {} process{} | {} imports | {} finding{}", elapsed,
@@ -47,6 +48,12 @@ bool LiveView::update()
         m_drawn = true;
     }
     return m_tally.errors() > 0;
+}
+
+std::vector<journal::JournalContents> LiveView::finish()
+{
+    clear();
+    return m_tail.finish();
 }
 
 void LiveView::clear()

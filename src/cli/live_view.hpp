@@ -5,11 +5,13 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <vector>
 
 namespace importscope::cli {
 
-/// The run as it goes on: follows the journals, keeps a LiveTally, and on a terminal keeps one
-/// status line on stderr up to date (elapsed time, processes, imports, findings, the newest one).
+/// The run as it goes on: reads the journals as they grow (the supervisor has nothing else to do
+/// then), keeps a LiveTally, and on a terminal keeps one status line on stderr up to date (elapsed
+/// time, processes, imports, findings, the newest one).
 class LiveView {
 public:
     LiveView(std::filesystem::path run_dir, bool show_status);
@@ -24,6 +26,9 @@ public:
 
     /// Erases the status line, so that what follows starts on a clean line.
     void clear();
+
+    /// After the run: erases the status line and gives every journal's contents (JournalTail::finish).
+    std::vector<journal::JournalContents> finish();
 
 private:
     journal::JournalTail m_tail;

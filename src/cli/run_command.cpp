@@ -221,8 +221,9 @@ int run_run(const RunOptions& options)
     supervisor::SuperviseOptions supervise_options;
     if (options.timeout_given)
         supervise_options.timeout_s = options.timeout_s;
-    if (options.stop_on_finding || live.shows_status())
-        supervise_options.on_tick = [&] { return live.update() && options.stop_on_finding; };
+    // The journals are read as they grow, whether or not a status line shows them.
+    supervise_options.tick_s = 0.1;
+    supervise_options.on_tick = [&] { return live.update() && options.stop_on_finding; };
 
     const std::string data_dir = find_data_dir();
     supervisor::Fingerprint fingerprint(python.executable, data_dir.empty() ? "" : data_dir + "/fingerprint.py",
@@ -230,10 +231,9 @@ int run_run(const RunOptions& options)
     info.started_ns = wall_ns();
     supervisor::ProcessEnd end = supervisor::supervise([&] { embed::run_worker(plan); }, supervise_options);
     info.ended_ns = wall_ns();
-    live.clear();
+    std::vector<journal::JournalContents> journals = live.finish();
     const nlohmann::json fingerprint_facts = fingerprint.finish(end.reaped);
 
-    std::vector<journal::JournalContents> journals = journal::read_run_journals(run_dir.path());
     analysis::RunModel model = analysis::build_model(std::move(journals));
     info.main_pid = end.pid;
     info.exit = to_exit_info({end.code, end.signal, end.core_dumped}, "");

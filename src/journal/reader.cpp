@@ -12,29 +12,60 @@
 
 namespace importscope::journal {
 
-void parse_journal(std::string_view text, std::string_view source, JournalContents& into)
+void JournalParser::feed(std::string_view text, const std::function<void(const Event&)>& on_event)
 {
-    std::size_t line_number = 0;
     std::size_t start = 0;
-    FrameTable frames;
+    if (!m_partial.empty()) {
+        const std::size_t newline = text.find('\n');
+        if (newline == std::string_view::npos) {
+            m_partial.append(text);
+            return;
+        }
+        m_partial.append(text.substr(0, newline));
+        const std::string whole = std::move(m_partial);
+        m_partial.clear();
+        line(whole, on_event);
+        start = newline + 1;
+    }
     while (start < text.size()) {
-        ++line_number;
         const std::size_t newline = text.find('\n', start);
         if (newline == std::string_view::npos) {
-            into.problems.push_back(fmt::format(
-                "{}: line {} is incomplete (the process ended while writing it); skipped", source, line_number));
-            break;
+            m_partial.assign(text.substr(start));
+            return;
         }
-        const std::string_view line = text.substr(start, newline - start);
+        line(text.substr(start, newline - start), on_event);
         start = newline + 1;
-        if (line.empty())
-            continue;
-        try {
-            into.events.push_back(decode(line, frames));
-        } catch (const std::invalid_argument& e) {
-            into.problems.push_back(fmt::format("{}: line {} skipped: {}", source, line_number, e.what()));
-        }
     }
+}
+
+void JournalParser::line(std::string_view text, const std::function<void(const Event&)>& on_event)
+{
+    ++m_lines;
+    if (text.empty())
+        return;
+    try {
+        m_into.events.push_back(decode(text, m_frames));
+        if (on_event)
+            on_event(m_into.events.back());
+    } catch (const std::invalid_argument& e) {
+        m_into.problems.push_back(fmt::format("{}: line {} skipped: {}", m_source, m_lines, e.what()));
+    }
+}
+
+void JournalParser::finish()
+{
+    if (m_partial.empty())
+        return;
+    m_into.problems.push_back(fmt::format("{}: line {} is incomplete (the process ended while writing it); skipped",
+                                          m_source, m_lines + 1));
+    m_partial.clear();
+}
+
+void parse_journal(std::string_view text, std::string_view source, JournalContents& into)
+{
+    JournalParser parser(std::string(source), into);
+    parser.feed(text);
+    parser.finish();
 }
 
 void read_journal(const std::filesystem::path& path, JournalContents& into)

@@ -2,35 +2,63 @@
 
 #include "importscope/journal/run_layout.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
-#include <stdexcept>
 
 namespace importscope::journal {
 
-std::vector<Event> JournalTail::poll()
+bool JournalTail::read(const std::filesystem::path& path, const std::function<void(const Event&)>& on_event)
 {
-    std::vector<Event> events;
-    for (const auto& path : list_journals(m_run_dir)) {
-        FileState& state = m_files[path.filename().string()];
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
-            continue;
-        in.seekg(static_cast<std::streamoff>(state.offset));
-        std::string chunk((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-        state.offset += chunk.size();
-        state.partial += chunk;
-        std::size_t start = 0;
-        for (std::size_t newline; (newline = state.partial.find('\n', start)) != std::string::npos;
-             start = newline + 1) {
-            try {
-                events.push_back(decode(std::string_view(state.partial).substr(start, newline - start), state.frames));
-            } catch (const std::invalid_argument&) {
-                // The final read reports damaged lines; the live view just skips them.
-            }
-        }
-        state.partial.erase(0, start);
+    const std::string name = path.filename().string();
+    FileState& state = m_files[name];
+    if (!state.parser) {
+        state.contents.source = name;
+        state.parser = std::make_unique<JournalParser>(name, state.contents);
     }
-    return events;
+    std::ifstream in(path, std::ios::binary | std::ios::ate);
+    if (!in)
+        return false;
+    const std::streamoff size = in.tellg();
+    if (size <= static_cast<std::streamoff>(state.offset))
+        return true;
+    // What the file gained, in one read: a journal grows by megabytes in a long run.
+    std::string chunk(static_cast<std::size_t>(size - static_cast<std::streamoff>(state.offset)), '\0');
+    in.seekg(static_cast<std::streamoff>(state.offset));
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    chunk.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    state.offset += chunk.size();
+    state.contents.bytes += chunk.size();
+    state.parser->feed(chunk, on_event);
+    return true;
+}
+
+void JournalTail::poll(const std::function<void(const Event&)>& on_event)
+{
+    for (const auto& path : list_journals(m_run_dir))
+        read(path, on_event); // one that cannot be read now is tried again at the next poll
+}
+
+std::vector<JournalContents> JournalTail::finish()
+{
+    for (const auto& path : list_journals(m_run_dir))
+        if (!read(path, nullptr)) {
+            JournalContents& contents = m_files[path.filename().string()].contents;
+            contents.problems.push_back(
+                fmt::format("{}: cannot read journal: {}", path.string(), std::strerror(errno)));
+        }
+    std::vector<JournalContents> journals;
+    journals.reserve(m_files.size());
+    for (auto& [name, state] : m_files) {
+        state.parser->finish();
+        state.parser.reset();
+        journals.push_back(std::move(state.contents));
+    }
+    m_files.clear();
+    return journals;
 }
 
 } // namespace importscope::journal

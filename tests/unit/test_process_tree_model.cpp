@@ -118,14 +118,63 @@ TEST_CASE("the journal tail returns complete lines only, and the rest once finis
         std::ofstream(dir / "not-a-journal.txt") << "ignored";
     }
     journal::JournalTail tail(dir);
-    CHECK(tail.poll().size() == 1); // the process start; the extension line is unfinished
+    std::vector<journal::Event> seen;
+    const auto collect = [&](const journal::Event& e) { seen.push_back(e); };
+    tail.poll(collect);
+    CHECK(seen.size() == 1); // the process start; the extension line is unfinished
     {
         std::ofstream(dir / "journal-100-0.jsonl", std::ios::app) << text.substr(cut);
     }
-    const auto rest = tail.poll();
-    REQUIRE(rest.size() == 1);
-    CHECK(std::holds_alternative<journal::ExtensionLoad>(rest[0]));
-    CHECK(tail.poll().empty());
+    seen.clear();
+    tail.poll(collect);
+    REQUIRE(seen.size() == 1);
+    CHECK(std::holds_alternative<journal::ExtensionLoad>(seen[0]));
+    seen.clear();
+    tail.poll(collect);
+    CHECK(seen.empty());
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("the journals read as they grew are what reading them at the end gives", "[tree]")
+{
+    std::string pattern = (std::filesystem::temp_directory_path() / "importscope-test-XXXXXX").string();
+    const std::filesystem::path dir = ::mkdtemp(pattern.data());
+    // Two journals written in pieces cut anywhere, inside a line, a numbered frame, a UTF-8
+    // sequence; one ends with a line cut short, one has a damaged line.
+    testing::JournalBuilder first(100);
+    first.extension_import("v.deep_gemm._C", "/s/caf\xc3\xa9/_C.so", {1, 1});
+    first.end(first.begin_below("m", "/s/m.py", {journal::Frame{"/t.py", 3, "<module>", "__main__", 1}}));
+    journal::Frame known;
+    known.number = 1;
+    known.known = true;
+    first.end(first.begin_below("n", "/s/n.py", {known}));
+    const std::string first_text = first.text() + R"({"ev":"ext","pid":100,"seq":9,"na)";
+    testing::JournalBuilder second(200);
+    second.extension_import("deep_gemm._C", "/s/caf\xc3\xa9/_C.so", {1, 1});
+    const std::string second_text = "not json\n" + second.text();
+
+    journal::JournalTail tail(dir);
+    std::size_t events = 0;
+    for (std::size_t at = 0; at < std::max(first_text.size(), second_text.size()); at += 37) {
+        std::ofstream(dir / "journal-100-0.jsonl", std::ios::app) << first_text.substr(std::min(at, first_text.size()), 37);
+        std::ofstream(dir / "journal-200-0.jsonl", std::ios::app) << second_text.substr(std::min(at, second_text.size()), 37);
+        tail.poll([&](const journal::Event&) { ++events; });
+    }
+    const auto followed = tail.finish();
+    const auto read = journal::read_run_journals(dir);
+    REQUIRE(followed.size() == 2);
+    REQUIRE(read.size() == 2);
+    for (std::size_t i = 0; i < 2; ++i) {
+        CHECK(followed[i].source == read[i].source);
+        CHECK(followed[i].bytes == read[i].bytes);
+        CHECK(followed[i].problems == read[i].problems);
+        REQUIRE(followed[i].events.size() == read[i].events.size());
+        for (std::size_t e = 0; e < read[i].events.size(); ++e)
+            CHECK(journal::encode(followed[i].events[e]) == journal::encode(read[i].events[e]));
+    }
+    CHECK(events == followed[0].events.size() + followed[1].events.size());
+    CHECK(followed[0].problems.size() == 1); // the cut line
+    CHECK(followed[1].problems.size() == 1); // "not json"
     std::filesystem::remove_all(dir);
 }
 

@@ -14,6 +14,11 @@ namespace importscope::analysis {
 /// loads can make a duplicate init, so only they are analysed again, and only when they change.
 class LiveTally {
 public:
+    /// Counts one event; the findings follow at the next update().
+    void add(const journal::Event& event);
+    /// Analyses the extension loads again if they changed since the last update.
+    void update();
+    /// add() for each, then update().
     void add(const std::vector<journal::Event>& events);
 
     std::size_t processes() const { return m_processes; }
@@ -25,6 +30,7 @@ private:
     std::size_t m_processes = 0;
     std::size_t m_imports = 0;
     journal::JournalContents m_extension_events; // process starts and extension loads only
+    bool m_extensions_changed = false;
     std::vector<Finding> m_findings;
 };
 

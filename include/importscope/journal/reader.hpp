@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +18,29 @@ struct JournalContents {
     std::uint64_t bytes = 0;  ///< the size of what was read
     std::vector<Event> events;
     std::vector<std::string> problems;
+};
+
+/// Parses one journal's text as it grows: each whole line becomes an event (a damaged one, a
+/// problem), and a last line without its newline waits for more text or for the journal's end.
+class JournalParser {
+public:
+    /// Fills `into`, which must outlive the parser; `source` names the journal in problems.
+    JournalParser(std::string source, JournalContents& into) : m_source(std::move(source)), m_into(into) {}
+
+    /// Parses the journal's next bytes; `on_event`, if given, sees each new event.
+    void feed(std::string_view text, const std::function<void(const Event&)>& on_event = nullptr);
+
+    /// The journal is complete: a line still without its newline was cut short by the process's end.
+    void finish();
+
+private:
+    void line(std::string_view text, const std::function<void(const Event&)>& on_event);
+
+    std::string m_source;
+    JournalContents& m_into;
+    FrameTable m_frames;
+    std::string m_partial; ///< the start of a line whose newline has not come yet
+    std::size_t m_lines = 0;
 };
 
 /// Parses journal text; `source` names it in problem descriptions.

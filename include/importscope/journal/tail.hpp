@@ -1,31 +1,45 @@
 #pragma once
 
 #include "importscope/journal/event.hpp"
+#include "importscope/journal/reader.hpp"
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace importscope::journal {
 
-/// Follows the journals of a run directory while the run goes on: each poll() returns the events
-/// completed since the last one (a line still being written waits for its newline).
+/// Reads the journals of a run directory while the run goes on, into one JournalContents per
+/// journal. The supervisor is idle until the target ends: reading then, on its own core, takes the
+/// parsing of a long journal off the time to the report, and the live view sees each event as soon
+/// as its line is complete.
 class JournalTail {
 public:
     explicit JournalTail(std::filesystem::path run_dir) : m_run_dir(std::move(run_dir)) {}
 
-    std::vector<Event> poll();
+    /// Reads what the journals gained since the last poll; `on_event`, if given, sees each event
+    /// whose line was completed since then (a line still being written waits for its newline).
+    void poll(const std::function<void(const Event&)>& on_event = nullptr);
+
+    /// After the run: reads the rest, ends each journal (a last line cut short is a problem), and
+    /// gives every journal's contents in file-name order, as read_run_journals() would.
+    std::vector<JournalContents> finish();
 
 private:
+    /// Reads what one journal gained; false when it cannot be opened.
+    bool read(const std::filesystem::path& path, const std::function<void(const Event&)>& on_event);
+
     struct FileState {
         std::uint64_t offset = 0;
-        std::string partial;
-        FrameTable frames;
+        JournalContents contents;
+        std::unique_ptr<JournalParser> parser; ///< fills `contents`
     };
     std::filesystem::path m_run_dir;
-    std::map<std::string, FileState> m_files;
+    std::map<std::string, FileState> m_files; ///< by file name, the order of list_journals()
 };
 
 } // namespace importscope::journal
