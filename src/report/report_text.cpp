@@ -58,40 +58,60 @@ void write_frame(RecordText& j, const journal::Frame& frame)
     j->end_object();
 }
 
-/// The text of numbered stack frames, made once per journal and frame number: the modules of a
-/// deep package all repeat the same outer frames, and a report writes every module's whole stack.
+/// The text of numbered stack frames, made once per journal, frame number and depth (a call site
+/// stands one level out of the stack that repeats it): the modules of a deep package all repeat
+/// the same outer frames, and a report writes every module's whole stack.
 class FrameTexts {
 public:
-    /// Writes the frame at the writer's place in a stack.
-    void write(RecordText& j, const std::string& journal, const journal::Frame& frame)
+    /// The texts of one journal's frames, at one depth.
+    class Texts {
+    public:
+        /// Writes the frame at the writer's place, which must be at this texts' depth.
+        void write(RecordText& j, const journal::Frame& frame)
+        {
+            if (frame.number == 0 || frame.number > k_most) {
+                write_frame(j, frame);
+                return;
+            }
+            if (m_texts.size() <= frame.number)
+                m_texts.resize(std::size_t{frame.number} + 1);
+            std::string& text = m_texts[frame.number];
+            if (text.empty()) {
+                text.reserve(256); // a frame's text, in one allocation
+                RecordText own(text, j.redaction(), j->depth());
+                write_frame(own, frame);
+            }
+            j->raw(text);
+        }
+
+    private:
+        static constexpr std::uint32_t k_most = 1 << 20; ///< numbers beyond are not kept (a damaged journal)
+        std::vector<std::string> m_texts;
+    };
+
+    struct Journal {
+        Texts call_site; ///< as a record's call site
+        Texts stack;     ///< inside a record's stack
+    };
+
+    Journal& of(const std::string& journal)
     {
-        if (frame.number == 0 || frame.number > k_most) {
-            write_frame(j, frame);
-            return;
-        }
-        std::vector<std::string>& texts = m_by_journal[journal];
-        if (texts.size() <= frame.number)
-            texts.resize(std::size_t{frame.number} + 1);
-        std::string& text = texts[frame.number];
-        if (text.empty()) {
-            RecordText own(text, j.redaction(), j->depth());
-            write_frame(own, frame);
-        }
-        j->raw(text);
+        const auto it = m_journals.find(journal);
+        return it != m_journals.end() ? it->second : m_journals[journal];
     }
 
 private:
-    static constexpr std::uint32_t k_most = 1 << 20; ///< numbers beyond are not kept (a damaged journal)
-    std::unordered_map<std::string, std::vector<std::string>> m_by_journal;
+    std::unordered_map<std::string, Journal> m_journals;
 };
 
 /// One record, with the keys and values of module_json() in report_json.cpp.
 void write_module(RecordText& j, FrameTexts& frames, const analysis::ModuleRecord& r)
 {
     j->begin_object();
+    FrameTexts::Journal& texts = frames.of(r.journal);
     j->key("call_site");
     if (const journal::Frame* site = r.call_site())
-        write_frame(j, *site);
+        texts.call_site.write(j, *site);
     else
         j->null();
     j->key("duration_ms");
@@ -145,7 +165,7 @@ void write_module(RecordText& j, FrameTexts& frames, const analysis::ModuleRecor
     j->begin_array();
     for (const auto& frame : r.stack) {
         j->item();
-        frames.write(j, r.journal, frame);
+        texts.stack.write(j, frame);
     }
     j->end_array();
     j->key("status");

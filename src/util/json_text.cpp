@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <cmath>
 
 namespace importscope {
 
@@ -91,7 +92,15 @@ void JsonText::string(std::string_view text)
 
 void JsonText::number(double value)
 {
-    m_out += nlohmann::json(value).dump();
+    // What nlohmann's serializer does for a double (dump_float), without a JSON value and a
+    // serializer per number: "null" for NaN and infinities, else Grisu2's shortest round-trip text.
+    if (!std::isfinite(value)) {
+        m_out += "null";
+        return;
+    }
+    std::array<char, 64> digits{};
+    const char* end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), value);
+    m_out.append(digits.data(), static_cast<std::size_t>(end - digits.data()));
 }
 
 void JsonText::strings(const std::vector<std::string>& values)
