@@ -13,7 +13,10 @@ PyObject* interned(const char* name)
     // A handful of names, each looked up on every import: a short list beats a hash map.
     static std::vector<std::pair<const char*, PyObject*>> names;
     for (const auto& [text, object] : names)
-        if (text == name || std::strcmp(text, name) == 0)
+        if (text == name) // the same literal: the common case, without comparing text
+            return object;
+    for (const auto& [text, object] : names)
+        if (std::strcmp(text, name) == 0)
             return object;
     PyObject* object = PyUnicode_InternFromString(name); // the one reference, kept for good
     if (!object) {

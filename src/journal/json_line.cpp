@@ -1,5 +1,7 @@
 #include "json_line.hpp"
 
+#include "importscope/util/plain_ascii.hpp"
+
 #include <array>
 #include <stdexcept>
 
@@ -270,6 +272,7 @@ public:
         while (true) {
             // The run of plain characters, checked and copied at once.
             const std::size_t start = m_at;
+            m_at += plain_ascii_prefix(m_text.substr(m_at));
             while (m_at < m_text.size()) {
                 const auto c = static_cast<unsigned char>(m_text[m_at]);
                 if (k_plain_in_string[c]) {

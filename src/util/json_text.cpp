@@ -1,5 +1,7 @@
 #include "importscope/util/json_text.hpp"
 
+#include "importscope/util/plain_ascii.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -8,15 +10,6 @@
 namespace importscope {
 
 namespace {
-
-/// Bytes that stand for themselves inside a JSON string: printable ASCII but the quote and the
-/// backslash. Anything else needs escaping or, above 0x7f, checking as UTF-8.
-constexpr std::array<bool, 256> k_plain = [] {
-    std::array<bool, 256> plain{};
-    for (int c = 0x20; c < 0x80; ++c)
-        plain[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
-    return plain;
-}();
 
 /// A line break and indentation for item(): the comma and enough spaces for most depths.
 constexpr std::string_view k_breaks = ",\n                                                                ";
@@ -77,10 +70,7 @@ void JsonText::key(std::string_view name)
 void JsonText::string(std::string_view text)
 {
     // The common case, printable ASCII without quotes or backslashes, is copied as it is.
-    std::size_t plain = 0;
-    while (plain < text.size() && k_plain[static_cast<unsigned char>(text[plain])])
-        ++plain;
-    if (plain == text.size()) {
+    if (plain_ascii_prefix(text) == text.size()) {
         m_out.reserve(m_out.size() + text.size() + 2);
         m_out += '"';
         m_out += text;
