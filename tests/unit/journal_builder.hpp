@@ -35,19 +35,7 @@ public:
     std::uint64_t begin(const std::string& name, const std::string& kind, const std::string& origin,
                         std::optional<journal::FileIdentity> identity = std::nullopt, int line = 1)
     {
-        journal::ImportBegin e;
-        e.pid = m_pid;
-        e.seq = ++m_seq;
-        e.id = ++m_id;
-        e.mono_ns = static_cast<std::int64_t>(m_seq) * 1000;
-        e.name = name;
-        e.kind = kind;
-        e.origin = origin;
-        e.realpath = origin;
-        e.identity = identity;
-        e.stack = {{"/src/importer.py", line, "<module>", "importer"}};
-        add(e);
-        return e.id;
+        return begin_with(name, kind, origin, identity, {{"/src/importer.py", line, "<module>", "importer"}});
     }
 
     /// The audit hook sees `name`'s PyInit run from `path`.
@@ -55,9 +43,7 @@ public:
                               std::optional<journal::FileIdentity> identity)
     {
         journal::ExtensionLoad e;
-        e.pid = m_pid;
-        e.seq = ++m_seq;
-        e.mono_ns = static_cast<std::int64_t>(m_seq) * 1000;
+        stamp(e);
         e.name = name;
         e.path = path;
         e.realpath = path;
@@ -125,18 +111,7 @@ public:
     /// number alone, as the hooks write them; returns the import id for end().
     std::uint64_t begin_below(const std::string& name, const std::string& origin, std::vector<journal::Frame> stack)
     {
-        journal::ImportBegin e;
-        e.pid = m_pid;
-        e.seq = ++m_seq;
-        e.id = ++m_id;
-        e.mono_ns = static_cast<std::int64_t>(m_seq) * 1000;
-        e.name = name;
-        e.kind = "source";
-        e.origin = origin;
-        e.realpath = origin;
-        e.stack = std::move(stack);
-        add(e);
-        return e.id;
+        return begin_with(name, "source", origin, std::nullopt, std::move(stack));
     }
 
     /// The journal text, as the supervisor would read it.
@@ -152,6 +127,31 @@ public:
 
 private:
     void add(const journal::Event& event) { m_text += journal::encode(event); }
+
+    /// The fields every event but the process start has: this process, the next sequence number, a time.
+    template <typename Event>
+    void stamp(Event& e)
+    {
+        e.pid = m_pid;
+        e.seq = ++m_seq;
+        e.mono_ns = static_cast<std::int64_t>(m_seq) * 1000;
+    }
+
+    std::uint64_t begin_with(const std::string& name, const std::string& kind, const std::string& origin,
+                             std::optional<journal::FileIdentity> identity, std::vector<journal::Frame> stack)
+    {
+        journal::ImportBegin e;
+        stamp(e);
+        e.id = ++m_id;
+        e.name = name;
+        e.kind = kind;
+        e.origin = origin;
+        e.realpath = origin;
+        e.identity = identity;
+        e.stack = std::move(stack);
+        add(e);
+        return e.id;
+    }
 
     int m_pid;
     std::uint64_t m_seq = 0;
