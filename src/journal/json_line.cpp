@@ -36,6 +36,88 @@ public:
             fail("text after the JSON value");
     }
 
+    /// Checks the string at m_at (its opening quote) and moves past it; appends its unescaped text
+    /// to `out` unless that is null. True when the string has escapes.
+    bool parse_string(std::string* out)
+    {
+        ++m_at; // '"'
+        bool escaped = false;
+        while (true) {
+            // The run of plain characters, checked and copied at once.
+            const std::size_t start = m_at;
+            m_at += plain_ascii_prefix(m_text.substr(m_at));
+            while (m_at < m_text.size()) {
+                const auto c = static_cast<unsigned char>(m_text[m_at]);
+                if (k_plain_in_string[c]) {
+                    ++m_at;
+                    continue;
+                }
+                if (c < 0x80)
+                    break;
+                const std::size_t length = utf8_sequence();
+                if (length == 0)
+                    fail("invalid UTF-8");
+                m_at += length;
+            }
+            if (out)
+                out->append(m_text, start, m_at - start);
+            if (m_at >= m_text.size())
+                fail("an unterminated string");
+            const char c = m_text[m_at++];
+            if (c == '"')
+                return escaped;
+            if (c != '\\')
+                fail("a control character in a string");
+            escaped = true;
+            if (m_at >= m_text.size())
+                fail("an unterminated string");
+            const char escape = m_text[m_at++];
+            char plain = '\0';
+            switch (escape) {
+            case '"':
+            case '\\':
+            case '/':
+                plain = escape;
+                break;
+            case 'b':
+                plain = '\b';
+                break;
+            case 'f':
+                plain = '\f';
+                break;
+            case 'n':
+                plain = '\n';
+                break;
+            case 'r':
+                plain = '\r';
+                break;
+            case 't':
+                plain = '\t';
+                break;
+            case 'u': {
+                unsigned code = hex4();
+                if (code >= 0xDC00 && code <= 0xDFFF)
+                    fail("a lone low surrogate");
+                if (code >= 0xD800 && code <= 0xDBFF) {
+                    if (m_text.substr(m_at, 2) != "\\u")
+                        fail("a lone high surrogate");
+                    m_at += 2;
+                    const unsigned low = hex4();
+                    if (low < 0xDC00 || low > 0xDFFF)
+                        fail("a high surrogate without its low half");
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
+                }
+                append_utf8(out, code);
+                continue;
+            }
+            default:
+                fail("an unknown escape");
+            }
+            if (out)
+                *out += plain;
+        }
+    }
+
 private:
     [[noreturn]] void fail(const char* what) const
     {
@@ -262,90 +344,6 @@ private:
         return 0;
     }
 
-public:
-    /// Checks the string at m_at (its opening quote) and moves past it; appends its unescaped text
-    /// to `out` unless that is null. True when the string has escapes.
-    bool parse_string(std::string* out)
-    {
-        ++m_at; // '"'
-        bool escaped = false;
-        while (true) {
-            // The run of plain characters, checked and copied at once.
-            const std::size_t start = m_at;
-            m_at += plain_ascii_prefix(m_text.substr(m_at));
-            while (m_at < m_text.size()) {
-                const auto c = static_cast<unsigned char>(m_text[m_at]);
-                if (k_plain_in_string[c]) {
-                    ++m_at;
-                    continue;
-                }
-                if (c < 0x80)
-                    break;
-                const std::size_t length = utf8_sequence();
-                if (length == 0)
-                    fail("invalid UTF-8");
-                m_at += length;
-            }
-            if (out)
-                out->append(m_text, start, m_at - start);
-            if (m_at >= m_text.size())
-                fail("an unterminated string");
-            const char c = m_text[m_at++];
-            if (c == '"')
-                return escaped;
-            if (c != '\\')
-                fail("a control character in a string");
-            escaped = true;
-            if (m_at >= m_text.size())
-                fail("an unterminated string");
-            const char escape = m_text[m_at++];
-            char plain = '\0';
-            switch (escape) {
-            case '"':
-            case '\\':
-            case '/':
-                plain = escape;
-                break;
-            case 'b':
-                plain = '\b';
-                break;
-            case 'f':
-                plain = '\f';
-                break;
-            case 'n':
-                plain = '\n';
-                break;
-            case 'r':
-                plain = '\r';
-                break;
-            case 't':
-                plain = '\t';
-                break;
-            case 'u': {
-                unsigned code = hex4();
-                if (code >= 0xDC00 && code <= 0xDFFF)
-                    fail("a lone low surrogate");
-                if (code >= 0xD800 && code <= 0xDBFF) {
-                    if (m_text.substr(m_at, 2) != "\\u")
-                        fail("a lone high surrogate");
-                    m_at += 2;
-                    const unsigned low = hex4();
-                    if (low < 0xDC00 || low > 0xDFFF)
-                        fail("a high surrogate without its low half");
-                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-                }
-                append_utf8(out, code);
-                continue;
-            }
-            default:
-                fail("an unknown escape");
-            }
-            if (out)
-                *out += plain;
-        }
-    }
-
-private:
     std::string_view m_text;
     std::vector<Node>* m_nodes;
     std::size_t m_at = 0;
