@@ -38,5 +38,6 @@ add_library(importscope_analysis STATIC
 )
 target_include_directories(importscope_analysis PUBLIC
   ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(importscope_analysis PUBLIC fmt::fmt nlohmann_json::nlohmann_json)
+find_package(Threads REQUIRED)
+target_link_libraries(importscope_analysis PUBLIC fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 

@@ -5,7 +5,10 @@
 #include "importscope/report/report.hpp"
 #include "importscope/util/json_text.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cstdint>
+#include <future>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
@@ -17,9 +20,10 @@ namespace {
 /// The module records' strings, through --redact-paths when it was given.
 class RecordText {
 public:
-    /// Continues the report's text with `open` brackets open: 2 inside its '{' and the modules' '['.
-    RecordText(std::string& out, const PathRedaction* redaction, std::size_t open = 2)
-        : m_json(out, JsonText::Layout::indented, open), m_redaction(redaction)
+    /// Continues the report's text with `open` brackets open: 2 inside its '{' and the modules' '['
+    /// (which already holds records unless `first`).
+    RecordText(std::string& out, const PathRedaction* redaction, std::size_t open = 2, bool first = true)
+        : m_json(out, JsonText::Layout::indented, open, first), m_redaction(redaction)
     {
     }
 
@@ -175,6 +179,21 @@ void write_module(RecordText& j, FrameTexts& frames, const analysis::ModuleRecor
     j->end_object();
 }
 
+/// The text of records [begin, end) of the modules' array, as one writer going through all the
+/// records would write it there.
+std::string records_text(const analysis::RunModel& model, std::size_t begin, std::size_t end,
+                         const PathRedaction* redaction, FrameTexts& frames)
+{
+    std::string text;
+    text.reserve((end - begin) * std::size_t{2048});
+    RecordText j(text, redaction, 2, begin == 0);
+    for (std::size_t i = begin; i < end; ++i) {
+        j->item();
+        write_module(j, frames, model.modules[i]);
+    }
+    return text;
+}
+
 } // namespace
 
 void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
@@ -193,21 +212,28 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
     }
     const std::size_t rest = slot + k_slot.size();
 
-    constexpr std::size_t k_piece = 1 << 20;
-    std::string out;
-    out.reserve(k_piece + std::size_t{64} * 1024);
-    out.append(head, 0, rest - 1); // up to and including the '['
-    RecordText j(out, redaction);
-    FrameTexts frames;
-    for (const auto& r : model.modules) {
-        j->item();
-        write_module(j, frames, r);
-        if (out.size() >= k_piece) {
-            sink(out);
-            out.clear();
-        }
+    // The records are written in pieces of k_piece records, two at a time: the second on another
+    // thread (the run is over, the machine's other cores are idle), each thread with its own frame
+    // texts. The pieces reach the sink in order, and at most two are held at once.
+    constexpr std::size_t k_piece = 512; // about a megabyte of text
+    std::string out(head, 0, rest - 1);  // up to and including the '['
+    std::array<FrameTexts, 2> frames;
+    const std::size_t count = model.modules.size();
+    for (std::size_t at = 0; at < count; at += 2 * k_piece) {
+        const std::size_t middle = std::min(at + k_piece, count);
+        const std::size_t stop = std::min(at + 2 * k_piece, count);
+        std::future<std::string> second;
+        if (middle < stop)
+            second = std::async(std::launch::async, [&, middle, stop] {
+                return records_text(model, middle, stop, redaction, frames[1]);
+            });
+        out += records_text(model, at, middle, redaction, frames[0]);
+        sink(out);
+        out.clear();
+        if (second.valid())
+            sink(second.get());
     }
-    j->end_array();
+    JsonText(out, JsonText::Layout::indented, 2, false).end_array();
     out.append(head, rest, std::string::npos);
     out += '\n';
     sink(out);

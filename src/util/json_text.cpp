@@ -16,11 +16,11 @@ constexpr std::string_view k_breaks = ",\n                                      
 
 } // namespace
 
-JsonText::JsonText(std::string& out, Layout layout, std::size_t open)
+JsonText::JsonText(std::string& out, Layout layout, std::size_t open, bool innermost_empty)
     : m_out(out), m_layout(layout), m_first(open, 0)
 {
     if (!m_first.empty())
-        m_first.back() = 1;
+        m_first.back() = innermost_empty ? 1 : 0;
 }
 
 void JsonText::begin(char bracket)

@@ -18,8 +18,9 @@ class JsonText {
 public:
     enum class Layout { compact, indented };
 
-    /// Continues text that has `open` brackets open already, the innermost one still empty.
-    JsonText(std::string& out, Layout layout, std::size_t open = 0);
+    /// Continues text that has `open` brackets open already, the innermost one still empty unless
+    /// `innermost_empty` says otherwise.
+    JsonText(std::string& out, Layout layout, std::size_t open = 0, bool innermost_empty = true);
 
     void begin_object() { begin('{'); }
     void end_object() { end('}'); }
