@@ -66,13 +66,7 @@ public:
         return node ? &m_document.value(node) : nullptr;
     }
 
-    const Value& at(std::string_view key) const
-    {
-        const Value* value = find(key);
-        if (!value)
-            bad_field(key, "is missing");
-        return *value;
-    }
+    const Value& at(std::string_view key) const { return m_document.value(node_at(key)); }
 
     std::string string(std::string_view key) { return take_string(at(key), key); }
 

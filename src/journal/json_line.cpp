@@ -2,7 +2,6 @@
 
 #include "importscope/util/plain_ascii.hpp"
 
-#include <array>
 #include <stdexcept>
 
 namespace importscope::journal::json_line {
@@ -12,16 +11,6 @@ namespace {
 /// Deeper than any journal line (an object holding an array of objects): input this deep is not
 /// ours, and refusing it keeps the recursion bounded.
 constexpr int k_max_depth = 16;
-
-/// Bytes that stand for themselves in a string: ASCII from the space up, but the quote and the
-/// backslash. The others end the run of plain characters: escapes, control characters (refused),
-/// and the lead bytes of UTF-8 sequences (checked).
-constexpr std::array<bool, 256> k_plain_in_string = [] {
-    std::array<bool, 256> plain{};
-    for (int c = 0x20; c < 0x80; ++c)
-        plain[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
-    return plain;
-}();
 
 class Parser {
 public:
@@ -43,16 +32,12 @@ public:
         ++m_at; // '"'
         bool escaped = false;
         while (true) {
-            // The run of plain characters, checked and copied at once.
+            // The run of plain characters, checked and copied at once: plain ASCII and valid UTF-8
+            // sequences run on; a quote, an escape or a control byte ends it.
             const std::size_t start = m_at;
-            m_at += plain_ascii_prefix(m_text.substr(m_at));
-            while (m_at < m_text.size()) {
-                const auto c = static_cast<unsigned char>(m_text[m_at]);
-                if (k_plain_in_string[c]) {
-                    ++m_at;
-                    continue;
-                }
-                if (c < 0x80)
+            while (true) {
+                m_at += plain_ascii_prefix(m_text.substr(m_at));
+                if (m_at >= m_text.size() || static_cast<unsigned char>(m_text[m_at]) < 0x80)
                     break;
                 const std::size_t length = utf8_sequence();
                 if (length == 0)

@@ -1,6 +1,6 @@
 #include "importscope/journal/reader.hpp"
 
-#include "importscope/journal/run_layout.hpp"
+#include "importscope/journal/tail.hpp"
 
 #include <fmt/format.h>
 
@@ -68,32 +68,37 @@ void parse_journal(std::string_view text, std::string_view source, JournalConten
     parser.finish();
 }
 
-void read_journal(const std::filesystem::path& path, JournalContents& into)
+std::optional<std::string> read_from(const std::filesystem::path& path, std::uint64_t offset)
 {
     std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in) {
+    if (!in)
+        return std::nullopt;
+    const std::streamoff size = in.tellg();
+    if (size <= static_cast<std::streamoff>(offset))
+        return std::string();
+    std::string text(static_cast<std::size_t>(size - static_cast<std::streamoff>(offset)), '\0');
+    in.seekg(static_cast<std::streamoff>(offset));
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    return text;
+}
+
+void read_journal(const std::filesystem::path& path, JournalContents& into)
+{
+    const std::optional<std::string> text = read_from(path, 0);
+    if (!text) {
         into.problems.push_back(fmt::format("{}: cannot read journal: {}", path.string(), std::strerror(errno)));
         return;
     }
-    // One read into a buffer of the file's size: journals of a long run are tens of megabytes.
-    std::string text(static_cast<std::size_t>(std::max<std::streamoff>(in.tellg(), 0)), '\0');
-    in.seekg(0);
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
     if (into.source.empty())
         into.source = path.filename().string();
-    into.bytes += text.size();
-    parse_journal(text, path.filename().string(), into);
+    into.bytes += text->size();
+    parse_journal(*text, path.filename().string(), into);
 }
 
 std::vector<JournalContents> read_run_journals(const std::filesystem::path& run_dir)
 {
-    std::vector<JournalContents> journals;
-    for (const auto& path : list_journals(run_dir)) {
-        journals.emplace_back();
-        read_journal(path, journals.back());
-    }
-    return journals;
+    return JournalTail(run_dir).finish(); // a run's journals, followed from the start to the end at once
 }
 
 } // namespace importscope::journal

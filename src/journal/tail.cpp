@@ -4,10 +4,8 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 
 namespace importscope::journal {
 
@@ -19,20 +17,12 @@ bool JournalTail::read(const std::filesystem::path& path, const std::function<vo
         state.contents.source = name;
         state.parser = std::make_unique<JournalParser>(name, state.contents);
     }
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
+    const std::optional<std::string> chunk = read_from(path, state.offset); // what the file gained
+    if (!chunk)
         return false;
-    const std::streamoff size = in.tellg();
-    if (size <= static_cast<std::streamoff>(state.offset))
-        return true;
-    // What the file gained, in one read: a journal grows by megabytes in a long run.
-    std::string chunk(static_cast<std::size_t>(size - static_cast<std::streamoff>(state.offset)), '\0');
-    in.seekg(static_cast<std::streamoff>(state.offset));
-    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
-    chunk.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
-    state.offset += chunk.size();
-    state.contents.bytes += chunk.size();
-    state.parser->feed(chunk, on_event);
+    state.offset += chunk->size();
+    state.contents.bytes += chunk->size();
+    state.parser->feed(*chunk, on_event);
     return true;
 }
 

@@ -98,11 +98,7 @@ public:
         Texts stack;     ///< inside a record's stack
     };
 
-    Journal& of(const std::string& journal)
-    {
-        const auto it = m_journals.find(journal);
-        return it != m_journals.end() ? it->second : m_journals[journal];
-    }
+    Journal& of(const std::string& journal) { return m_journals[journal]; }
 
 private:
     std::unordered_map<std::string, Journal> m_journals;

@@ -41,7 +41,6 @@ public:
     void define(const Frame& frame);
     /// The frame with that number; throws std::invalid_argument when the journal has not had it.
     const Frame& at(std::uint32_t number) const;
-    std::size_t size() const { return m_frames.size(); }
 
 private:
     std::unordered_map<std::uint32_t, Frame> m_frames;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,10 @@ private:
 
 /// Parses journal text; `source` names it in problem descriptions.
 void parse_journal(std::string_view text, std::string_view source, JournalContents& into);
+
+/// The bytes of the file at `path` from `offset` to its end, in one read (journals of a long run
+/// are tens of megabytes); nullopt when it cannot be opened, with errno saying why.
+std::optional<std::string> read_from(const std::filesystem::path& path, std::uint64_t offset);
 
 /// Reads and parses the journal file at `path`. A missing or unreadable file is a problem, not an error.
 void read_journal(const std::filesystem::path& path, JournalContents& into);

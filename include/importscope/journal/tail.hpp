@@ -26,7 +26,7 @@ public:
     void poll(const std::function<void(const Event&)>& on_event = nullptr);
 
     /// After the run: reads the rest, ends each journal (a last line cut short is a problem), and
-    /// gives every journal's contents in file-name order, as read_run_journals() would.
+    /// gives every journal's contents in file-name order.
     std::vector<JournalContents> finish();
 
 private:
