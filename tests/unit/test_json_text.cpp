@@ -19,6 +19,16 @@ TEST_CASE("the plain prefix stops at the first byte a JSON string must escape or
             CHECK(plain_ascii_prefix(text) == at);
         }
     }
+    // A word holding more than one such byte, or bytes a borrow can flag falsely (just above 0x20,
+    // just above a quote): the first one still ends the prefix.
+    using namespace std::string_literals;
+    for (const std::string& tail : {"\x00\x21\"\\"s, "\x1f !#"s, "\"#\x00\x80"s, "\x80\x00\x01"s, "\\]\x1f"s}) {
+        for (std::size_t at = 0; at < 12; ++at) {
+            const std::string text = std::string(at, 'b') + tail + std::string(9, 'c');
+            INFO("at " << at << ", tail of " << tail.size());
+            CHECK(plain_ascii_prefix(text) == at);
+        }
+    }
     CHECK(plain_ascii_prefix("") == 0);
     CHECK(plain_ascii_prefix(" ~/site-packages/x.py") == 21); // 0x20 and 0x7e are plain
     CHECK(plain_ascii_prefix(std::string(17, '\x7f')) == 17);  // DEL needs no escape in JSON
