@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <variant>
 
@@ -42,23 +43,24 @@ int pid_of(const journal::Event& event)
     return std::visit([](const auto& e) { return e.pid; }, event);
 }
 
-/// Per-process state while folding that process's events in sequence order.
+/// Per-process state while folding that process's events in sequence order, into the records of
+/// its journal's part of the model.
 class ProcessFolder {
 public:
-    ProcessFolder(RunModel& model, std::string journal, int pid)
-        : m_model(model), m_journal(std::move(journal)), m_pid(pid)
+    ProcessFolder(RunModel& part, std::string journal, int pid, const ModelBuilder::OnFinal& on_final)
+        : m_model(part), m_journal(std::move(journal)), m_pid(pid), m_on_final(on_final)
     {
     }
 
-    void operator()(const journal::ProcessStart& e)
+    void operator()(journal::ProcessStart& e)
     {
         ProcessRecord& p = process();
         p.ppid = e.ppid;
-        p.argv = e.argv;
-        p.executable = e.executable;
-        p.python_version = e.python_version;
-        p.cwd = e.cwd;
-        p.start_method = e.start_method;
+        p.argv = std::move(e.argv);
+        p.executable = std::move(e.executable);
+        p.python_version = std::move(e.python_version);
+        p.cwd = std::move(e.cwd);
+        p.start_method = std::move(e.start_method);
         p.start_wall_ns = e.wall_ns;
     }
 
@@ -95,9 +97,11 @@ public:
         r.error = std::move(e.error);
         r.duration_ms = static_cast<double>(e.mono_ns - it->second.begin_ns) / 1e6;
         m_open.erase(it);
+        if (m_on_final)
+            m_on_final(r);
     }
 
-    void operator()(const journal::ExtensionLoad& e)
+    void operator()(journal::ExtensionLoad& e)
     {
         // The audit event fires inside create_module of the loader that is loading it, so the
         // record to attach to is the innermost open one with the same name.
@@ -108,7 +112,7 @@ public:
                 if (!r.identity)
                     r.identity = e.identity;
                 if (r.realpath.empty())
-                    r.realpath = e.realpath;
+                    r.realpath = std::move(e.realpath);
                 return;
             }
         }
@@ -116,17 +120,19 @@ public:
         r.journal = m_journal;
         r.pid = e.pid;
         r.order = e.seq;
-        r.name = e.name;
+        r.name = std::move(e.name);
         r.kind = "extension";
-        r.origin = e.path;
-        r.realpath = e.realpath;
+        r.origin = std::move(e.path);
+        r.realpath = std::move(e.realpath);
         r.identity = e.identity;
-        r.stack = e.stack;
+        r.stack = std::move(e.stack);
         r.initialized_extension = true;
         m_model.modules.push_back(std::move(r));
+        if (m_on_final)
+            m_on_final(m_model.modules.back());
     }
 
-    void operator()(const journal::UncaughtException& e) { process().uncaught = e.exception; }
+    void operator()(journal::UncaughtException& e) { process().uncaught = std::move(e.exception); }
 
     void operator()(const journal::ProcessEnd& e)
     {
@@ -140,11 +146,11 @@ public:
         process().end = end;
     }
 
-    void operator()(const journal::ProgramStart& e) { process().programs.push_back(e); }
+    void operator()(journal::ProgramStart& e) { process().programs.push_back(std::move(e)); }
     void operator()(const journal::Note& e) { m_model.problems.push_back(fmt::format("pid {}: {}", m_pid, e.text)); }
-    void operator()(const journal::AliasSeen& e) { m_model.aliases.push_back({m_journal, m_pid, e}); }
-    void operator()(const journal::TypeOwners& e) { m_model.type_owners.push_back({m_journal, m_pid, e}); }
-    void operator()(const journal::Installation& e) { m_model.installations.push_back({m_journal, m_pid, e}); }
+    void operator()(journal::AliasSeen& e) { m_model.aliases.push_back({m_journal, m_pid, std::move(e)}); }
+    void operator()(journal::TypeOwners& e) { m_model.type_owners.push_back({m_journal, m_pid, std::move(e)}); }
+    void operator()(journal::Installation& e) { m_model.installations.push_back({m_journal, m_pid, std::move(e)}); }
 
 private:
     struct Open {
@@ -167,17 +173,18 @@ private:
     RunModel& m_model;
     std::string m_journal;
     int m_pid;
+    const ModelBuilder::OnFinal& m_on_final;
     std::map<std::uint64_t, Open> m_open; // ordered by id, so rbegin() is the innermost
 };
 
-void fold_journal(RunModel& model, journal::JournalContents& journal)
+/// A journal's events in the order folding wants them: by process (in order of first
+/// appearance), then by sequence number. A process writes its lines in sequence order but for the
+/// odd event that gets its number before Python code runs and its line after.
+std::vector<journal::Event*> in_sequence(std::vector<journal::Event>& journal_events)
 {
-    model.problems.insert(model.problems.end(), journal.problems.begin(), journal.problems.end());
-
-    // Group by process, keeping each process's own event order.
     std::vector<journal::Event*> events;
-    events.reserve(journal.events.size());
-    for (auto& e : journal.events)
+    events.reserve(journal_events.size());
+    for (auto& e : journal_events)
         events.push_back(&e);
     std::map<int, std::size_t> first_seen;
     for (std::size_t i = 0; i < events.size(); ++i)
@@ -188,56 +195,120 @@ void fold_journal(RunModel& model, journal::JournalContents& journal)
             return first_seen[pa] < first_seen[pb];
         return sequence_of(*a) < sequence_of(*b);
     });
+    return events;
+}
 
-    std::size_t i = 0;
-    while (i < events.size()) {
-        const int pid = pid_of(*events[i]);
-        ProcessFolder folder(model, journal.source, pid);
-        for (; i < events.size() && pid_of(*events[i]) == pid; ++i)
-            std::visit(folder, *events[i]);
-    }
-    journal.events = {};
+template <typename T>
+void append(std::vector<T>& to, std::vector<T>& from)
+{
+    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
 
 } // namespace
 
-RunModel build_model(std::vector<journal::JournalContents>&& journals)
+/// One journal's part of the model: its records, folded by one ProcessFolder per pid.
+struct ModelBuilder::Part {
+    std::string journal;
+    RunModel model;
+    std::map<int, ProcessFolder> folders;
+    bool taken = false; ///< finish() has given it to the model
+
+    void add(journal::Event& event, const OnFinal& on_final)
+    {
+        const int pid = pid_of(event);
+        auto it = folders.find(pid);
+        if (it == folders.end())
+            it = folders.try_emplace(pid, model, journal, pid, on_final).first;
+        std::visit(it->second, event);
+    }
+};
+
+ModelBuilder::ModelBuilder(OnFinal on_final) : m_on_final(std::move(on_final)) {}
+
+ModelBuilder::~ModelBuilder() = default;
+
+ModelBuilder::Part& ModelBuilder::part(const std::string& journal)
+{
+    // Most events are of the journal before: look there first.
+    if (!m_parts.empty() && m_parts.back()->journal == journal && !m_parts.back()->taken)
+        return *m_parts.back();
+    for (auto& p : m_parts)
+        if (p->journal == journal && !p->taken)
+            return *p;
+    m_parts.push_back(std::make_unique<Part>());
+    m_parts.back()->journal = journal;
+    return *m_parts.back();
+}
+
+void ModelBuilder::add(const std::string& journal, journal::Event&& event)
+{
+    part(journal).add(event, m_on_final);
+}
+
+RunModel ModelBuilder::finish(std::vector<journal::JournalContents>&& journals)
 {
     RunModel model;
+    auto take = [&](Part& p, std::vector<std::string>&& read_problems) {
+        p.taken = true;
+        append(model.problems, read_problems); // the journal's damaged lines, then what folding found
+        append(model.problems, p.model.problems);
+        append(model.processes, p.model.processes);
+        append(model.modules, p.model.modules);
+        append(model.aliases, p.model.aliases);
+        append(model.type_owners, p.model.type_owners);
+        append(model.installations, p.model.installations);
+    };
     for (auto& journal : journals) {
+        Part& p = part(journal.source);
+        for (journal::Event* e : in_sequence(journal.events))
+            p.add(*e, m_on_final);
+        journal.events = {};
         model.journal_bytes += journal.bytes;
-        fold_journal(model, journal);
+        take(p, std::move(journal.problems));
     }
+    for (auto& p : m_parts)
+        if (!p->taken)
+            take(*p, {});
+    m_parts.clear();
 
-    // Processes in the order they started; modules by process, then load order.
+    // Processes in the order they started; modules by process, then load order. Each journal's
+    // records are in its order already unless a line was written out of its sequence.
     std::stable_sort(model.processes.begin(), model.processes.end(),
                      [](const ProcessRecord& a, const ProcessRecord& b) { return a.start_wall_ns < b.start_wall_ns; });
     std::map<std::pair<std::string, int>, std::size_t> rank;
     for (std::size_t i = 0; i < model.processes.size(); ++i)
         rank[{model.processes[i].journal, model.processes[i].pid}] = i;
-
-    // Folding leaves each process image's modules together and in load order, so only those runs
-    // need ordering, not every record.
-    struct Run {
-        std::size_t rank, begin, end;
+    struct Place {
+        std::size_t rank;
+        std::uint64_t order;
+        std::size_t index;
     };
-    std::vector<Run> runs;
+    std::vector<Place> places;
+    places.reserve(model.modules.size());
     for (std::size_t i = 0; i < model.modules.size(); ++i) {
         const ModuleRecord& m = model.modules[i];
-        if (runs.empty() || model.modules[runs.back().begin].pid != m.pid ||
-            model.modules[runs.back().begin].journal != m.journal)
-            runs.push_back({rank[{m.journal, m.pid}], i, i + 1});
+        if (i > 0 && m.pid == model.modules[i - 1].pid && m.journal == model.modules[i - 1].journal)
+            places.push_back({places.back().rank, m.order, i});
         else
-            runs.back().end = i + 1;
+            places.push_back({rank[{m.journal, m.pid}], m.order, i});
     }
-    std::stable_sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.rank < b.rank; });
-    std::vector<ModuleRecord> ordered;
-    ordered.reserve(model.modules.size());
-    for (const Run& run : runs)
-        for (std::size_t i = run.begin; i < run.end; ++i)
-            ordered.push_back(std::move(model.modules[i]));
-    model.modules = std::move(ordered);
+    const auto before = [](const Place& a, const Place& b) {
+        return a.rank != b.rank ? a.rank < b.rank : a.order < b.order;
+    };
+    if (!std::is_sorted(places.begin(), places.end(), before)) {
+        std::stable_sort(places.begin(), places.end(), before);
+        std::vector<ModuleRecord> ordered;
+        ordered.reserve(model.modules.size());
+        for (const Place& place : places)
+            ordered.push_back(std::move(model.modules[place.index]));
+        model.modules = std::move(ordered);
+    }
     return model;
+}
+
+RunModel build_model(std::vector<journal::JournalContents>&& journals)
+{
+    return ModelBuilder().finish(std::move(journals));
 }
 
 RunModel build_model(const std::vector<journal::JournalContents>& journals)

@@ -22,14 +22,21 @@ std::size_t terminal_width()
 
 } // namespace
 
-LiveView::LiveView(std::filesystem::path run_dir, bool show_status)
-    : m_tail(std::move(run_dir)), m_show_status(show_status), m_started_ns(monotonic_ns())
+LiveView::LiveView(std::filesystem::path run_dir, bool show_status, const report::PathRedaction* redaction)
+    : m_texts(redaction),
+      m_builder([this](const analysis::ModuleRecord& record) { m_texts.add(record); }),
+      m_tail(std::move(run_dir),
+             [this](const std::string& journal, journal::Event&& e) {
+                 m_tally.add(e);
+                 m_builder.add(journal, std::move(e));
+             }),
+      m_show_status(show_status), m_started_ns(monotonic_ns())
 {
 }
 
 bool LiveView::update()
 {
-    m_tail.poll([this](const journal::Event& e) { m_tally.add(e); });
+    m_tail.poll();
     m_tally.update();
     if (m_show_status) {
         const double elapsed = static_cast<double>(monotonic_ns() - m_started_ns) / 1e9;
@@ -50,10 +57,10 @@ bool LiveView::update()
     return m_tally.errors() > 0;
 }
 
-std::vector<journal::JournalContents> LiveView::finish()
+analysis::RunModel LiveView::finish()
 {
     clear();
-    return m_tail.finish();
+    return m_builder.finish(m_tail.finish());
 }
 
 void LiveView::clear()

@@ -1,7 +1,9 @@
 #pragma once
 
 #include "importscope/analysis/live_tally.hpp"
+#include "importscope/analysis/model.hpp"
 #include "importscope/journal/tail.hpp"
+#include "importscope/report/report.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -10,11 +12,14 @@
 namespace importscope::cli {
 
 /// The run as it goes on: reads the journals as they grow (the supervisor has nothing else to do
-/// then), keeps a LiveTally, and on a terminal keeps one status line on stderr up to date (elapsed
-/// time, processes, imports, findings, the newest one).
+/// then, and has a core of its own), folds their events into the model, makes the report text of
+/// each module record once it is final, keeps a LiveTally, and on a terminal keeps one status line
+/// on stderr up to date (elapsed time, processes, imports, findings, the newest one). What is left
+/// when the target ends is the little the journals gained since the last update.
 class LiveView {
 public:
-    LiveView(std::filesystem::path run_dir, bool show_status);
+    /// Record texts pass through `redaction`, if given, which must outlive this.
+    LiveView(std::filesystem::path run_dir, bool show_status, const report::PathRedaction* redaction = nullptr);
     ~LiveView() { clear(); }
     LiveView(const LiveView&) = delete;
     LiveView& operator=(const LiveView&) = delete;
@@ -27,12 +32,17 @@ public:
     /// Erases the status line, so that what follows starts on a clean line.
     void clear();
 
-    /// After the run: erases the status line and gives every journal's contents (JournalTail::finish).
-    std::vector<journal::JournalContents> finish();
+    /// After the run: erases the status line, reads the rest of the journals and gives the model.
+    analysis::RunModel finish();
+
+    /// The texts of the records that became final during the run, for report::write_report().
+    const report::RecordTexts& record_texts() const { return m_texts; }
 
 private:
-    journal::JournalTail m_tail;
+    report::RecordTexts m_texts;
+    analysis::ModelBuilder m_builder;
     analysis::LiveTally m_tally;
+    journal::JournalTail m_tail;
     bool m_show_status;
     bool m_drawn = false;
     std::int64_t m_started_ns;

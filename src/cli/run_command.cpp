@@ -217,7 +217,13 @@ int run_run(const RunOptions& options)
     if (options.timeout_given)
         info.timeout_s = options.timeout_s;
 
-    LiveView live(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO));
+    std::optional<report::PathRedaction> redaction;
+    if (options.redact_paths)
+        redaction.emplace(home_directory(), user_name());
+    const report::PathRedaction* redact = redaction ? &*redaction : nullptr;
+
+    // The model and the module records' text are made as the journals grow (live_view.hpp).
+    LiveView live(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO), redact);
     supervisor::SuperviseOptions supervise_options;
     if (options.timeout_given)
         supervise_options.timeout_s = options.timeout_s;
@@ -231,10 +237,9 @@ int run_run(const RunOptions& options)
     info.started_ns = wall_ns();
     supervisor::ProcessEnd end = supervisor::supervise([&] { embed::run_worker(plan); }, supervise_options);
     info.ended_ns = wall_ns();
-    std::vector<journal::JournalContents> journals = live.finish();
+    analysis::RunModel model = live.finish();
     const nlohmann::json fingerprint_facts = fingerprint.finish(end.reaped);
 
-    analysis::RunModel model = analysis::build_model(std::move(journals));
     info.main_pid = end.pid;
     info.exit = to_exit_info({end.code, end.signal, end.core_dumped}, "");
     info.exit.timed_out = end.timed_out;
@@ -294,14 +299,11 @@ int run_run(const RunOptions& options)
 
     // The module records go from the model straight into the file's text (report_text.cpp).
     nlohmann::json report_json = report::build_report(info, model, findings, report::ModuleRecords::deferred);
-    std::optional<report::PathRedaction> redaction;
-    if (options.redact_paths) {
-        redaction.emplace(home_directory(), user_name());
+    if (redaction)
         report::redact_paths(report_json, *redaction);
-    }
     try {
         write_file_atomically(options.output, [&](const TextSink& sink) {
-            report::write_report(report_json, model, redaction ? &*redaction : nullptr, sink);
+            report::write_report(report_json, model, redact, sink, &live.record_texts());
         });
     } catch (const Error& e) {
         run_dir.keep();

@@ -44,9 +44,13 @@ void JournalParser::line(std::string_view text, const std::function<void(const E
     if (text.empty())
         return;
     try {
-        m_into.events.push_back(decode(text, m_frames));
+        Event event = decode(text, m_frames);
         if (on_event)
-            on_event(m_into.events.back());
+            on_event(event);
+        if (m_sink)
+            m_sink(std::move(event));
+        else
+            m_into.events.push_back(std::move(event));
     } catch (const std::invalid_argument& e) {
         m_into.problems.push_back(fmt::format("{}: line {} skipped: {}", m_source, m_lines, e.what()));
     }

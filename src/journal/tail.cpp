@@ -15,7 +15,10 @@ bool JournalTail::read(const std::filesystem::path& path, const std::function<vo
     FileState& state = m_files[name];
     if (!state.parser) {
         state.contents.source = name;
-        state.parser = std::make_unique<JournalParser>(name, state.contents);
+        JournalParser::EventSink sink;
+        if (m_sink)
+            sink = [this, name](Event&& e) { m_sink(name, std::move(e)); };
+        state.parser = std::make_unique<JournalParser>(name, state.contents, std::move(sink));
     }
     const std::optional<std::string> chunk = read_from(path, state.offset); // what the file gained
     if (!chunk)

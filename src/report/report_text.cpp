@@ -175,25 +175,112 @@ void write_module(RecordText& j, FrameTexts& frames, const analysis::ModuleRecor
     j->end_object();
 }
 
+/// The texts made ahead for each record of the model (null: write it), from `made`.
+using MadeTexts = std::vector<const std::string*>;
+
 /// The text of records [begin, end) of the modules' array, as one writer going through all the
 /// records would write it there.
 std::string records_text(const analysis::RunModel& model, std::size_t begin, std::size_t end,
-                         const PathRedaction* redaction, FrameTexts& frames)
+                         const PathRedaction* redaction, FrameTexts& frames, const MadeTexts& made)
 {
     std::string text;
     text.reserve((end - begin) * std::size_t{2048});
     RecordText j(text, redaction, 2, begin == 0);
     for (std::size_t i = begin; i < end; ++i) {
         j->item();
-        write_module(j, frames, model.modules[i]);
+        if (!made.empty() && made[i])
+            j->raw(*made[i]);
+        else
+            write_module(j, frames, model.modules[i]);
     }
     return text;
 }
 
 } // namespace
 
+/// A record's text as an item of the report's modules array, and how many records were given with
+/// its journal and order: a place two records share (never in a journal importscope wrote) has none.
+struct RecordTexts::State {
+    struct Made {
+        std::string text;
+        bool shared = false;
+    };
+    FrameTexts frames;
+    std::unordered_map<std::string, std::unordered_map<std::uint64_t, Made>> by_journal;
+    std::unordered_map<std::uint64_t, Made>* last = nullptr; ///< the journal of the record before
+    const std::string* last_journal = nullptr;
+    std::size_t count = 0;
+
+    std::unordered_map<std::uint64_t, Made>* journal(const std::string& name)
+    {
+        if (last && *last_journal == name)
+            return last;
+        auto it = by_journal.try_emplace(name).first;
+        last = &it->second;
+        last_journal = &it->first;
+        return last;
+    }
+};
+
+RecordTexts::RecordTexts(const PathRedaction* redaction) : m_redaction(redaction), m_state(std::make_unique<State>()) {}
+
+RecordTexts::~RecordTexts() = default;
+
+void RecordTexts::add(const analysis::ModuleRecord& record)
+{
+    auto [it, added] = m_state->journal(record.journal)->try_emplace(record.order);
+    State::Made& made = it->second;
+    if (!added) {
+        made.shared = true;
+        made.text = {};
+        return;
+    }
+    made.text.reserve(2048);
+    RecordText j(made.text, m_redaction, 2); // the record stands inside the report's '{' and the modules' '['
+    write_module(j, m_state->frames, record);
+    ++m_state->count;
+}
+
+std::size_t RecordTexts::size() const
+{
+    return m_state->count;
+}
+
+namespace {
+
+/// The texts `made` holds for the records of `model`. A place two of the model's records share
+/// gets none, even when one of them was never given to `made` (a record still open at the end).
+MadeTexts made_texts(const analysis::RunModel& model, const RecordTexts::State& made)
+{
+    MadeTexts texts(model.modules.size(), nullptr);
+    std::unordered_map<const std::string*, std::size_t> uses;
+    const std::string* journal = nullptr;
+    const std::unordered_map<std::uint64_t, RecordTexts::State::Made>* of_journal = nullptr;
+    for (std::size_t i = 0; i < model.modules.size(); ++i) {
+        const analysis::ModuleRecord& r = model.modules[i];
+        if (!journal || *journal != r.journal) {
+            journal = &r.journal;
+            const auto it = made.by_journal.find(r.journal);
+            of_journal = it == made.by_journal.end() ? nullptr : &it->second;
+        }
+        if (!of_journal)
+            continue;
+        const auto it = of_journal->find(r.order);
+        if (it == of_journal->end() || it->second.shared)
+            continue;
+        texts[i] = &it->second.text;
+        ++uses[texts[i]];
+    }
+    for (auto& text : texts)
+        if (text && uses[text] > 1)
+            text = nullptr;
+    return texts;
+}
+
+} // namespace
+
 void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
-                  const TextSink& sink)
+                  const TextSink& sink, const RecordTexts* made)
 {
     std::string head = report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
     // Only the report's own keys stand two spaces in, so this is its "modules", not a nested one.
@@ -211,6 +298,18 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
     // The records are written in pieces of k_piece records, two at a time: the second on another
     // thread (the run is over, the machine's other cores are idle), each thread with its own frame
     // texts. The pieces reach the sink in order, and at most two are held at once.
+    // Records with a text made ahead are copied; a piece of only those is not worth a thread.
+    MadeTexts texts;
+    if (made) {
+        if (made->m_redaction != redaction)
+            throw std::logic_error("write_report needs record texts made with the report's own redaction");
+        texts = made_texts(model, *made->m_state);
+    }
+    auto all_made = [&](std::size_t begin, std::size_t end) {
+        return !texts.empty() && std::all_of(texts.begin() + static_cast<std::ptrdiff_t>(begin),
+                                             texts.begin() + static_cast<std::ptrdiff_t>(end),
+                                             [](const std::string* text) { return text != nullptr; });
+    };
     constexpr std::size_t k_piece = 512; // about a megabyte of text
     std::string out(head, 0, rest - 1);  // up to and including the '['
     std::array<FrameTexts, 2> frames;
@@ -219,15 +318,17 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
         const std::size_t middle = std::min(at + k_piece, count);
         const std::size_t stop = std::min(at + 2 * k_piece, count);
         std::future<std::string> second;
-        if (middle < stop)
+        if (middle < stop && !all_made(middle, stop))
             second = std::async(std::launch::async, [&, middle, stop] {
-                return records_text(model, middle, stop, redaction, frames[1]);
+                return records_text(model, middle, stop, redaction, frames[1], texts);
             });
-        out += records_text(model, at, middle, redaction, frames[0]);
+        out += records_text(model, at, middle, redaction, frames[0], texts);
         sink(out);
         out.clear();
         if (second.valid())
             sink(second.get());
+        else if (middle < stop)
+            sink(records_text(model, middle, stop, redaction, frames[0], texts));
     }
     JsonText(out, JsonText::Layout::indented, 2, false).end_array();
     out.append(head, rest, std::string::npos);

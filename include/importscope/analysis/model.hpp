@@ -4,6 +4,8 @@
 #include "importscope/journal/reader.hpp"
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -86,9 +88,41 @@ struct RunModel {
     std::uint64_t journal_bytes = 0; ///< the journals' size, all processes together
 };
 
-/// Folds journal events into records: pairs begin/end by id, attaches each extension-load audit
-/// event to the finder record that was loading it, and keeps loads the finder never saw. Each
-/// journal is one process image; processes come out in order of their start.
+/// Folds journal events into records as they come: pairs begin/end by id, attaches each
+/// extension-load audit event to the finder record that was loading it, and keeps loads the finder
+/// never saw. The supervisor feeds it each event as the journal tail reads it during the run, so
+/// that little is left to fold when the target ends.
+class ModelBuilder {
+public:
+    /// Sees each module record once nothing later in its journal can change it: its import ended,
+    /// or it is a load the finder never saw. Records still open at the end are not shown.
+    using OnFinal = std::function<void(const ModuleRecord&)>;
+
+    explicit ModelBuilder(OnFinal on_final = nullptr);
+    ~ModelBuilder();
+    ModelBuilder(const ModelBuilder&) = delete;
+    ModelBuilder& operator=(const ModelBuilder&) = delete;
+
+    /// Folds the next event of the journal named `journal`, taking its strings. A journal's events
+    /// come in the order it holds them.
+    void add(const std::string& journal, journal::Event&& event);
+
+    /// The model, from what add() folded and from `journals` (one per journal, in the order the
+    /// report lists them): their problems and sizes, and the events they still hold, folded in
+    /// each process's sequence order. A journal add() saw and `journals` does not name comes last.
+    /// Processes come out in order of their start, modules by process, then in load order.
+    RunModel finish(std::vector<journal::JournalContents>&& journals);
+
+private:
+    struct Part;
+    Part& part(const std::string& journal);
+
+    OnFinal m_on_final;
+    std::vector<std::unique_ptr<Part>> m_parts; ///< in order of first appearance
+};
+
+/// The batch form of ModelBuilder: every journal's events, folded at once. Each journal is one
+/// process image.
 RunModel build_model(const std::vector<journal::JournalContents>& journals);
 /// The same, taking the events' strings instead of copying them, and dropping each journal's events
 /// once folded: what the supervisor does with a run's journals.

@@ -25,8 +25,15 @@ struct JournalContents {
 /// problem), and a last line without its newline waits for more text or for the journal's end.
 class JournalParser {
 public:
-    /// Fills `into`, which must outlive the parser; `source` names the journal in problems.
-    JournalParser(std::string source, JournalContents& into) : m_source(std::move(source)), m_into(into) {}
+    /// Takes each event instead of its being kept in a JournalContents.
+    using EventSink = std::function<void(Event&&)>;
+
+    /// Fills `into`, which must outlive the parser; `source` names the journal in problems. With a
+    /// `sink`, the events go there and `into` gets the problems only.
+    JournalParser(std::string source, JournalContents& into, EventSink sink = nullptr)
+        : m_source(std::move(source)), m_into(into), m_sink(std::move(sink))
+    {
+    }
 
     /// Parses the journal's next bytes; `on_event`, if given, sees each new event.
     void feed(std::string_view text, const std::function<void(const Event&)>& on_event = nullptr);
@@ -39,6 +46,7 @@ private:
 
     std::string m_source;
     JournalContents& m_into;
+    EventSink m_sink;
     FrameTable m_frames;
     std::string m_partial; ///< the start of a line whose newline has not come yet
     std::size_t m_lines = 0;

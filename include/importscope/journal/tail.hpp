@@ -19,14 +19,20 @@ namespace importscope::journal {
 /// as its line is complete.
 class JournalTail {
 public:
-    explicit JournalTail(std::filesystem::path run_dir) : m_run_dir(std::move(run_dir)) {}
+    /// Takes each event with its journal's file name, instead of its being kept for finish().
+    using EventSink = std::function<void(const std::string& journal, Event&&)>;
+
+    explicit JournalTail(std::filesystem::path run_dir, EventSink sink = nullptr)
+        : m_run_dir(std::move(run_dir)), m_sink(std::move(sink))
+    {
+    }
 
     /// Reads what the journals gained since the last poll; `on_event`, if given, sees each event
     /// whose line was completed since then (a line still being written waits for its newline).
     void poll(const std::function<void(const Event&)>& on_event = nullptr);
 
     /// After the run: reads the rest, ends each journal (a last line cut short is a problem), and
-    /// gives every journal's contents in file-name order.
+    /// gives every journal's contents in file-name order (without events when a sink took them).
     std::vector<JournalContents> finish();
 
 private:
@@ -39,6 +45,7 @@ private:
         std::unique_ptr<JournalParser> parser; ///< fills `contents`
     };
     std::filesystem::path m_run_dir;
+    EventSink m_sink;
     std::map<std::string, FileState> m_files; ///< by file name, the order of list_journals()
 };
 

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,6 +74,32 @@ nlohmann::json build_report(const RunInfo& run, const analysis::RunModel& model,
 
 class PathRedaction;
 
+/// The text of module records made ahead, while the run goes on: the supervisor hands each record
+/// here as it becomes final (analysis::ModelBuilder::OnFinal), on its own core, and write_report()
+/// copies the texts instead of writing the records after the target ended.
+class RecordTexts {
+public:
+    /// Each string passes through `redaction`, if given, which must outlive this.
+    explicit RecordTexts(const PathRedaction* redaction = nullptr);
+    ~RecordTexts();
+    RecordTexts(const RecordTexts&) = delete;
+    RecordTexts& operator=(const RecordTexts&) = delete;
+
+    /// Makes the text of a final record.
+    void add(const analysis::ModuleRecord& record);
+
+    /// How many records have a text.
+    std::size_t size() const;
+
+    struct State;
+
+private:
+    friend void write_report(const nlohmann::json&, const analysis::RunModel&, const PathRedaction*, const TextSink&,
+                             const RecordTexts*);
+    const PathRedaction* m_redaction;
+    std::unique_ptr<State> m_state;
+};
+
 /// The report file's text: `report` (built with ModuleRecords::deferred) as dump(2) writes it, with
 /// the modules of `model` written into its "modules" array straight from the records, each string
 /// passed through `redaction` if given. The text is the one build_report(..., included).dump(2)
@@ -80,9 +107,11 @@ class PathRedaction;
 std::string dump_report(const nlohmann::json& report, const analysis::RunModel& model,
                         const PathRedaction* redaction = nullptr);
 
-/// The same text, handed to `sink` a megabyte or so at a time, for write_file_atomically.
+/// The same text, handed to `sink` a megabyte or so at a time, for write_file_atomically. With
+/// `made`, filled from the records of this same model with this same redaction, a record whose text
+/// it holds is copied from there.
 void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
-                  const TextSink& sink);
+                  const TextSink& sink, const RecordTexts* made = nullptr);
 
 /// "2026-11-30T12:34:56.789Z" for nanoseconds since the epoch.
 std::string iso_time(std::int64_t wall_ns);

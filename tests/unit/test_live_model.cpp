@@ -1,0 +1,183 @@
+// The model and the module records' report text made while the run goes on (cli::LiveView over
+// analysis::ModelBuilder and report::RecordTexts) against the same made at once after the run.
+
+#include "journal_builder.hpp"
+
+#include "cli/live_view.hpp"
+#include "importscope/analysis/model.hpp"
+#include "importscope/report/redact_paths.hpp"
+#include "importscope/report/report.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace importscope;
+
+namespace {
+
+std::vector<std::string> lines_of(const std::string& text)
+{
+    std::vector<std::string> lines;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line + "\n");
+    return lines;
+}
+
+std::string joined(const std::vector<std::string>& lines)
+{
+    std::string text;
+    for (const auto& line : lines)
+        text += line;
+    return text;
+}
+
+std::filesystem::path scratch_dir()
+{
+    std::string pattern = (std::filesystem::temp_directory_path() / "importscope-test-XXXXXX").string();
+    return ::mkdtemp(pattern.data());
+}
+
+report::RunInfo run_info()
+{
+    report::RunInfo run;
+    run.argv = {"importscope", "run", "t.py"};
+    run.target_kind = "script";
+    run.target = "t.py";
+    run.match = {"*"};
+    run.main_pid = 100;
+    return run;
+}
+
+std::string report_text(const analysis::RunModel& model, const report::PathRedaction* redaction,
+                        const report::RecordTexts* made)
+{
+    auto head = report::build_report(run_info(), model, analysis::analyze(model), report::ModuleRecords::deferred);
+    if (redaction)
+        report::redact_paths(head, *redaction);
+    std::string text;
+    report::write_report(head, model, redaction, [&](std::string_view piece) { text += piece; }, made);
+    return text;
+}
+
+} // namespace
+
+TEST_CASE("the model and record texts made as the journals grow are those made at the end", "[live]")
+{
+    const std::filesystem::path dir = scratch_dir();
+    // The main process: nested imports, an extension, an error, a numbered frame used again, and
+    // two begin lines written out of their sequence (a line is numbered before Python code runs).
+    testing::JournalBuilder main(100);
+    const auto outer = main.begin_below("pkg", "/home/alice/pkg/__init__.py",
+                                        {journal::Frame{"/home/alice/t.py", 3, "<module>", "__main__", 1}});
+    journal::Frame known;
+    known.number = 1;
+    known.known = true;
+    const auto a = main.begin_below("pkg.a", "/home/alice/pkg/a.py", {known});
+    const auto b = main.begin_below("pkg.b", "/home/alice/pkg/b.py", {known});
+    main.end(b, journal::ExceptionInfo{"ImportError", "no \"b\"", "tb\n"});
+    main.end(a);
+    main.extension_import("pkg._C", "/home/alice/pkg/_C.so", {1, 7});
+    main.end(outer);
+    main.begin("pkg.never_ended", "source", "/home/alice/pkg/never_ended.py"); // the process died in it
+    std::vector<std::string> main_lines = lines_of(main.text());
+    std::swap(main_lines[2], main_lines[3]); // pkg.b's begin, then pkg.a's
+    const std::string main_text = joined(main_lines);
+    // A child started later, whose journal sorts before the parent's, with a load the finder missed.
+    testing::JournalBuilder child(99);
+    child.process(99, 100, "spawn", 1'700'000'000'500'000'000);
+    child.extension("other._C", "/home/alice/other/_C.so", journal::FileIdentity{1, 9});
+    const std::string child_text = child.text() + "not json\n";
+
+    const report::PathRedaction redaction("/home/alice/", "alice");
+    for (const report::PathRedaction* redact : {static_cast<const report::PathRedaction*>(nullptr), &redaction}) {
+        std::filesystem::remove_all(dir);
+        std::filesystem::create_directory(dir);
+        cli::LiveView live(dir, false, redact);
+        // Written 41 bytes at a time, cut anywhere, each journal's lines read as they come.
+        std::size_t child_at = 0;
+        for (std::size_t at = 0; at < main_text.size(); at += 41) {
+            std::ofstream(dir / "journal-100-0.jsonl", std::ios::app) << main_text.substr(at, 41);
+            if (at >= 200 && child_at < child_text.size()) { // the child's journal appears later
+                std::ofstream(dir / "journal-099-0.jsonl", std::ios::app) << child_text.substr(child_at, 41);
+                child_at += 41;
+            }
+            live.update();
+        }
+        if (child_at < child_text.size())
+            std::ofstream(dir / "journal-099-0.jsonl", std::ios::app) << child_text.substr(child_at);
+        const analysis::RunModel followed = live.finish();
+        const analysis::RunModel at_end = analysis::build_model(journal::read_run_journals(dir));
+
+        REQUIRE(followed.modules.size() == 6);
+        CHECK(followed.modules[1].name == "pkg.a"); // back in their sequence
+        CHECK(followed.modules[2].name == "pkg.b");
+        CHECK(followed.modules[5].name == "other._C"); // the child started later
+        CHECK(followed.problems == at_end.problems);
+        CHECK(followed.problems.size() == 1); // "not json"
+        CHECK(followed.journal_bytes == at_end.journal_bytes);
+        // Every record but the one still open at the end had its text made during the run.
+        CHECK(live.record_texts().size() == 5);
+        const std::string expected = report_text(at_end, redact, nullptr);
+        CHECK(report_text(followed, redact, &live.record_texts()) == expected);
+        CHECK(report_text(followed, redact, nullptr) == expected);
+        CHECK((expected.find("alice") == std::string::npos) == (redact != nullptr));
+    }
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a record text is used only for the one record of its journal and place", "[live]")
+{
+    // Two records of one journal with the same sequence number (never in a journal importscope
+    // wrote): one became final with a text, the other never ended. Neither takes that text.
+    testing::JournalBuilder b;
+    b.extension("x._C", "/s/x.so", journal::FileIdentity{1, 1});
+    std::vector<std::string> lines = lines_of(b.text());
+    journal::JournalContents contents;
+    contents.source = "journal-100-0.jsonl";
+    journal::parse_journal(joined(lines), "t", contents);
+    auto& load = std::get<journal::ExtensionLoad>(contents.events.at(1));
+    journal::ImportBegin same_place;
+    same_place.pid = load.pid;
+    same_place.seq = load.seq;
+    same_place.id = 1;
+    same_place.name = "y";
+    same_place.kind = "source";
+    same_place.origin = "/s/y.py";
+    contents.events.emplace_back(same_place);
+
+    report::RecordTexts texts;
+    analysis::ModelBuilder builder([&](const analysis::ModuleRecord& r) { texts.add(r); });
+    for (auto& e : contents.events)
+        builder.add(contents.source, journal::Event(e));
+    contents.events.clear();
+    const analysis::RunModel model = builder.finish({contents});
+    REQUIRE(model.modules.size() == 2);
+    CHECK(texts.size() == 1);
+    CHECK(report_text(model, nullptr, &texts) == report_text(model, nullptr, nullptr));
+
+    const report::PathRedaction redaction("/s/", "someone");
+    CHECK_THROWS_AS(report_text(model, &redaction, &texts), std::logic_error); // made without it
+}
+
+TEST_CASE("a tail with a sink hands each event over with its journal's name", "[live]")
+{
+    const std::filesystem::path dir = scratch_dir();
+    testing::JournalBuilder b;
+    b.extension("a._C", "/s/a.so", journal::FileIdentity{1, 1});
+    std::ofstream(dir / "journal-100-0.jsonl") << b.text() << "{\"ev\":";
+    std::vector<std::string> names;
+    journal::JournalTail tail(dir, [&](const std::string& journal, journal::Event&&) { names.push_back(journal); });
+    tail.poll();
+    CHECK(names == std::vector<std::string>{"journal-100-0.jsonl", "journal-100-0.jsonl"});
+    const auto contents = tail.finish();
+    REQUIRE(contents.size() == 1);
+    CHECK(contents[0].events.empty());
+    CHECK(contents[0].problems.size() == 1); // the line cut short
+    CHECK(contents[0].bytes == b.text().size() + 6);
+    std::filesystem::remove_all(dir);
+}
