@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
 namespace importscope::analysis {
 
@@ -86,9 +87,30 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
 
 std::vector<Finding> find_duplicate_source_execs(const RunModel& model)
 {
+    const auto executed = [](const ModuleRecord& r) {
+        return r.identity && r.via_finder && (r.kind == "source" || r.kind == "bytecode");
+    };
+    // Nearly every file runs once: only records whose process ran their file again go further.
+    struct Place {
+        journal::FileIdentity file;
+        int pid;
+        bool operator==(const Place&) const = default;
+    };
+    struct PlaceHash {
+        std::size_t operator()(const Place& p) const
+        {
+            return std::hash<std::uint64_t>()(p.file.ino * 0x9E3779B97F4A7C15ULL ^ p.file.dev ^
+                                              static_cast<std::uint64_t>(p.pid) << 32);
+        }
+    };
+    std::unordered_map<Place, std::size_t, PlaceHash> runs;
+    runs.reserve(model.modules.size());
+    for (const auto& r : model.modules)
+        if (executed(r))
+            ++runs[{*r.identity, r.pid}];
     std::map<std::tuple<std::string, int, journal::FileIdentity>, std::vector<const ModuleRecord*>> by_file;
     for (const auto& r : model.modules)
-        if ((r.kind == "source" || r.kind == "bytecode") && r.via_finder && r.identity)
+        if (executed(r) && runs[{*r.identity, r.pid}] > 1)
             by_file[{r.journal, r.pid, *r.identity}].push_back(&r);
 
     std::vector<Finding> findings;
