@@ -38,8 +38,10 @@ bool LiveView::update()
 {
     m_tail.poll();
     m_tally.update();
-    if (m_show_status) {
-        const double elapsed = static_cast<double>(monotonic_ns() - m_started_ns) / 1e9;
+    const std::int64_t now = monotonic_ns();
+    if (m_show_status && now - m_drawn_ns >= k_redraw_ns) {
+        m_drawn_ns = now;
+        const double elapsed = static_cast<double>(now - m_started_ns) / 1e9;
         std::string line = fmt::format("importscope: {:.1f} s | {} process{} | {} imports | {} finding{}", elapsed,
                                        m_tally.processes(), m_tally.processes() == 1 ? "" : "es", m_tally.imports(),
                                        m_tally.findings().size(), m_tally.findings().size() == 1 ? "" : "s");

@@ -44,7 +44,9 @@ private:
     analysis::LiveTally m_tally;
     journal::JournalTail m_tail;
     bool m_show_status;
+    static constexpr std::int64_t k_redraw_ns = 100'000'000; ///< updates come more often than a person reads
     bool m_drawn = false;
+    std::int64_t m_drawn_ns = 0;
     std::int64_t m_started_ns;
 };
 

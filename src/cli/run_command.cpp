@@ -20,6 +20,7 @@
 #include "importscope/util/atomic_file.hpp"
 #include "importscope/util/clock.hpp"
 #include "importscope/util/error.hpp"
+#include "importscope/util/keep_until_exit.hpp"
 #include "importscope/util/sha256.hpp"
 #include "importscope/version.hpp"
 
@@ -28,6 +29,7 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <csignal>
@@ -223,13 +225,14 @@ int run_run(const RunOptions& options)
     const report::PathRedaction* redact = redaction ? &*redaction : nullptr;
 
     // The model and the module records' text are made as the journals grow (live_view.hpp).
-    LiveView live(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO), redact);
+    auto live = std::make_unique<LiveView>(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO), redact);
     supervisor::SuperviseOptions supervise_options;
     if (options.timeout_given)
         supervise_options.timeout_s = options.timeout_s;
     // The journals are read as they grow, whether or not a status line shows them.
-    supervise_options.tick_s = 0.1;
-    supervise_options.on_tick = [&] { return live.update() && options.stop_on_finding; };
+    // Often: what is left to read when the target ends is what its last tick's worth wrote.
+    supervise_options.tick_s = 0.02;
+    supervise_options.on_tick = [&] { return live->update() && options.stop_on_finding; };
 
     const std::string data_dir = find_data_dir();
     supervisor::Fingerprint fingerprint(python.executable, data_dir.empty() ? "" : data_dir + "/fingerprint.py",
@@ -237,7 +240,7 @@ int run_run(const RunOptions& options)
     info.started_ns = wall_ns();
     supervisor::ProcessEnd end = supervisor::supervise([&] { embed::run_worker(plan); }, supervise_options);
     info.ended_ns = wall_ns();
-    analysis::RunModel model = live.finish();
+    analysis::RunModel model = live->finish();
     const nlohmann::json fingerprint_facts = fingerprint.finish(end.reaped);
 
     info.main_pid = end.pid;
@@ -303,7 +306,7 @@ int run_run(const RunOptions& options)
         report::redact_paths(report_json, *redaction);
     try {
         write_file_atomically(options.output, [&](const TextSink& sink) {
-            report::write_report(report_json, model, redact, sink, &live.record_texts());
+            report::write_report(report_json, model, redact, sink, &live->record_texts());
         });
     } catch (const Error& e) {
         run_dir.keep();
@@ -314,6 +317,9 @@ int run_run(const RunOptions& options)
 
     const auto& reported = report_json.at("findings");
     const bool fails = std::any_of(reported.begin(), reported.end(), [&](const auto& f) { return gate.fails(f); });
+    // The records and their texts are not freed one by one before the exit status.
+    keep_until_exit(std::move(model));
+    keep_until_exit(std::move(live));
     return static_cast<int>(fails ? ExitStatus::findings : ExitStatus::ok);
 }
 
