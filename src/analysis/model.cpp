@@ -201,7 +201,10 @@ std::vector<journal::Event*> in_sequence(std::vector<journal::Event>& journal_ev
 template <typename T>
 void append(std::vector<T>& to, std::vector<T>& from)
 {
-    to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+    if (to.empty()) // the usual case, one journal: no record moves
+        to = std::move(from);
+    else
+        to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
 
 } // namespace

@@ -66,11 +66,7 @@ void write_file_atomically(const std::filesystem::path& path, const std::functio
         ::unlink(temp.c_str());
         throw;
     }
-    if (ok && ::fsync(fd) != 0) {
-        ok = false;
-        saved = errno;
-    }
-    ok = (::close(fd) == 0) && ok;
+    ok = (::close(fd) == 0) && ok; // no fsync: see atomic_file.hpp
     if (!ok || ::rename(temp.c_str(), path.c_str()) != 0) {
         const int err = ok || saved == 0 ? errno : saved;
         ::unlink(temp.c_str());
