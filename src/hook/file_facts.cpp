@@ -18,16 +18,29 @@ std::optional<std::string> resolve(const std::string& path)
     return std::string(resolved);
 }
 
-/// realpath() of an absolute directory, resolved once per directory: realpath() costs an lstat()
-/// per path component, and the modules of a package share their directory. (A directory symlink
-/// retargeted while the target runs keeps its first resolution.)
+/// realpath() of an absolute directory, resolved once per directory: realpath() costs a readlink()
+/// per path component, and the modules of a package share their directory. A directory that is
+/// not a symlink is its parent's real path plus its own name, so a new directory below a known
+/// one costs one lstat(). (A directory symlink retargeted while the target runs keeps its first
+/// resolution.)
 const std::optional<std::string>& resolved_directory(const std::string& directory)
 {
     static std::unordered_map<std::string, std::optional<std::string>> directories;
-    auto [it, inserted] = directories.try_emplace(directory);
-    if (inserted)
-        it->second = resolve(directory);
-    return it->second;
+    if (const auto known = directories.find(directory); known != directories.end())
+        return known->second;
+    std::optional<std::string> resolved;
+    const std::size_t slash = directory.rfind('/');
+    const std::string_view name = std::string_view(directory).substr(slash == std::string::npos ? 0 : slash + 1);
+    struct stat st {};
+    if (directory.size() > 1 && directory.front() == '/' && !name.empty() && name != "." && name != ".." &&
+        ::lstat(directory.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        const std::optional<std::string>& parent = resolved_directory(directory.substr(0, slash == 0 ? 1 : slash));
+        if (parent)
+            resolved = (parent->back() == '/' ? *parent : *parent + '/') + std::string(name);
+    } else {
+        resolved = resolve(directory); // the root, a symlink, dots, or something that is not there
+    }
+    return directories.try_emplace(directory, std::move(resolved)).first->second;
 }
 
 } // namespace

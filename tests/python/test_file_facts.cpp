@@ -43,6 +43,19 @@ TEST_CASE("file facts resolve symlinked directories and files to the real file",
         CHECK(facts.realpath == real_file.string());
         CHECK(facts.identity == identity_of(real_file));
     }
+    // Directories below a symlinked one, each resolved from its parent's resolution; a symlinked
+    // directory below a real one; a directory that is not there.
+    fs::create_directories(root / "real" / "pkg" / "sub" / "deeper");
+    std::ofstream(root / "real" / "pkg" / "sub" / "deeper" / "_D.so") << "x";
+    fs::create_directory_symlink(root / "real" / "pkg" / "sub", root / "real" / "pkg" / "sub_link");
+    const fs::path deep_file = root / "real" / "pkg" / "sub" / "deeper" / "_D.so";
+    CHECK(hook::file_facts((root / "link" / "pkg" / "sub" / "deeper" / "_D.so").string()).realpath ==
+          deep_file.string());
+    CHECK(hook::file_facts((root / "link" / "pkg" / "sub_link" / "deeper" / "_D.so").string()).realpath ==
+          deep_file.string());
+    CHECK(hook::file_facts((root / "link" / "pkg" / "sub_link" / "deeper" / "_D.so").string()).identity ==
+          identity_of(deep_file));
+    CHECK(hook::file_facts((root / "link" / "nothing" / "deeper" / "_D.so").string()).realpath.empty());
     // A symlink to the file.
     const hook::FileFacts via_file_link = hook::file_facts((root / "real" / "pkg" / "alias.so").string());
     CHECK(via_file_link.realpath == real_file.string());
