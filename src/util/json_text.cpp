@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstring>
 
 namespace importscope {
 
@@ -61,6 +62,21 @@ void JsonText::item()
 
 void JsonText::key(std::string_view name)
 {
+    // A compact key, the journal's, goes out in one append: comma, quotes, name and colon.
+    if (m_layout == Layout::compact && name.size() <= k_short) {
+        std::array<char, k_short + 4> text; // NOLINT(cppcoreguidelines-pro-type-member-init): written below
+        std::size_t size = 0;
+        if (m_first.back() == 0)
+            text[size++] = ',';
+        m_first.back() = 0;
+        text[size++] = '"';
+        std::memcpy(text.data() + size, name.data(), name.size());
+        size += name.size();
+        text[size++] = '"';
+        text[size++] = ':';
+        m_out.append(text.data(), size);
+        return;
+    }
     item();
     m_out += '"';
     m_out += name;
@@ -69,8 +85,17 @@ void JsonText::key(std::string_view name)
 
 void JsonText::string(std::string_view text)
 {
-    // The common case, printable ASCII without quotes or backslashes, is copied as it is.
+    // The common case, printable ASCII without quotes or backslashes, is copied as it is, in one
+    // append when it is short.
     if (plain_ascii_prefix(text) == text.size()) {
+        if (text.size() <= k_short) {
+            std::array<char, k_short + 2> quoted; // NOLINT(cppcoreguidelines-pro-type-member-init): written below
+            quoted[0] = '"';
+            std::memcpy(quoted.data() + 1, text.data(), text.size());
+            quoted[text.size() + 1] = '"';
+            m_out.append(quoted.data(), text.size() + 2);
+            return;
+        }
         m_out.reserve(m_out.size() + text.size() + 2);
         m_out += '"';
         m_out += text;

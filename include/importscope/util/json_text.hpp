@@ -51,6 +51,8 @@ public:
     std::size_t depth() const { return m_first.size(); }
 
 private:
+    static constexpr std::size_t k_short = 120; ///< keys and strings up to this long are put together on the stack
+
     void begin(char bracket);
     void end(char bracket);
 
