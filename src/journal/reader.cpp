@@ -6,9 +6,10 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <algorithm>
+#include <fcntl.h>
 #include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace importscope::journal {
 
@@ -74,16 +75,30 @@ void parse_journal(std::string_view text, std::string_view source, JournalConten
 
 std::optional<std::string> read_from(const std::filesystem::path& path, std::uint64_t offset)
 {
-    std::ifstream in(path, std::ios::binary | std::ios::ate);
-    if (!in)
+    // Raw calls: the journal tail asks every 20 ms, mostly to learn that nothing changed.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
         return std::nullopt;
-    const std::streamoff size = in.tellg();
-    if (size <= static_cast<std::streamoff>(offset))
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size <= offset)
         return std::string();
-    std::string text(static_cast<std::size_t>(size - static_cast<std::streamoff>(offset)), '\0');
-    in.seekg(static_cast<std::streamoff>(offset));
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return std::nullopt;
+    std::string text(static_cast<std::size_t>(size - offset), '\0');
+    std::size_t done = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::pread(fd, text.data() + done, text.size() - done, static_cast<off_t>(offset + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; // an error, or the file shrank: what was read is what there is
+        done += static_cast<std::size_t>(n);
+    }
+    const int saved = errno;
+    ::close(fd);
+    errno = saved;
+    text.resize(done);
     return text;
 }
 

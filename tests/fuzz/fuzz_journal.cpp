@@ -8,7 +8,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 #include <string_view>
+#include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
@@ -16,6 +19,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     journal::JournalContents contents;
     contents.source = "journal-1-0.jsonl";
     journal::parse_journal(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz", contents);
+    // As the supervisor reads a run: each event folded as it comes, each final record's text made
+    // then. The texts must give the report the model itself gives, whatever the journal holds.
+    {
+        journal::JournalContents live = contents;
+        report::RecordTexts texts;
+        analysis::ModelBuilder builder([&](const analysis::ModuleRecord& r) { texts.add(r); });
+        for (auto& e : live.events)
+            builder.add(live.source, std::move(e));
+        live.events.clear();
+        std::vector<journal::JournalContents> rest;
+        rest.push_back(std::move(live));
+        const analysis::RunModel followed = builder.finish(std::move(rest));
+        report::RunInfo run;
+        const auto head = report::build_report(run, followed, {}, report::ModuleRecords::deferred);
+        std::string with_texts;
+        report::write_report(head, followed, nullptr, [&](std::string_view piece) { with_texts += piece; }, &texts);
+        if (with_texts != report::dump_report(head, followed))
+            std::abort();
+    }
     const auto model = analysis::build_model(contents);
     analysis::AnalysisOptions options;
     options.hash_file = [](const std::string& path) { return std::optional<std::string>(path.substr(0, 3)); };
