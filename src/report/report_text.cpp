@@ -238,6 +238,7 @@ void RecordTexts::add(const analysis::ModuleRecord& record)
     made.text.reserve(2048);
     RecordText j(made.text, m_redaction, 2); // the record stands inside the report's '{' and the modules' '['
     write_module(j, m_state->frames, record);
+    made.text.shrink_to_fit(); // held until the report is written: a long run holds tens of thousands
     ++m_state->count;
 }
 
