@@ -26,7 +26,8 @@ HERE = Path(__file__).resolve().parent
 
 
 def run_once(command, env, stderr_path=None):
-    """Wall time and peak RSS (KiB) of one run, from wait4's rusage."""
+    """Wall time, peak RSS (KiB) and CPU time (user + system, s) of one run, from wait4's rusage:
+    the CPU time covers the process and the children it waited for (importscope's worker)."""
     stderr = open(stderr_path, "w") if stderr_path else subprocess.DEVNULL
     started = time.perf_counter()
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
@@ -37,7 +38,7 @@ def run_once(command, env, stderr_path=None):
         stderr.close()
     if proc.returncode not in (0,):
         raise SystemExit(f"benchmark command failed ({proc.returncode}): {' '.join(command)}")
-    return elapsed, usage.ru_maxrss
+    return elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def configurations(importscope, python, target, scratch):
@@ -73,6 +74,7 @@ def measure(build, importscope, python, modules, rounds):
             run_once(command, env, err)
         times = {name: [] for name, *_ in configs}
         rss = {name: [] for name, *_ in configs}
+        cpu = {name: [] for name, *_ in configs}
         for round_number in range(rounds):
             # Each round starts with the next configuration, so that none always runs right after
             # the same other one (the one before may leave dirty pages or a warm cache behind).
@@ -80,15 +82,16 @@ def measure(build, importscope, python, modules, rounds):
             for name, command, env, err in configs[shift:] + configs[:shift]:
                 if name == "pure-Python recorder":
                     (scratch["dir"] / "recorder.jsonl").unlink(missing_ok=True)
-                elapsed, peak = run_once(command, env, err)
+                elapsed, peak, cpu_s = run_once(command, env, err)
                 times[name].append(elapsed)
                 rss[name].append(peak)
+                cpu[name].append(cpu_s)
         sizes = {}
         for name, file in (("importscope", "report-default.json"), ("importscope --match '*'", "report-all.json")):
             path = scratch["dir"] / file
             journal = json.loads(path.read_text())["summary"].get("journal_bytes")
             sizes[name] = (path.stat().st_size, journal)
-    return times, rss, sizes
+    return times, rss, cpu, sizes
 
 
 def startup(importscope, python, rounds):
@@ -146,15 +149,19 @@ def count_instructions(build, importscope, python, modules):
     return "\n".join(lines) + "\n"
 
 
-def table(modules, times, rss, sizes):
+def table(modules, times, rss, cpu, sizes):
     floor = times["python"]
+    cpu_floor = cpu["python"]
     lines = [f"### {modules} modules (+ 20 C extensions)", "",
-             "| configuration | median s | min s | max s | ratio to python (median of per-round ratios) | peak RSS MiB |",
-             "|---|---|---|---|---|---|"]
+             "| configuration | median s | min s | max s | ratio to python (median of per-round ratios) "
+             "| CPU s (median) | CPU ratio to python | peak RSS MiB |",
+             "|---|---|---|---|---|---|---|---|"]
     for name, values in times.items():
         ratios = [v / f for v, f in zip(values, floor)]
+        cpu_ratios = [v / f for v, f in zip(cpu[name], cpu_floor)]
         lines.append(f"| {name} | {statistics.median(values):.3f} | {min(values):.3f} | {max(values):.3f} | "
-                     f"{statistics.median(ratios):.3f} | {statistics.median(rss[name]) / 1024:.1f} |")
+                     f"{statistics.median(ratios):.3f} | {statistics.median(cpu[name]):.3f} | "
+                     f"{statistics.median(cpu_ratios):.3f} | {statistics.median(rss[name]) / 1024:.1f} |")
     lines.append("")
     for name, (report, journal) in sizes.items():
         journal_text = f"{journal / 1024:.0f} KiB" if journal is not None else "not reported"
@@ -182,8 +189,8 @@ def main():
     print(sections[-1], flush=True)
     for size in [int(s) for s in args.sizes.split(",")]:
         rounds = args.rounds if size <= 5000 else max(3, args.rounds // 2)
-        times, rss, sizes = measure(build, args.importscope, args.python, size, rounds)
-        sections.append(table(size, times, rss, sizes))
+        times, rss, cpu, sizes = measure(build, args.importscope, args.python, size, rounds)
+        sections.append(table(size, times, rss, cpu, sizes))
         print(sections[-1], flush=True)
     if args.instructions:
         sections.append(count_instructions(build, args.importscope, args.python, args.instructions))
