@@ -62,18 +62,27 @@ void JsonText::item()
 
 void JsonText::key(std::string_view name)
 {
-    // A compact key, the journal's, goes out in one append: comma, quotes, name and colon.
-    if (m_layout == Layout::compact && name.size() <= k_short) {
-        std::array<char, k_short + 4> text; // NOLINT(cppcoreguidelines-pro-type-member-init): written below
+    // A key goes out in one append: the comma, the line break and indentation when indented, then
+    // the quoted name and the colon. (A journal line has a dozen keys, a report record twenty.)
+    const std::size_t indent = m_layout == Layout::indented ? 2 * m_first.size() : 0;
+    if (name.size() <= k_short && indent <= k_short) {
+        std::array<char, 2 * k_short + 8> text; // NOLINT(cppcoreguidelines-pro-type-member-init): written below
         std::size_t size = 0;
         if (m_first.back() == 0)
             text[size++] = ',';
         m_first.back() = 0;
+        if (m_layout == Layout::indented) {
+            text[size++] = '\n';
+            std::memset(text.data() + size, ' ', indent);
+            size += indent;
+        }
         text[size++] = '"';
         std::memcpy(text.data() + size, name.data(), name.size());
         size += name.size();
         text[size++] = '"';
         text[size++] = ':';
+        if (m_layout == Layout::indented)
+            text[size++] = ' ';
         m_out.append(text.data(), size);
         return;
     }

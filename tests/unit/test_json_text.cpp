@@ -54,3 +54,51 @@ TEST_CASE("numbers are written as nlohmann writes them", "[json]")
         CHECK(out == nlohmann::json(value).dump());
     }
 }
+
+TEST_CASE("objects and arrays are laid out as nlohmann lays them out, compact and indented", "[json]")
+{
+    // Keys and strings short and long (past what is put together on the stack), nesting deep
+    // enough that the indentation does not fit there either, empty containers.
+    const std::string long_key(150, 'k');
+    const std::string long_text(300, 't');
+    nlohmann::json expected = nlohmann::json::object();
+    nlohmann::json* inner = &expected;
+    for (int depth = 0; depth < 70; ++depth) {
+        (*inner)["a"] = "short";
+        (*inner)[long_key] = long_text;
+        (*inner)["list"] = nlohmann::json::array({1, "two", nlohmann::json::object(), nlohmann::json::array()});
+        inner = &(*inner)["z"];
+    }
+    *inner = nlohmann::json::object();
+
+    for (const auto layout : {JsonText::Layout::compact, JsonText::Layout::indented}) {
+        std::string out;
+        JsonText json(out, layout);
+        for (int depth = 0; depth < 70; ++depth) {
+            json.begin_object();
+            json.key("a");
+            json.string("short");
+            json.key(long_key);
+            json.string(long_text);
+            json.key("list");
+            json.begin_array();
+            json.item();
+            json.integer(1);
+            json.item();
+            json.string("two");
+            json.item();
+            json.begin_object();
+            json.end_object();
+            json.item();
+            json.begin_array();
+            json.end_array();
+            json.end_array();
+            json.key("z");
+        }
+        json.begin_object();
+        json.end_object();
+        for (int depth = 0; depth < 70; ++depth)
+            json.end_object();
+        CHECK(out == expected.dump(layout == JsonText::Layout::compact ? -1 : 2));
+    }
+}
