@@ -229,8 +229,8 @@ int run_run(const RunOptions& options)
     supervisor::SuperviseOptions supervise_options;
     if (options.timeout_given)
         supervise_options.timeout_s = options.timeout_s;
-    // The journals are read as they grow, whether or not a status line shows them.
-    // Often: what is left to read when the target ends is what its last tick's worth wrote.
+    // The journals are read as they grow, whether or not a status line shows them, and often: what
+    // is left to read when the target ends is what it wrote since the last tick.
     supervise_options.tick_s = 0.02;
     supervise_options.on_tick = [&] { return live->update() && options.stop_on_finding; };
 

@@ -28,8 +28,7 @@ void record_extension_load(PyObject* args)
     e.realpath = std::move(facts.realpath);
     e.identity = facts.identity;
     e.stack = capture_import_stack();
-    if (journal.append(e))
-        stack_written();
+    append_with_stack(e);
 
     // The audit hook cannot be removed; the finder can. Say so once, so that the report explains
     // why later imports have no outcome.

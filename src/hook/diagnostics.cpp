@@ -72,8 +72,7 @@ void note_parent_alias(PyObject* name)
     e.module_name = embed::to_utf8(real_name.get());
     e.file = embed::attribute_text(module, "__file__");
     e.stack = capture_import_stack();
-    if (journal.append(e))
-        stack_written();
+    append_with_stack(e);
 }
 
 void note_type_owners(const std::string& error_message)

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <sys/stat.h>
 #include <unordered_map>
+#include <utility>
 
 namespace importscope::hook {
 
@@ -18,6 +19,35 @@ std::optional<std::string> resolve(const std::string& path)
     return std::string(resolved);
 }
 
+journal::FileIdentity identity_of(const struct stat& st)
+{
+    return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+}
+
+/// An absolute path cut at its last slash: its directory ("/" at the root) and its last
+/// component. None when the path is relative or ends in "", "." or "..", which only realpath()
+/// resolves.
+std::optional<std::pair<std::string, std::string_view>> split(const std::string& path)
+{
+    if (path.empty() || path.front() != '/')
+        return std::nullopt;
+    const std::size_t slash = path.rfind('/');
+    const std::string_view name = std::string_view(path).substr(slash + 1);
+    if (name.empty() || name == "." || name == "..")
+        return std::nullopt;
+    return std::pair{path.substr(0, slash == 0 ? 1 : slash), name};
+}
+
+/// `name` in the directory `directory`.
+std::string child(const std::string& directory, std::string_view name)
+{
+    std::string path = directory;
+    if (path.back() != '/')
+        path += '/';
+    path += name;
+    return path;
+}
+
 /// realpath() of an absolute directory, resolved once per directory: realpath() costs a readlink()
 /// per path component, and the modules of a package share their directory. A directory that is
 /// not a symlink is its parent's real path plus its own name, so a new directory below a known
@@ -29,14 +59,11 @@ const std::optional<std::string>& resolved_directory(const std::string& director
     if (const auto known = directories.find(directory); known != directories.end())
         return known->second;
     std::optional<std::string> resolved;
-    const std::size_t slash = directory.rfind('/');
-    const std::string_view name = std::string_view(directory).substr(slash == std::string::npos ? 0 : slash + 1);
+    const auto parts = split(directory);
     struct stat st {};
-    if (directory.size() > 1 && directory.front() == '/' && !name.empty() && name != "." && name != ".." &&
-        ::lstat(directory.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-        const std::optional<std::string>& parent = resolved_directory(directory.substr(0, slash == 0 ? 1 : slash));
-        if (parent)
-            resolved = (parent->back() == '/' ? *parent : *parent + '/') + std::string(name);
+    if (parts && ::lstat(directory.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (const std::optional<std::string>& parent = resolved_directory(parts->first))
+            resolved = child(*parent, parts->second);
     } else {
         resolved = resolve(directory); // the root, a symlink, dots, or something that is not there
     }
@@ -51,27 +78,17 @@ FileFacts file_facts(const std::string& path)
     if (path.empty())
         return facts;
     struct stat st {};
-    const std::size_t slash = path.rfind('/');
-    const std::string_view name = std::string_view(path).substr(slash == std::string::npos ? 0 : slash + 1);
-    const bool plain_name = !name.empty() && name != "." && name != "..";
-    if (path.front() == '/' && plain_name && ::lstat(path.c_str(), &st) == 0 && !S_ISLNK(st.st_mode)) {
+    if (const auto parts = split(path); parts && ::lstat(path.c_str(), &st) == 0 && !S_ISLNK(st.st_mode)) {
         // Not a symlink itself: the file is its directory's real path plus its own name.
-        facts.identity =
-            journal::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
-        const std::optional<std::string>& directory = resolved_directory(path.substr(0, slash == 0 ? 1 : slash));
-        if (directory) {
-            facts.realpath = *directory;
-            if (facts.realpath.back() != '/')
-                facts.realpath += '/';
-            facts.realpath += name;
-        }
+        facts.identity = identity_of(st);
+        if (const std::optional<std::string>& directory = resolved_directory(parts->first))
+            facts.realpath = child(*directory, parts->second);
         return facts;
     }
     if (std::optional<std::string> resolved = resolve(path))
         facts.realpath = std::move(*resolved);
     if (::stat(path.c_str(), &st) == 0)
-        facts.identity =
-            journal::FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
+        facts.identity = identity_of(st);
     return facts;
 }
 

@@ -17,10 +17,8 @@ using embed::PyRef;
 namespace {
 
 HookSettings g_settings;
-PyObject* g_finder_type = nullptr;    // owned by the _importscope module
-PyObject* g_finder = nullptr;         // the installed instance; owned by sys.meta_path and here
-PyObject* g_find_spec_name = nullptr; // interned "find_spec", immortal for our purposes
-PyObject* g_loader_name = nullptr;    // interned "loader"
+PyObject* g_finder_type = nullptr; // owned by the _importscope module
+PyObject* g_finder = nullptr;      // the installed instance; owned by sys.meta_path and here
 
 /// Asks the finders after ours, in sys.meta_path order, as the import system would have.
 /// Returns a new reference to the spec, None, or null with an error set.
@@ -45,7 +43,7 @@ PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t n
         }
         if (!past_self)
             continue;
-        PyRef method = PyRef::steal(PyObject_GetAttr(finder.get(), g_find_spec_name));
+        PyRef method = PyRef::steal(embed::get_attribute(finder.get(), "find_spec"));
         if (!method) {
             if (!PyErr_ExceptionMatches(PyExc_AttributeError))
                 return nullptr;
@@ -116,7 +114,7 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
     if (spec.get() == Py_None)
         return spec.release();
 
-    PyRef loader = PyRef::steal(PyObject_GetAttr(spec.get(), g_loader_name));
+    PyRef loader = PyRef::steal(embed::get_attribute(spec.get(), "loader"));
     if (!loader) {
         PyErr_Clear();
         return spec.release();
@@ -177,10 +175,6 @@ bool matches(std::string_view module_name)
 
 bool ready_finder_type(PyObject* module)
 {
-    g_find_spec_name = PyUnicode_InternFromString("find_spec");
-    g_loader_name = PyUnicode_InternFromString("loader");
-    if (!g_find_spec_name || !g_loader_name)
-        return false;
     g_finder_type = PyType_FromSpec(&g_finder_spec);
     if (!g_finder_type)
         return false;

@@ -107,8 +107,7 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     self->pid = journal.pid();
     self->begin_ns = monotonic_ns();
     e.mono_ns = self->begin_ns;
-    if (journal.append(e))
-        stack_written();
+    append_with_stack(e);
 }
 
 /// Records the end of the load; `exception` is the error it raised, or null.

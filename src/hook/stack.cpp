@@ -3,6 +3,7 @@
 #include "hook/journal_writer.hpp"
 
 #include "embed/compat.hpp"
+#include "embed/names.hpp"
 #include "embed/py_ref.hpp"
 #include "embed/python_error.hpp"
 
@@ -172,9 +173,7 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
     // Most frames of an import are importlib's own: they are recognised by file name alone, before
     // anything else about them is looked up. A frame the journal holds already is written by number,
     // so a line number (a walk of the line table) is computed once per distinct frame.
-    static PyObject* const name_key = PyUnicode_InternFromString("__name__"); // one reference, kept for good
-    if (!name_key)
-        PyErr_Clear(); // frames are still described, without their module name
+    PyObject* const name_key = embed::interned("__name__"); // null: frames are described without their module
     struct Kept {
         PyRef frame;
         FrameKey key;
@@ -213,9 +212,12 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
     return stack;
 }
 
-void stack_written()
+bool append_with_stack(const journal::Event& event)
 {
+    if (!JournalWriter::instance().append(event))
+        return false;
     FrameNumbers::instance().commit();
+    return true;
 }
 
 } // namespace importscope::hook

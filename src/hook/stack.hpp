@@ -11,11 +11,12 @@ namespace importscope::hook {
 /// machinery's own frames, so that back() is the line that asked for the import; at most
 /// `max_frames` of the innermost frames. Needs the GIL.
 /// Frames that the process's journal holds already come by number alone (journal::Frame::known);
-/// the others carry the number that later stacks will use, once stack_written() says so.
+/// the others carry the number that later stacks will use, once append_with_stack() wrote them.
 std::vector<journal::Frame> capture_import_stack(std::size_t max_frames = 32);
 
-/// The event with the stack captured last is in the journal: its new frames can be given by number.
-/// Not called (the event was not written), the next capture numbers them again.
-void stack_written();
+/// Appends the event that holds the stack captured last (JournalWriter::append) and, once it is in
+/// the journal, lets later stacks give its new frames by number; an event not written leaves them
+/// to be numbered again. True when it was written.
+bool append_with_stack(const journal::Event& event);
 
 } // namespace importscope::hook

@@ -13,7 +13,7 @@
 
 namespace importscope::journal {
 
-void JournalParser::feed(std::string_view text, const std::function<void(const Event&)>& on_event)
+void JournalParser::feed(std::string_view text)
 {
     std::size_t start = 0;
     if (!m_partial.empty()) {
@@ -25,7 +25,7 @@ void JournalParser::feed(std::string_view text, const std::function<void(const E
         m_partial.append(text.substr(0, newline));
         const std::string whole = std::move(m_partial);
         m_partial.clear();
-        line(whole, on_event);
+        line(whole);
         start = newline + 1;
     }
     while (start < text.size()) {
@@ -34,20 +34,18 @@ void JournalParser::feed(std::string_view text, const std::function<void(const E
             m_partial.assign(text.substr(start));
             return;
         }
-        line(text.substr(start, newline - start), on_event);
+        line(text.substr(start, newline - start));
         start = newline + 1;
     }
 }
 
-void JournalParser::line(std::string_view text, const std::function<void(const Event&)>& on_event)
+void JournalParser::line(std::string_view text)
 {
     ++m_lines;
     if (text.empty())
         return;
     try {
         Event event = decode(text, m_frames);
-        if (on_event)
-            on_event(event);
         if (m_sink)
             m_sink(std::move(event));
         else

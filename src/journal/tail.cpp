@@ -9,7 +9,7 @@
 
 namespace importscope::journal {
 
-bool JournalTail::read(const std::filesystem::path& path, const std::function<void(const Event&)>& on_event)
+bool JournalTail::read(const std::filesystem::path& path)
 {
     const std::string name = path.filename().string();
     FileState& state = m_files[name];
@@ -25,20 +25,20 @@ bool JournalTail::read(const std::filesystem::path& path, const std::function<vo
         return false;
     state.offset += chunk->size();
     state.contents.bytes += chunk->size();
-    state.parser->feed(*chunk, on_event);
+    state.parser->feed(*chunk);
     return true;
 }
 
-void JournalTail::poll(const std::function<void(const Event&)>& on_event)
+void JournalTail::poll()
 {
     for (const auto& path : list_journals(m_run_dir))
-        read(path, on_event); // one that cannot be read now is tried again at the next poll
+        read(path); // one that cannot be read now is tried again at the next poll
 }
 
 std::vector<JournalContents> JournalTail::finish()
 {
     for (const auto& path : list_journals(m_run_dir))
-        if (!read(path, nullptr)) {
+        if (!read(path)) {
             JournalContents& contents = m_files[path.filename().string()].contents;
             contents.problems.push_back(
                 fmt::format("{}: cannot read journal: {}", path.string(), std::strerror(errno)));

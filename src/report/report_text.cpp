@@ -198,28 +198,11 @@ std::string records_text(const analysis::RunModel& model, std::size_t begin, std
 
 } // namespace
 
-/// A record's text as an item of the report's modules array, and how many records were given with
-/// its journal and order: a place two records share (never in a journal importscope wrote) has none.
+/// Each record's text as an item of the report's modules array, by journal and place (order).
 struct RecordTexts::State {
-    struct Made {
-        std::string text;
-        bool shared = false;
-    };
     FrameTexts frames;
-    std::unordered_map<std::string, std::unordered_map<std::uint64_t, Made>> by_journal;
-    std::unordered_map<std::uint64_t, Made>* last = nullptr; ///< the journal of the record before
-    const std::string* last_journal = nullptr;
+    std::unordered_map<std::string, std::unordered_map<std::uint64_t, std::string>> by_journal;
     std::size_t count = 0;
-
-    std::unordered_map<std::uint64_t, Made>* journal(const std::string& name)
-    {
-        if (last && *last_journal == name)
-            return last;
-        auto it = by_journal.try_emplace(name).first;
-        last = &it->second;
-        last_journal = &it->first;
-        return last;
-    }
 };
 
 RecordTexts::RecordTexts(const PathRedaction* redaction) : m_redaction(redaction), m_state(std::make_unique<State>()) {}
@@ -228,17 +211,14 @@ RecordTexts::~RecordTexts() = default;
 
 void RecordTexts::add(const analysis::ModuleRecord& record)
 {
-    auto [it, added] = m_state->journal(record.journal)->try_emplace(record.order);
-    State::Made& made = it->second;
-    if (!added) {
-        made.shared = true;
-        made.text = {};
-        return;
-    }
-    made.text.reserve(2048);
-    RecordText j(made.text, m_redaction, 2); // the record stands inside the report's '{' and the modules' '['
+    auto [it, added] = m_state->by_journal[record.journal].try_emplace(record.order);
+    if (!added)
+        return; // a place another record has: write_report() uses neither (made_texts())
+    std::string& text = it->second;
+    text.reserve(2048);
+    RecordText j(text, m_redaction, 2); // the record stands inside the report's '{' and the modules' '['
     write_module(j, m_state->frames, record);
-    made.text.shrink_to_fit(); // held until the report is written: a long run holds tens of thousands
+    text.shrink_to_fit(); // held until the report is written: a long run holds tens of thousands
     ++m_state->count;
 }
 
@@ -250,13 +230,13 @@ std::size_t RecordTexts::size() const
 namespace {
 
 /// The texts `made` holds for the records of `model`. A place two of the model's records share
-/// gets none, even when one of them was never given to `made` (a record still open at the end).
+/// (never in a journal importscope wrote) gets none, whichever of them the text was made of.
 MadeTexts made_texts(const analysis::RunModel& model, const RecordTexts::State& made)
 {
     MadeTexts texts(model.modules.size(), nullptr);
     std::unordered_map<const std::string*, std::size_t> uses;
     const std::string* journal = nullptr;
-    const std::unordered_map<std::uint64_t, RecordTexts::State::Made>* of_journal = nullptr;
+    const std::unordered_map<std::uint64_t, std::string>* of_journal = nullptr;
     for (std::size_t i = 0; i < model.modules.size(); ++i) {
         const analysis::ModuleRecord& r = model.modules[i];
         if (!journal || *journal != r.journal) {
@@ -267,9 +247,9 @@ MadeTexts made_texts(const analysis::RunModel& model, const RecordTexts::State& 
         if (!of_journal)
             continue;
         const auto it = of_journal->find(r.order);
-        if (it == of_journal->end() || it->second.shared)
+        if (it == of_journal->end())
             continue;
-        texts[i] = &it->second.text;
+        texts[i] = &it->second;
         ++uses[texts[i]];
     }
     for (auto& text : texts)

@@ -35,22 +35,28 @@ std::optional<int> take_number(std::string_view& text)
     return value;
 }
 
+/// "<major>.<minor>" at the front of `text`, which it then leaves. (Parsed by hand: std::regex
+/// would cost every run milliseconds to compile its character classes.)
+std::optional<std::pair<int, int>> take_version(std::string_view& text)
+{
+    const std::optional<int> major = take_number(text);
+    if (!major || !text.starts_with('.'))
+        return std::nullopt;
+    text.remove_prefix(1);
+    const std::optional<int> minor = take_number(text);
+    if (!minor)
+        return std::nullopt;
+    return std::pair{*major, *minor};
+}
+
 } // namespace
 
 std::optional<std::pair<int, int>> parse_version(const std::string& text)
 {
+    // After any blanks; what follows the version is not looked at.
     std::string_view rest = text;
-    // "<major>.<minor>" after any blanks; what follows is not looked at. (Parsed by hand: std::regex
-    // would cost every run milliseconds to compile its character classes.)
     rest.remove_prefix(std::min(rest.find_first_not_of(" \t\n\r\f\v"), rest.size()));
-    const std::optional<int> major = take_number(rest);
-    if (!major || !rest.starts_with('.'))
-        return std::nullopt;
-    rest.remove_prefix(1);
-    const std::optional<int> minor = take_number(rest);
-    if (!minor)
-        return std::nullopt;
-    return std::pair{*major, *minor};
+    return take_version(rest);
 }
 
 namespace {
@@ -93,13 +99,8 @@ std::optional<std::pair<int, int>> version_from_files(const std::string& executa
     const std::string base = fs::path(real).filename().string();
     if (std::string_view name = base; name.starts_with("python")) { // exactly python<major>.<minor>
         name.remove_prefix(6);
-        const std::optional<int> major = take_number(name);
-        if (major && name.starts_with('.')) {
-            name.remove_prefix(1);
-            const std::optional<int> minor = take_number(name);
-            if (minor && name.empty())
-                return std::pair{*major, *minor};
-        }
+        if (const auto version = take_version(name); version && name.empty())
+            return version;
     }
     const fs::path bin = fs::path(executable).parent_path();
     for (const fs::path& cfg : {bin.parent_path() / "pyvenv.cfg", bin / "pyvenv.cfg"}) {

@@ -10,13 +10,6 @@
 
 namespace importscope {
 
-namespace {
-
-/// A line break and indentation for item(): the comma and enough spaces for most depths.
-constexpr std::string_view k_breaks = ",\n                                                                ";
-
-} // namespace
-
 JsonText::JsonText(std::string& out, Layout layout, std::size_t open, bool innermost_empty)
     : m_out(out), m_layout(layout), m_first(open, 0)
 {
@@ -41,55 +34,52 @@ void JsonText::end(char bracket)
     m_out += bracket;
 }
 
+std::size_t JsonText::separator(char* text, std::size_t spaces)
+{
+    std::size_t size = 0;
+    if (m_first.back() == 0)
+        text[size++] = ',';
+    m_first.back() = 0;
+    if (m_layout == Layout::indented) {
+        text[size++] = '\n';
+        std::memset(text + size, ' ', spaces);
+        size += spaces;
+    }
+    return size;
+}
+
 void JsonText::item()
 {
-    const bool first = m_first.back() != 0;
-    m_first.back() = 0;
-    if (m_layout == Layout::compact) {
-        if (!first)
-            m_out += ',';
-        return;
-    }
-    const std::size_t indent = 2 * m_first.size();
-    const std::size_t skip = first ? 1 : 0; // no comma before the first item
-    if (indent + 2 <= k_breaks.size()) {
-        m_out.append(k_breaks.substr(skip, 2 - skip + indent));
-    } else {
-        m_out.append(k_breaks.substr(skip, 2 - skip));
-        m_out.append(indent, ' ');
-    }
+    // One append, with the indentation in it unless deeper than any report goes.
+    std::array<char, k_short + 2> text; // NOLINT(cppcoreguidelines-pro-type-member-init): written by separator()
+    const std::size_t indent = indentation();
+    const std::size_t spaces = indent <= k_short ? indent : 0;
+    m_out.append(text.data(), separator(text.data(), spaces));
+    if (spaces < indent)
+        m_out.append(indent - spaces, ' ');
 }
 
 void JsonText::key(std::string_view name)
 {
-    // A key goes out in one append: the comma, the line break and indentation when indented, then
-    // the quoted name and the colon. (A journal line has a dozen keys, a report record twenty.)
-    const std::size_t indent = m_layout == Layout::indented ? 2 * m_first.size() : 0;
-    if (name.size() <= k_short && indent <= k_short) {
-        std::array<char, 2 * k_short + 8> text; // NOLINT(cppcoreguidelines-pro-type-member-init): written below
-        std::size_t size = 0;
-        if (m_first.back() == 0)
-            text[size++] = ',';
-        m_first.back() = 0;
-        if (m_layout == Layout::indented) {
-            text[size++] = '\n';
-            std::memset(text.data() + size, ' ', indent);
-            size += indent;
-        }
-        text[size++] = '"';
-        std::memcpy(text.data() + size, name.data(), name.size());
-        size += name.size();
-        text[size++] = '"';
-        text[size++] = ':';
-        if (m_layout == Layout::indented)
-            text[size++] = ' ';
-        m_out.append(text.data(), size);
+    // One append: the separator, the quoted name and the colon. (A journal line has a dozen keys, a
+    // report record twenty.)
+    if (name.size() > k_short || indentation() > k_short) {
+        item();
+        m_out += '"';
+        m_out += name;
+        m_out.append(m_layout == Layout::compact ? std::string_view("\":") : std::string_view("\": "));
         return;
     }
-    item();
-    m_out += '"';
-    m_out += name;
-    m_out.append(m_layout == Layout::compact ? std::string_view("\":") : std::string_view("\": "));
+    std::array<char, 2 * k_short + 8> text; // NOLINT(cppcoreguidelines-pro-type-member-init): written below
+    std::size_t size = separator(text.data(), indentation());
+    text[size++] = '"';
+    std::memcpy(text.data() + size, name.data(), name.size());
+    size += name.size();
+    text[size++] = '"';
+    text[size++] = ':';
+    if (m_layout == Layout::indented)
+        text[size++] = ' ';
+    m_out.append(text.data(), size);
 }
 
 void JsonText::string(std::string_view text)

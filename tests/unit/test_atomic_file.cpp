@@ -1,6 +1,8 @@
 #include "importscope/util/atomic_file.hpp"
 #include "importscope/util/error.hpp"
 
+#include "temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -26,20 +28,19 @@ std::string read(const std::filesystem::path& p)
 
 TEST_CASE("an existing file is replaced whole, with no temporary left behind", "[atomic]")
 {
-    std::string pattern = (std::filesystem::temp_directory_path() / "importscope-test-XXXXXX").string();
-    const std::filesystem::path dir = ::mkdtemp(pattern.data());
+    const testing::TempDir scratch;
+    const std::filesystem::path& dir = scratch.path;
     const auto file = dir / "report.json";
     std::ofstream(file) << "old";
     write_file_atomically(file, "new content");
     CHECK(read(file) == "new content");
     CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 1);
-    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a file made piece by piece is complete, or not there at all", "[atomic]")
 {
-    std::string pattern = (std::filesystem::temp_directory_path() / "importscope-test-XXXXXX").string();
-    const std::filesystem::path dir = ::mkdtemp(pattern.data());
+    const testing::TempDir scratch;
+    const std::filesystem::path& dir = scratch.path;
     const auto file = dir / "report.json";
     std::ofstream(file) << "old";
     auto entries = [&] {
@@ -64,7 +65,6 @@ TEST_CASE("a file made piece by piece is complete, or not there at all", "[atomi
     REQUIRE(text.size() == 300'000);
     CHECK((text[0] == 'a' && text[100'000] == 'b' && text.back() == 'c'));
     CHECK(entries() == 1);
-    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a destination in a missing directory is refused up front", "[atomic]")

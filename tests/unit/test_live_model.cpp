@@ -2,6 +2,7 @@
 // analysis::ModelBuilder and report::RecordTexts) against the same made at once after the run.
 
 #include "journal_builder.hpp"
+#include "temp_dir.hpp"
 
 #include "cli/live_view.hpp"
 #include "importscope/analysis/model.hpp"
@@ -10,7 +11,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -34,12 +34,6 @@ std::string joined(const std::vector<std::string>& lines)
     for (const auto& line : lines)
         text += line;
     return text;
-}
-
-std::filesystem::path scratch_dir()
-{
-    std::string pattern = (std::filesystem::temp_directory_path() / "importscope-test-XXXXXX").string();
-    return ::mkdtemp(pattern.data());
 }
 
 report::RunInfo run_info()
@@ -68,7 +62,8 @@ std::string report_text(const analysis::RunModel& model, const report::PathRedac
 
 TEST_CASE("the model and record texts made as the journals grow are those made at the end", "[live]")
 {
-    const std::filesystem::path dir = scratch_dir();
+    const testing::TempDir scratch;
+    const std::filesystem::path& dir = scratch.path;
     // The main process: nested imports, an extension, an error, a numbered frame used again, and
     // two begin lines written out of their sequence (a line is numbered before Python code runs).
     testing::JournalBuilder main(100);
@@ -127,7 +122,6 @@ TEST_CASE("the model and record texts made as the journals grow are those made a
         CHECK(report_text(followed, redact, nullptr) == expected);
         CHECK((expected.find("alice") == std::string::npos) == (redact != nullptr));
     }
-    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a record text is used only for the one record of its journal and place", "[live]")
@@ -166,7 +160,8 @@ TEST_CASE("a record text is used only for the one record of its journal and plac
 
 TEST_CASE("a tail with a sink hands each event over with its journal's name", "[live]")
 {
-    const std::filesystem::path dir = scratch_dir();
+    const testing::TempDir scratch;
+    const std::filesystem::path& dir = scratch.path;
     testing::JournalBuilder b;
     b.extension("a._C", "/s/a.so", journal::FileIdentity{1, 1});
     std::ofstream(dir / "journal-100-0.jsonl") << b.text() << "{\"ev\":";
@@ -179,5 +174,4 @@ TEST_CASE("a tail with a sink hands each event over with its journal's name", "[
     CHECK(contents[0].events.empty());
     CHECK(contents[0].problems.size() == 1); // the line cut short
     CHECK(contents[0].bytes == b.text().size() + 6);
-    std::filesystem::remove_all(dir);
 }

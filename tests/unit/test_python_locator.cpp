@@ -2,6 +2,8 @@
 #include "importscope/util/error.hpp"
 #include "importscope/version.hpp"
 
+#include "temp_dir.hpp"
+
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
@@ -13,16 +15,7 @@ using namespace importscope;
 
 namespace {
 
-/// A fresh temporary directory, removed at the end of the test.
-struct TempDir {
-    TempDir()
-    {
-        std::string pattern = (std::filesystem::temp_directory_path() / "importscope-test-XXXXXX").string();
-        path = ::mkdtemp(pattern.data());
-    }
-    ~TempDir() { std::filesystem::remove_all(path); }
-    std::filesystem::path path;
-};
+using testing::TempDir;
 
 void write_executable(const std::filesystem::path& path, const std::string& text)
 {

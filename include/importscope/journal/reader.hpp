@@ -35,14 +35,14 @@ public:
     {
     }
 
-    /// Parses the journal's next bytes; `on_event`, if given, sees each new event.
-    void feed(std::string_view text, const std::function<void(const Event&)>& on_event = nullptr);
+    /// Parses the journal's next bytes.
+    void feed(std::string_view text);
 
     /// The journal is complete: a line still without its newline was cut short by the process's end.
     void finish();
 
 private:
-    void line(std::string_view text, const std::function<void(const Event&)>& on_event);
+    void line(std::string_view text);
 
     std::string m_source;
     JournalContents& m_into;

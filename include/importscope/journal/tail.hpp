@@ -27,9 +27,9 @@ public:
     {
     }
 
-    /// Reads what the journals gained since the last poll; `on_event`, if given, sees each event
-    /// whose line was completed since then (a line still being written waits for its newline).
-    void poll(const std::function<void(const Event&)>& on_event = nullptr);
+    /// Reads what the journals gained since the last poll: each line completed since then becomes
+    /// an event (a line still being written waits for its newline), for the sink or for finish().
+    void poll();
 
     /// After the run: reads the rest, ends each journal (a last line cut short is a problem), and
     /// gives every journal's contents in file-name order (without events when a sink took them).
@@ -37,7 +37,7 @@ public:
 
 private:
     /// Reads what one journal gained; false when it cannot be opened.
-    bool read(const std::filesystem::path& path, const std::function<void(const Event&)>& on_event);
+    bool read(const std::filesystem::path& path);
 
     struct FileState {
         std::uint64_t offset = 0;

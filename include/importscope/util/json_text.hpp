@@ -55,6 +55,12 @@ private:
 
     void begin(char bracket);
     void end(char bracket);
+    /// The spaces that start a line inside the innermost bracket (none when compact).
+    std::size_t indentation() const { return m_layout == Layout::indented ? 2 * m_first.size() : 0; }
+    /// Writes what comes before the next member or item into `text` (room for 2 + `spaces`): the
+    /// comma unless the bracket is still empty, then, when indented, a line break and `spaces`
+    /// spaces. Returns its length.
+    std::size_t separator(char* text, std::size_t spaces);
 
     std::string& m_out;
     Layout m_layout;
