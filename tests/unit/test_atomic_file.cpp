@@ -73,3 +73,27 @@ TEST_CASE("a destination in a missing directory is refused up front", "[atomic]"
     CHECK_THROWS_AS(write_file_atomically("/nonexistent-dir/r.json", "x"), Error);
     CHECK_NOTHROW(check_writable_destination("relative-name.json"));
 }
+
+TEST_CASE("replacing a file leaves its other names and a symlink's target alone", "[atomic]")
+{
+    const testing::TempDir scratch;
+    const std::filesystem::path& dir = scratch.path;
+
+    // The old file keeps the content it had under another hard link: it is replaced, not rewritten.
+    const auto file = dir / "report.json";
+    std::ofstream(file) << "old";
+    std::filesystem::create_hard_link(file, dir / "kept.json");
+    write_file_atomically(file, "new");
+    CHECK(read(file) == "new");
+    CHECK(read(dir / "kept.json") == "old");
+    CHECK(std::filesystem::hard_link_count(file) == 1);
+
+    // A symlink at the destination is replaced by the file, as rename(2) would; its target stays.
+    const auto link = dir / "latest.json";
+    std::filesystem::create_symlink(dir / "kept.json", link);
+    write_file_atomically(link, "newest");
+    CHECK(!std::filesystem::is_symlink(link));
+    CHECK(read(link) == "newest");
+    CHECK(read(dir / "kept.json") == "old");
+    CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 3);
+}
