@@ -241,7 +241,7 @@ int run_run(const RunOptions& options)
     supervisor::ProcessEnd end = supervisor::supervise([&] { embed::run_worker(plan); }, supervise_options);
     info.ended_ns = wall_ns();
     analysis::RunModel model = live->finish();
-    const nlohmann::json fingerprint_facts = fingerprint.finish(end.reaped);
+    nlohmann::json fingerprint_facts = fingerprint.finish(end.reaped);
 
     info.main_pid = end.pid;
     info.exit = to_exit_info({end.code, end.signal, end.core_dumped}, "");
@@ -292,13 +292,18 @@ int run_run(const RunOptions& options)
     if (!catalogue_problem.empty())
         model.problems.push_back(std::move(catalogue_problem));
 
-    std::set<std::string> top_levels;
+    std::set<std::string, std::less<>> top_levels;
+    std::string_view previous; // a package's modules mostly follow each other
     for (const auto& m : model.modules)
-        top_levels.insert(m.name.substr(0, m.name.find('.')));
+        if (const std::string_view top = std::string_view(m.name).substr(0, m.name.find('.')); top != previous) {
+            previous = top;
+            if (top_levels.find(top) == top_levels.end())
+                top_levels.emplace(top);
+        }
     std::vector<std::string> env_prefixes = supervisor::k_default_env_prefixes;
     env_prefixes.insert(env_prefixes.end(), options.env_prefixes.begin(), options.env_prefixes.end());
     info.environment =
-        supervisor::collect_environment(fingerprint_facts, {top_levels.begin(), top_levels.end()}, env_prefixes);
+        supervisor::collect_environment(std::move(fingerprint_facts), {top_levels.begin(), top_levels.end()}, env_prefixes);
 
     // The module records go from the model straight into the file's text (report_text.cpp).
     nlohmann::json report_json = report::build_report(info, model, findings, report::ModuleRecords::deferred);

@@ -47,10 +47,10 @@ std::vector<JournalContents> JournalTail::finish()
     journals.reserve(m_files.size());
     for (auto& [name, state] : m_files) {
         state.parser->finish();
-        state.parser.reset();
         journals.push_back(std::move(state.contents));
     }
-    m_files.clear();
+    // The parsers, with the frame tables of every stack seen, go with the tail: freeing them here
+    // would add their tens of thousands of blocks to the time from the target's end to the report.
     return journals;
 }
 

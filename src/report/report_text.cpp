@@ -178,13 +178,12 @@ void write_module(RecordText& j, FrameTexts& frames, const analysis::ModuleRecor
 /// The texts made ahead for each record of the model (null: write it), from `made`.
 using MadeTexts = std::vector<const std::string*>;
 
-/// The text of records [begin, end) of the modules' array, as one writer going through all the
-/// records would write it there.
-std::string records_text(const analysis::RunModel& model, std::size_t begin, std::size_t end,
-                         const PathRedaction* redaction, FrameTexts& frames, const MadeTexts& made)
+/// Appends to `text` the text of records [begin, end) of the modules' array, as one writer going
+/// through all the records would write it there.
+void append_records(std::string& text, const analysis::RunModel& model, std::size_t begin, std::size_t end,
+                    const PathRedaction* redaction, FrameTexts& frames, const MadeTexts& made)
 {
-    std::string text;
-    text.reserve((end - begin) * std::size_t{2048});
+    text.reserve(text.size() + (end - begin) * std::size_t{2048});
     RecordText j(text, redaction, 2, begin == 0);
     for (std::size_t i = begin; i < end; ++i) {
         j->item();
@@ -193,7 +192,6 @@ std::string records_text(const analysis::RunModel& model, std::size_t begin, std
         else
             write_module(j, frames, model.modules[i]);
     }
-    return text;
 }
 
 } // namespace
@@ -278,7 +276,8 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
 
     // The records are written in pieces of k_piece records, two at a time: the second on another
     // thread (the run is over, the machine's other cores are idle), each thread with its own frame
-    // texts. The pieces reach the sink in order, and at most two are held at once.
+    // texts. The pieces reach the sink in order, and at most two are held at once, each in a
+    // buffer used again for the next pieces (a new one each time costs a page fault per 4 KiB).
     // Records with a text made ahead are copied; a piece of only those is not worth a thread.
     MadeTexts texts;
     if (made) {
@@ -293,23 +292,29 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
     };
     constexpr std::size_t k_piece = 512; // about a megabyte of text
     std::string out(head, 0, rest - 1);  // up to and including the '['
+    std::string other;                   // the second piece's, when a thread writes it
     std::array<FrameTexts, 2> frames;
     const std::size_t count = model.modules.size();
     for (std::size_t at = 0; at < count; at += 2 * k_piece) {
         const std::size_t middle = std::min(at + k_piece, count);
         const std::size_t stop = std::min(at + 2 * k_piece, count);
-        std::future<std::string> second;
+        std::future<void> second;
         if (middle < stop && !all_made(middle, stop))
             second = std::async(std::launch::async, [&, middle, stop] {
-                return records_text(model, middle, stop, redaction, frames[1], texts);
+                other.clear();
+                append_records(other, model, middle, stop, redaction, frames[1], texts);
             });
-        out += records_text(model, at, middle, redaction, frames[0], texts);
+        append_records(out, model, at, middle, redaction, frames[0], texts);
         sink(out);
         out.clear();
-        if (second.valid())
-            sink(second.get());
-        else if (middle < stop)
-            sink(records_text(model, middle, stop, redaction, frames[0], texts));
+        if (second.valid()) {
+            second.get();
+            sink(other);
+        } else if (middle < stop) {
+            append_records(out, model, middle, stop, redaction, frames[0], texts);
+            sink(out);
+            out.clear();
+        }
     }
     JsonText(out, JsonText::Layout::indented, 2, false).end_array();
     out.append(head, rest, std::string::npos);

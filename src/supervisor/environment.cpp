@@ -177,7 +177,7 @@ nlohmann::json Fingerprint::finish(std::map<int, WaitStatus>& reaped, double tim
     return facts;
 }
 
-nlohmann::json collect_environment(const nlohmann::json& fingerprint, const std::vector<std::string>& top_level_modules,
+nlohmann::json collect_environment(nlohmann::json fingerprint, const std::vector<std::string>& top_level_modules,
                                    const std::vector<std::string>& env_prefixes)
 {
     nlohmann::json environment = {{"gpus", collect_gpus()},
@@ -194,11 +194,11 @@ nlohmann::json collect_environment(const nlohmann::json& fingerprint, const std:
     }
     for (const char* key : {"python", "platform", "machine", "libc", "packages"})
         if (fingerprint.contains(key))
-            environment[key] = fingerprint.at(key);
-    const nlohmann::json& owners = fingerprint.value("distributions", nlohmann::json::object());
-    for (const auto& module : top_level_modules)
-        if (owners.contains(module))
-            environment["distributions"][module] = owners.at(module);
+            environment[key] = std::move(fingerprint.at(key));
+    if (const auto owners = fingerprint.find("distributions"); owners != fingerprint.end() && owners->is_object())
+        for (const auto& module : top_level_modules)
+            if (const auto owner = owners->find(module); owner != owners->end())
+                environment["distributions"][module] = std::move(*owner);
     return environment;
 }
 

@@ -31,8 +31,9 @@ public:
     /// an event (a line still being written waits for its newline), for the sink or for finish().
     void poll();
 
-    /// After the run: reads the rest, ends each journal (a last line cut short is a problem), and
-    /// gives every journal's contents in file-name order (without events when a sink took them).
+    /// After the run, once: reads the rest, ends each journal (a last line cut short is a
+    /// problem), and gives every journal's contents in file-name order (without events when a
+    /// sink took them).
     std::vector<JournalContents> finish();
 
 private:

@@ -39,7 +39,7 @@ private:
 /// The report's `environment`: the fingerprint's facts (interpreter, platform, package versions,
 /// and the distributions owning the run's `top_level_modules`), GPU models when readable without
 /// initializing CUDA, and the environment variables with the given prefixes, secrets redacted.
-nlohmann::json collect_environment(const nlohmann::json& fingerprint, const std::vector<std::string>& top_level_modules,
+nlohmann::json collect_environment(nlohmann::json fingerprint, const std::vector<std::string>& top_level_modules,
                                    const std::vector<std::string>& env_prefixes);
 
 /// Environment variables (from `environ`) whose names start with one of `prefixes`, redacted.
