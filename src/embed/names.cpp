@@ -39,4 +39,26 @@ int set_attribute(PyObject* object, const char* name, PyObject* value)
     return key ? PyObject_SetAttr(object, key, value) : PyObject_SetAttrString(object, name, value);
 }
 
+PyObject* sys_attribute(const char* name)
+{
+    assert(PyGILState_Check());
+    // The sys module's dict, taken from sys.modules the first time (the interpreter's own, before
+    // the target can replace that entry) and kept for good, like the interned names.
+    static PyObject* sys_dict = [] {
+        PyObject* key = interned("sys");
+        PyObject* sys = key ? PyDict_GetItemWithError(PyImport_GetModuleDict(), key) : nullptr; // borrowed
+        PyObject* dict = sys && PyModule_Check(sys) ? PyModule_GetDict(sys) : nullptr;          // borrowed
+        PyErr_Clear();
+        Py_XINCREF(dict);
+        return dict;
+    }();
+    PyObject* key = interned(name);
+    if (!sys_dict || !key)
+        return PySys_GetObject(name);
+    PyObject* value = PyDict_GetItemWithError(sys_dict, key); // borrowed
+    if (!value)
+        PyErr_Clear();
+    return value;
+}
+
 } // namespace importscope::embed

@@ -16,4 +16,8 @@ PyObject* get_attribute(PyObject* object, const char* name);
 /// setattr(object, name, value) through interned(): 0, or -1 with the error set.
 int set_attribute(PyObject* object, const char* name, PyObject* value);
 
+/// sys.<name> (borrowed), or null without an error set: PySys_GetObject without making and
+/// hashing a str from `name` on every call.
+PyObject* sys_attribute(const char* name);
+
 } // namespace importscope::embed

@@ -24,7 +24,7 @@ PyObject* g_finder = nullptr;      // the installed instance; owned by sys.meta_
 /// Returns a new reference to the spec, None, or null with an error set.
 PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
 {
-    PyObject* meta_path = PySys_GetObject("meta_path"); // borrowed
+    PyObject* meta_path = embed::sys_attribute("meta_path"); // borrowed
     if (!meta_path || !PyList_Check(meta_path))
         Py_RETURN_NONE;
     // If the target moved us, only the finders after us are ours to ask; the import system asks
@@ -192,7 +192,7 @@ void install_finder()
     PyRef module = embed::check(PyImport_ImportModule(k_module_name), "importing the hook module");
     PyRef finder_type = embed::check(PyObject_GetAttrString(module.get(), "Finder"), "finding the finder type");
     PyRef finder = embed::check(PyObject_CallNoArgs(finder_type.get()), "creating the finder");
-    PyObject* meta_path = PySys_GetObject("meta_path"); // borrowed
+    PyObject* meta_path = embed::sys_attribute("meta_path"); // borrowed
     if (!meta_path || !PyList_Check(meta_path))
         throw Error("sys.meta_path is not a list; cannot install the import finder");
     if (PyList_Insert(meta_path, 0, finder.get()) < 0)
@@ -202,7 +202,7 @@ void install_finder()
 
 bool finder_present()
 {
-    PyObject* meta_path = PySys_GetObject("meta_path"); // borrowed
+    PyObject* meta_path = embed::sys_attribute("meta_path"); // borrowed
     if (!g_finder || !meta_path || !PyList_Check(meta_path))
         return false;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(meta_path); ++i)
@@ -214,7 +214,7 @@ bool finder_present()
 void ensure_finder_first()
 {
     assert(PyGILState_Check());
-    PyObject* meta_path = PySys_GetObject("meta_path"); // borrowed
+    PyObject* meta_path = embed::sys_attribute("meta_path"); // borrowed
     if (!g_finder || !meta_path || !PyList_Check(meta_path))
         return;
     if (PyList_GET_SIZE(meta_path) > 0 && PyList_GET_ITEM(meta_path, 0) == g_finder)

@@ -60,7 +60,9 @@ bool JournalWriter::append(const journal::Event& event) noexcept
     if (m_fd < 0)
         return false;
     try {
-        const std::string line = journal::encode(event);
+        std::string& line = m_line;
+        line.clear();
+        journal::encode_to(line, event);
         // O_APPEND makes each write land at the end as a unit; loop only on a short write.
         std::size_t done = 0;
         while (done < line.size()) {

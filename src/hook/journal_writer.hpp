@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <string>
 
 namespace importscope::hook {
 
@@ -56,6 +57,7 @@ private:
     JournalWriter() = default;
     static std::int64_t now_ns() noexcept;
 
+    std::string m_line; ///< the line being written (under the GIL), its buffer kept for the next
     int m_fd = -1;
     int m_pid = 0;
     std::uint64_t m_serial = 0;

@@ -241,13 +241,18 @@ private:
 
 } // namespace
 
+void encode_to(std::string& line, const Event& event)
+{
+    Encoder encoder(line);
+    std::visit(encoder, event);
+    line.push_back('\n');
+}
+
 std::string encode(const Event& event)
 {
     std::string line;
     line.reserve(512);
-    Encoder encoder(line);
-    std::visit(encoder, event);
-    line.push_back('\n');
+    encode_to(line, event);
     return line;
 }
 

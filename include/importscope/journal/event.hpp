@@ -198,6 +198,9 @@ using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, 
 /// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
 std::string encode(const Event& event);
 
+/// The same line, appended to `line` (a buffer used again for every event costs no allocation).
+void encode_to(std::string& line, const Event& event);
+
 /// Parses one journal line (without its newline); `frames` holds the numbered frames of the lines
 /// before it in the same journal, and gets the ones this line writes whole. Throws
 /// std::invalid_argument with the reason when the line is not a well-formed event.
