@@ -1,6 +1,7 @@
 #pragma once
 
-// Every difference between the supported CPython versions (3.9 to 3.13) lives here.
+// Every difference between the supported CPython versions (3.9 to 3.13) lives here, but for the
+// stack walk (frames.cpp), which reads the interpreter's frames on 3.11 with its internal headers.
 
 #include <Python.h>
 #include <frameobject.h>
@@ -41,17 +42,6 @@ inline void restore_exception(PyObject* exception)
 #endif
 }
 
-/// The frame's globals; a new reference.
-inline PyObject* frame_globals(PyFrameObject* frame)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-    return PyFrame_GetGlobals(frame);
-#else
-    Py_XINCREF(frame->f_globals);
-    return frame->f_globals;
-#endif
-}
-
 /// co_filename and co_name of a code object; borrowed references.
 inline PyObject* code_filename(PyCodeObject* code)
 {
@@ -75,16 +65,6 @@ inline PyObject* code_line_table(PyCodeObject* code)
 inline int code_first_line(PyCodeObject* code)
 {
     return code->co_firstlineno;
-}
-
-/// The offset of the frame's last instruction.
-inline int frame_last_instruction(PyFrameObject* frame)
-{
-#if PY_VERSION_HEX >= 0x030B0000
-    return PyFrame_GetLasti(frame);
-#else
-    return frame->f_lasti;
-#endif
 }
 
 } // namespace importscope::embed::compat

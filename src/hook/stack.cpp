@@ -3,6 +3,7 @@
 #include "hook/journal_writer.hpp"
 
 #include "embed/compat.hpp"
+#include "embed/frames.hpp"
 #include "embed/names.hpp"
 #include "embed/py_ref.hpp"
 #include "embed/python_error.hpp"
@@ -139,12 +140,11 @@ private:
 
 /// The __name__ of the frame's globals (borrowed; the globals keep it alive while the frame runs),
 /// or null.
-PyObject* module_name_of(PyFrameObject* frame, PyObject* name_key)
+PyObject* module_name_of(PyObject* globals, PyObject* name_key)
 {
-    PyRef globals = PyRef::steal(embed::compat::frame_globals(frame));
-    if (!globals || !PyDict_Check(globals.get()) || !name_key)
+    if (!globals || !PyDict_Check(globals) || !name_key)
         return nullptr;
-    PyObject* name = PyDict_GetItemWithError(globals.get(), name_key); // borrowed
+    PyObject* name = PyDict_GetItemWithError(globals, name_key); // borrowed
     if (!name || !PyUnicode_Check(name)) {
         PyErr_Clear();
         return nullptr;
@@ -152,12 +152,12 @@ PyObject* module_name_of(PyFrameObject* frame, PyObject* name_key)
     return name;
 }
 
-journal::Frame describe_frame(PyFrameObject* frame, const FrameKey& key)
+journal::Frame describe_frame(const embed::FrameView& frame, const FrameKey& key)
 {
     journal::Frame out;
     out.file = embed::to_utf8(key.file);
     out.function = embed::to_utf8(key.function);
-    out.line = PyFrame_GetLineNumber(frame);
+    out.line = embed::FrameWalk::line(frame);
     if (key.module)
         out.module = embed::to_utf8(key.module);
     return out;
@@ -175,28 +175,22 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
     // so a line number (a walk of the line table) is computed once per distinct frame.
     PyObject* const name_key = embed::interned("__name__"); // null: frames are described without their module
     struct Kept {
-        PyRef frame;
+        embed::FrameView frame;
         FrameKey key;
     };
     std::vector<Kept> kept;
-    PyRef frame = PyRef::borrow(reinterpret_cast<PyObject*>(PyEval_GetFrame()));
     bool leading = true;
-    while (frame && kept.size() < max_frames) {
-        auto* f = reinterpret_cast<PyFrameObject*>(frame.get());
-        PyRef code = PyRef::steal(reinterpret_cast<PyObject*>(PyFrame_GetCode(f)));
-        auto* code_object = reinterpret_cast<PyCodeObject*>(code.get());
-        PyObject* file = embed::compat::code_filename(code_object); // borrowed
+    for (embed::FrameWalk walk; walk && kept.size() < max_frames; walk.next()) {
+        const embed::FrameView frame = walk.view();
+        PyObject* file = embed::compat::code_filename(frame.code); // borrowed
         const std::string_view file_text = utf8_view(file);
-        PyRef back = PyRef::steal(reinterpret_cast<PyObject*>(PyFrame_GetBack(f)));
-        if (!is_bootstrap_frame(file_text) && !(leading && is_importlib_frame(file_text))) {
-            leading = false;
-            // The code object outlives this capture: the frame holds it.
-            kept.push_back({std::move(frame),
-                            {file, embed::compat::code_name(code_object), module_name_of(f, name_key),
-                             embed::compat::code_line_table(code_object), embed::compat::code_first_line(code_object),
-                             embed::compat::frame_last_instruction(f)}});
-        }
-        frame = std::move(back);
+        if (is_bootstrap_frame(file_text) || (leading && is_importlib_frame(file_text)))
+            continue;
+        leading = false;
+        kept.push_back({frame,
+                        {file, embed::compat::code_name(frame.code), module_name_of(frame.globals, name_key),
+                         embed::compat::code_line_table(frame.code), embed::compat::code_first_line(frame.code),
+                         frame.last_instruction}});
     }
     // Numbered as a traceback reads, outermost first, so that a frame a stack holds twice (a
     // recursion) is written whole before its number is used.
@@ -205,7 +199,7 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
     for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
         const auto [number, known] = numbers.number(it->key);
         journal::Frame& out = stack.emplace_back(
-            known ? journal::Frame{} : describe_frame(reinterpret_cast<PyFrameObject*>(it->frame.get()), it->key));
+            known ? journal::Frame{} : describe_frame(it->frame, it->key));
         out.number = number;
         out.known = known;
     }

@@ -3,6 +3,7 @@
 #include "importscope/analysis/finding.hpp"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 
@@ -210,4 +211,49 @@ TEST_CASE("frames shared by many stacks are described once and read back whole",
         {"<module>", 12}, {"recurse", 10}, {"recurse", 10}, {"recurse", 10},
         {"deeper", 8},    {"deeper", 8},   {"deeper", 7}};
     CHECK(frames == expected);
+}
+
+TEST_CASE("a recorded stack is the one Python's traceback module sees at the import", "[hooks]")
+{
+    // Imports from a generator, a class body, a comprehension inside a nested function (through
+    // importlib.import_module) and __import__; each line first notes traceback.extract_stack(),
+    // without the frames of the import machinery (of the import of importer_w itself), which a
+    // recorded stack leaves out.
+    const auto dir = testing::make_package_dir();
+    for (int i = 1; i <= 4; ++i)
+        write_file(dir / ("deep_gemm_w" + std::to_string(i) + ".py"), "X = 1\n");
+    const auto seen_path = dir / "seen.json";
+    write_file(dir / "importer_w.py",
+               "import importlib, json, traceback\n"
+               "SEEN = {}\n"
+               "def here(name):\n"
+               "    SEEN[name] = [[f.filename, f.name, f.lineno] for f in traceback.extract_stack()[:-1]\n"
+               "                  if not f.filename.startswith('<frozen importlib')]\n"
+               "def gen():\n"
+               "    here('deep_gemm_w1'); import deep_gemm_w1\n"
+               "    yield 1\n"
+               "class Body:\n"
+               "    here('deep_gemm_w2'); import deep_gemm_w2\n"
+               "def nested():\n"
+               "    def inner():\n"
+               "        return [here('deep_gemm_w3') or importlib.import_module('deep_gemm_w3') for _ in '1']\n"
+               "    return inner()\n"
+               "next(gen())\n"
+               "nested()\n"
+               "here('deep_gemm_w4'); __import__('deep_gemm_w4')\n"
+               "with open(" + nlohmann::json(seen_path.string()).dump() + ", 'w') as out:\n"
+               "    json.dump(SEEN, out)\n");
+    REQUIRE(testing::run_python("import importer_w"));
+    const nlohmann::json seen = nlohmann::json::parse(std::ifstream(seen_path));
+    const auto begins = events_of<journal::ImportBegin>(testing::recorded());
+    for (int i = 1; i <= 4; ++i) {
+        const std::string name = "deep_gemm_w" + std::to_string(i);
+        INFO(name);
+        const auto* b = find_begin(begins, name);
+        REQUIRE(b);
+        nlohmann::json recorded = nlohmann::json::array();
+        for (const auto& f : b->stack)
+            recorded.push_back({f.file, f.function, f.line});
+        CHECK(recorded == seen.at(name));
+    }
 }

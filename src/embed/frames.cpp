@@ -1,0 +1,114 @@
+// The stack walk of frames.hpp. On CPython 3.11 it reads _PyInterpreterFrame, which only the
+// internal headers describe; the rest of the tree uses the public API (compat.hpp).
+#include <patchlevel.h>
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#define IMPORTSCOPE_INTERPRETER_FRAMES 1
+#define Py_BUILD_CORE
+#endif
+
+#include "embed/frames.hpp"
+
+#include <cassert>
+
+#ifdef IMPORTSCOPE_INTERPRETER_FRAMES
+#include <internal/pycore_frame.h>
+#else
+#include <frameobject.h>
+#endif
+
+namespace importscope::embed {
+
+#ifdef IMPORTSCOPE_INTERPRETER_FRAMES
+
+namespace {
+
+/// The first complete frame from `frame` outwards: PyFrame_GetBack() and PyEval_GetFrame() skip
+/// frames that have not yet run their first instruction in the same way.
+_PyInterpreterFrame* complete(_PyInterpreterFrame* frame)
+{
+    while (frame && _PyFrame_IsIncomplete(frame))
+        frame = frame->previous;
+    return frame;
+}
+
+_PyInterpreterFrame* as_frame(void* frame)
+{
+    return static_cast<_PyInterpreterFrame*>(frame);
+}
+
+} // namespace
+
+FrameWalk::FrameWalk()
+{
+    assert(PyGILState_Check());
+    m_frame = complete(PyThreadState_Get()->cframe->current_frame);
+}
+
+FrameView FrameWalk::view() const
+{
+    _PyInterpreterFrame* frame = as_frame(m_frame);
+    const int last = _PyInterpreterFrame_LASTI(frame);
+    return {frame->f_code, frame->f_globals,
+            last < 0 ? -1 : last * static_cast<int>(sizeof(_Py_CODEUNIT)), m_frame};
+}
+
+void FrameWalk::next()
+{
+    m_frame = complete(as_frame(m_frame)->previous);
+}
+
+int FrameWalk::line(const FrameView& view)
+{
+    _PyInterpreterFrame* frame = as_frame(view.frame);
+    if (frame->frame_obj && frame->frame_obj->f_lineno != 0)
+        return frame->frame_obj->f_lineno; // set by a tracer
+    return PyCode_Addr2Line(frame->f_code, _PyInterpreterFrame_LASTI(frame) * static_cast<int>(sizeof(_Py_CODEUNIT)));
+}
+
+#else
+
+namespace {
+
+PyFrameObject* as_frame(void* frame)
+{
+    return static_cast<PyFrameObject*>(frame);
+}
+
+} // namespace
+
+FrameWalk::FrameWalk() : m_frame(PyEval_GetFrame()) // borrowed
+{
+    assert(PyGILState_Check());
+}
+
+FrameView FrameWalk::view() const
+{
+    PyFrameObject* frame = as_frame(m_frame);
+    PyCodeObject* code = PyFrame_GetCode(frame);
+    Py_DECREF(code); // the running frame holds it
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject* globals = PyFrame_GetGlobals(frame);
+    Py_DECREF(globals); // the same
+    const int last = PyFrame_GetLasti(frame);
+#else
+    PyObject* globals = frame->f_globals;
+    const int last = frame->f_lasti;
+#endif
+    return {code, globals, last, m_frame};
+}
+
+void FrameWalk::next()
+{
+    PyFrameObject* back = PyFrame_GetBack(as_frame(m_frame));
+    Py_XDECREF(back); // the running frame below holds it (its frame object, once made, stays)
+    m_frame = back;
+}
+
+int FrameWalk::line(const FrameView& view)
+{
+    return PyFrame_GetLineNumber(as_frame(view.frame));
+}
+
+#endif
+
+} // namespace importscope::embed
