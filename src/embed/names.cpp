@@ -1,6 +1,8 @@
 #include "embed/names.hpp"
 
+#include <array>
 #include <cassert>
+#include <cstdint>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -10,20 +12,32 @@ namespace importscope::embed {
 PyObject* interned(const char* name)
 {
     assert(PyGILState_Check());
-    // A handful of names, each looked up on every import: a short list beats a hash map.
+    // A few dozen names, each looked up several times per import, nearly always through the same
+    // literal: a slot by the literal's address answers at once, the list behind it otherwise.
+    struct Slot {
+        const char* text;
+        PyObject* object;
+    };
+    static std::array<Slot, 64> recent{};
+    Slot& slot = recent[(reinterpret_cast<std::uintptr_t>(name) >> 3) % recent.size()];
+    if (slot.text == name)
+        return slot.object;
     static std::vector<std::pair<const char*, PyObject*>> names;
-    for (const auto& [text, object] : names)
-        if (text == name) // the same literal: the common case, without comparing text
-            return object;
-    for (const auto& [text, object] : names)
-        if (std::strcmp(text, name) == 0)
-            return object;
-    PyObject* object = PyUnicode_InternFromString(name); // the one reference, kept for good
+    PyObject* object = nullptr;
+    for (const auto& [text, known] : names)
+        if (std::strcmp(text, name) == 0) {
+            object = known;
+            break;
+        }
     if (!object) {
-        PyErr_Clear();
-        return nullptr;
+        object = PyUnicode_InternFromString(name); // the one reference, kept for good
+        if (!object) {
+            PyErr_Clear();
+            return nullptr;
+        }
+        names.emplace_back(name, object);
     }
-    names.emplace_back(name, object);
+    slot = {name, object};
     return object;
 }
 

@@ -87,7 +87,8 @@ std::string spec_parent(PyObject* spec)
 void record_begin(LoaderWrapper* self, PyObject* spec)
 {
     JournalWriter& journal = JournalWriter::instance();
-    journal::ImportBegin e;
+    journal::Event event(std::in_place_type<journal::ImportBegin>); // filled in place: not copied into one
+    auto& e = std::get<journal::ImportBegin>(event);
     e.pid = journal.pid();
     e.seq = journal.next_seq();
     e.id = self->id;
@@ -107,7 +108,7 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     self->pid = journal.pid();
     self->begin_ns = monotonic_ns();
     e.mono_ns = self->begin_ns;
-    append_with_stack(e);
+    append_with_stack(event);
 }
 
 /// Records the end of the load; `exception` is the error it raised, or null.
@@ -117,7 +118,8 @@ void record_end(LoaderWrapper* self, PyObject* exception)
     if (self->ended || self->pid != journal.pid())
         return;
     self->ended = true;
-    journal::ImportEnd e;
+    journal::Event event(std::in_place_type<journal::ImportEnd>);
+    auto& e = std::get<journal::ImportEnd>(event);
     e.pid = journal.pid();
     e.seq = journal.next_seq();
     e.id = self->id;
@@ -127,7 +129,7 @@ void record_end(LoaderWrapper* self, PyObject* exception)
         e.error = journal::ExceptionInfo{d.type_name, d.message, d.traceback};
         note_type_owners(d.message);
     }
-    journal.append(e);
+    journal.append(event);
 }
 
 /// Puts the original loader back where the import system stored ours.
