@@ -17,6 +17,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/journal/json_line.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/run_layout.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/shared_journal.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/tail.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/duplicate_extension_init.cpp

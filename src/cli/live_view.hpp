@@ -26,6 +26,9 @@ public:
 
     bool shows_status() const { return m_show_status; }
 
+    /// Also reads the worker's journal in `shared`, which must outlive this.
+    void follow(const journal::SharedJournal* shared) { m_tail.follow(shared); }
+
     /// Reads what the journals gained and redraws the status line; true once an error finding exists.
     bool update();
 

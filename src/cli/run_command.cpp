@@ -7,6 +7,7 @@
 #include "importscope/analysis/model.hpp"
 #include "importscope/embed/worker.hpp"
 #include "importscope/journal/reader.hpp"
+#include "importscope/journal/shared_journal.hpp"
 #include "importscope/report/gate.hpp"
 #include "importscope/report/redact_paths.hpp"
 #include "importscope/report/render.hpp"
@@ -226,6 +227,15 @@ int run_run(const RunOptions& options)
 
     // The model and the module records' text are made as the journals grow (live_view.hpp).
     auto live = std::make_unique<LiveView>(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO), redact);
+    // The worker's own journal goes to memory shared with it; where that cannot be had, to a file.
+    std::unique_ptr<journal::SharedJournal> shared;
+    try {
+        shared = std::make_unique<journal::SharedJournal>();
+        plan.shared_journal = shared->data();
+        plan.shared_journal_capacity = shared->capacity();
+        live->follow(shared.get());
+    } catch (const Error&) {
+    }
     supervisor::SuperviseOptions supervise_options;
     if (options.timeout_given)
         supervise_options.timeout_s = options.timeout_s;
@@ -315,6 +325,11 @@ int run_run(const RunOptions& options)
         });
     } catch (const Error& e) {
         run_dir.keep();
+        if (shared && !shared->name().empty()) // into the empty file that holds its name
+            try {
+                write_file_atomically(run_dir.path() / shared->name(), shared->written(journal::SharedJournal::k_header));
+            } catch (const Error&) {
+            }
         throw Error(fmt::format("{} (the journals are kept in {})", e.what(), run_dir.path().string()));
     }
     fmt::print(stderr, "{}", report::render(report_json, summary_format, stderr_wants_color()));
@@ -325,6 +340,7 @@ int run_run(const RunOptions& options)
     // The records and their texts are not freed one by one before the exit status.
     keep_until_exit(std::move(model));
     keep_until_exit(std::move(live));
+    keep_until_exit(std::move(shared));
     return static_cast<int>(fails ? ExitStatus::findings : ExitStatus::ok);
 }
 

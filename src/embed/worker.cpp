@@ -3,6 +3,7 @@
 #include "embed/interpreter.hpp"
 #include "embed/python_error.hpp"
 #include "hook/hooks.hpp"
+#include "hook/journal_writer.hpp"
 #include "hook/process_tracking.hpp"
 #include "importscope/journal/run_layout.hpp"
 
@@ -45,6 +46,8 @@ void export_to_children(const WorkerPlan& plan)
 [[noreturn]] void run_worker(const WorkerPlan& plan)
 {
     hook::configure({plan.match, false, plan.fallback_dynload, plan.run_dir, plan.follow});
+    if (plan.shared_journal)
+        hook::JournalWriter::instance().offer_shared(plan.shared_journal, plan.shared_journal_capacity);
     journal::ProcessStart start;
     start.start_method = "main";
     start.ppid = static_cast<int>(::getppid());

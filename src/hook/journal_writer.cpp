@@ -1,10 +1,12 @@
 #include "hook/journal_writer.hpp"
 
 #include "importscope/journal/run_layout.hpp"
+#include "importscope/journal/shared_journal.hpp"
 #include "importscope/util/clock.hpp"
 
 #include <cerrno>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string>
 #include <unistd.h>
 
@@ -28,6 +30,25 @@ void JournalWriter::open(int fd, int pid) noexcept
     ++m_serial;
 }
 
+void JournalWriter::offer_shared(char* region, std::size_t capacity) noexcept
+{
+    static const bool registered = ::pthread_atfork(nullptr, nullptr, &forget_shared_after_fork) == 0;
+    if (!registered)
+        return; // a forked child could write into the parent's journal: files only
+    m_offer = region;
+    m_offer_capacity = capacity;
+}
+
+void JournalWriter::forget_shared_after_fork() noexcept
+{
+    JournalWriter& writer = instance();
+    writer.m_offer = nullptr;
+    if (writer.m_shared) {
+        writer.m_shared = nullptr;
+        writer.m_forked_from_shared = true;
+    }
+}
+
 bool JournalWriter::start(const std::filesystem::path& run_dir) noexcept
 {
     close();
@@ -36,14 +57,26 @@ bool JournalWriter::start(const std::filesystem::path& run_dir) noexcept
         const std::string name = std::string(journal::k_journal_prefix) + std::to_string(pid) + "-" +
                                  std::to_string(n) + journal::k_journal_suffix;
         const int fd = ::open((run_dir / name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
-        if (fd >= 0) {
-            m_seq = 0;
-            m_import_id = 0;
-            open(fd, pid);
+        if (fd < 0 && errno == EEXIST)
+            continue;
+        if (fd < 0)
+            return false;
+        m_seq = 0;
+        m_import_id = 0;
+        if (m_offer) {
+            // The file stays empty and keeps the name taken; the lines go to the shared memory.
+            ::close(fd);
+            journal::publish_journal_name(m_offer, name);
+            m_shared = m_offer;
+            m_capacity = m_offer_capacity;
+            m_end = journal::SharedJournal::k_header;
+            m_offer = nullptr;
+            m_pid = pid;
+            ++m_serial;
             return true;
         }
-        if (errno != EEXIST)
-            return false;
+        open(fd, pid);
+        return true;
     }
     return false;
 }
@@ -53,33 +86,52 @@ void JournalWriter::close() noexcept
     if (m_fd >= 0)
         ::close(m_fd);
     m_fd = -1;
+    m_shared = nullptr; // the supervisor's memory stays mapped; only this writer lets go of it
+    m_forked_from_shared = false;
 }
 
 bool JournalWriter::append(const journal::Event& event) noexcept
 {
-    if (m_fd < 0)
+    if (m_fd < 0 && !m_shared)
         return false;
     try {
-        std::string& line = m_line;
-        line.clear();
-        journal::encode_to(line, event);
-        // O_APPEND makes each write land at the end as a unit; loop only on a short write.
-        std::size_t done = 0;
-        while (done < line.size()) {
-            const ssize_t n = ::write(m_fd, line.data() + done, line.size() - done);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0) {
-                ++m_failed_writes;
-                return false;
-            }
-            done += static_cast<std::size_t>(n);
-        }
-        return true;
+        m_line.clear();
+        journal::encode_to(m_line, event);
     } catch (...) {
         ++m_failed_writes;
         return false;
     }
+    return append_line(m_line.data(), m_line.size());
+}
+
+bool JournalWriter::append_line(const char* line, std::size_t size) noexcept
+{
+    if (m_shared) {
+        if (size > m_capacity - m_end) {
+            ++m_failed_writes;
+            return false;
+        }
+        // A signal handler that appends its line in the middle of this one starts at the same
+        // place: its line replaces the interrupted one, whose rest the process never writes.
+        journal::put_journal_line(m_shared, m_end, {line, size});
+        m_end += size;
+        return true;
+    }
+    if (m_fd < 0)
+        return false;
+    // O_APPEND makes each write land at the end as a unit; loop only on a short write.
+    std::size_t done = 0;
+    while (done < size) {
+        const ssize_t n = ::write(m_fd, line + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            ++m_failed_writes;
+            return false;
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    return true;
 }
 
 } // namespace importscope::hook

@@ -9,8 +9,10 @@
 
 namespace importscope::hook {
 
-/// The traced process's end of the journal: an O_APPEND file descriptor to which each event is
-/// written with one write(2) as it happens, so a crash loses nothing already recorded.
+/// The traced process's end of the journal. Each event is in the kernel's hands as it happens, so
+/// a crash loses nothing already recorded: written with one write(2) to an O_APPEND file, or, in
+/// the process the supervisor forked, copied into memory the supervisor shares
+/// (journal::SharedJournal).
 class JournalWriter {
 public:
     /// The process's one writer.
@@ -19,6 +21,11 @@ public:
     /// Starts writing to `fd` (owned from now on) on behalf of process `pid`.
     void open(int fd, int pid) noexcept;
 
+    /// Offers this process's first journal the shared memory at `region` (of `capacity` bytes,
+    /// zeros past its header): start() writes there instead of to the file it creates. A child
+    /// forked from here does not inherit the offer, nor the shared journal.
+    void offer_shared(char* region, std::size_t capacity) noexcept;
+
     /// Starts this process's own journal in `run_dir` (journal-<pid>-<n>.jsonl, mode 0600), closing
     /// any journal inherited from a parent. Sequence numbers start again. False when it cannot.
     bool start(const std::filesystem::path& run_dir) noexcept;
@@ -26,8 +33,9 @@ public:
     /// Stops recording (a forked child when children are not followed).
     void close() noexcept;
 
-    int fd() const noexcept { return m_fd; }
-    bool is_open() const noexcept { return m_fd >= 0; }
+    /// Whether a journal is open, or was open in the parent this process was forked from (until
+    /// start() or close()).
+    bool is_open() const noexcept { return m_fd >= 0 || m_shared || m_forked_from_shared; }
     int pid() const noexcept { return m_pid; }
     /// Tells journals apart: changes whenever the writer starts on another file (a forked child's).
     std::uint64_t serial() const noexcept { return m_serial; }
@@ -51,14 +59,26 @@ public:
     /// line was written.
     bool append(const journal::Event& event) noexcept;
 
+    /// Appends a line made elsewhere, ending in its newline; async-signal-safe.
+    bool append_line(const char* line, std::size_t size) noexcept;
+
     std::uint64_t failed_writes() const noexcept { return m_failed_writes; }
 
 private:
     JournalWriter() = default;
     static std::int64_t now_ns() noexcept;
 
+    /// In a child just forked: the shared journal is the parent's, not to be written.
+    static void forget_shared_after_fork() noexcept;
+
     std::string m_line; ///< the line being written (under the GIL), its buffer kept for the next
     int m_fd = -1;
+    char* m_offer = nullptr; ///< shared memory for the next start()
+    std::size_t m_offer_capacity = 0;
+    char* m_shared = nullptr; ///< the shared journal written to, or null
+    std::size_t m_capacity = 0;
+    std::size_t m_end = 0; ///< where the next line goes in m_shared
+    bool m_forked_from_shared = false;
     int m_pid = 0;
     std::uint64_t m_serial = 0;
     std::atomic<std::uint64_t> m_seq{0};

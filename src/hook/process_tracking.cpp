@@ -75,7 +75,7 @@ void record_process_end(const char* how, int code) noexcept
     p = put_text(p, "\",\"code\":");
     p = put_number(p, code);
     p = put_text(p, "}\n");
-    [[maybe_unused]] const ssize_t written = ::write(journal.fd(), line, static_cast<std::size_t>(p - line));
+    journal.append_line(line, static_cast<std::size_t>(p - line));
 }
 
 namespace {

@@ -9,9 +9,8 @@
 
 namespace importscope::journal {
 
-bool JournalTail::read(const std::filesystem::path& path)
+JournalTail::FileState& JournalTail::state_of(const std::string& name)
 {
-    const std::string name = path.filename().string();
     FileState& state = m_files[name];
     if (!state.parser) {
         state.contents.source = name;
@@ -20,6 +19,14 @@ bool JournalTail::read(const std::filesystem::path& path)
             sink = [this, name](Event&& e) { m_sink(name, std::move(e)); };
         state.parser = std::make_unique<JournalParser>(name, state.contents, std::move(sink));
     }
+    return state;
+}
+
+bool JournalTail::read(const std::filesystem::path& path)
+{
+    FileState& state = state_of(path.filename().string());
+    if (state.shared)
+        return true; // the name's lines are in the shared journal; the file stays empty
     const std::optional<std::string> chunk = read_from(path, state.offset); // what the file gained
     if (!chunk)
         return false;
@@ -29,14 +36,35 @@ bool JournalTail::read(const std::filesystem::path& path)
     return true;
 }
 
+void JournalTail::read_shared(bool to_end)
+{
+    if (!m_shared)
+        return;
+    const std::string name = m_shared->name();
+    if (name.empty())
+        return; // the worker has not started its journal yet
+    FileState& state = state_of(name);
+    if (!state.shared) {
+        state.shared = true;
+        state.offset = SharedJournal::k_header;
+    }
+    const std::string_view chunk =
+        to_end ? m_shared->written(state.offset) : m_shared->complete_lines(state.offset);
+    state.offset += chunk.size();
+    state.contents.bytes += chunk.size();
+    state.parser->feed(chunk);
+}
+
 void JournalTail::poll()
 {
+    read_shared(false);
     for (const auto& path : list_journals(m_run_dir))
         read(path); // one that cannot be read now is tried again at the next poll
 }
 
 std::vector<JournalContents> JournalTail::finish()
 {
+    read_shared(true);
     for (const auto& path : list_journals(m_run_dir))
         if (!read(path)) {
             JournalContents& contents = m_files[path.filename().string()].contents;

@@ -67,3 +67,21 @@ def test_sigterm_to_importscope_reaches_the_target_and_the_report_is_written(tmp
     assert run.status == 0, run.stderr
     assert run.exit["signal"] == signal.SIGTERM
     assert run.exit["forwarded_signal"] == "SIGTERM"
+
+
+def test_sigkill_loses_nothing_written(importscope, tmp_path):
+    # SIGKILL runs no handler: what the report holds is what was in the kernel's hands (the main
+    # process journals into memory it shares with importscope) when the process died, inside the
+    # import of deep_gemm_killed, after json and deep_gemm_done had been imported.
+    (tmp_path / "deep_gemm_done.py").write_text("X = 1\n")
+    (tmp_path / "deep_gemm_killed.py").write_text("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    run = importscope("--match", "json", "--match", "deep_gemm",
+                      "-c", "import sys; sys.path.insert(0, '.'); import json, deep_gemm_done, deep_gemm_killed",
+                      cwd=tmp_path)
+    assert run.exit["signal"] == signal.SIGKILL and run.exit["code"] is None, run.exit
+    assert [m["status"] for m in run.modules("json")] == ["ok"]
+    assert [m["status"] for m in run.modules("deep_gemm_done")] == ["ok"]
+    killed = run.modules("deep_gemm_killed")
+    assert [m["status"] for m in killed] == ["incomplete"]
+    assert killed[0]["call_site"]["line"] == 1 and killed[0]["call_site"]["file"] == "<string>"
+    assert run.report["problems"] == []

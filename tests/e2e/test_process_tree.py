@@ -63,8 +63,10 @@ def test_data_parallel_fork_children_journal_on_their_own(importscope):
     assert len(workers) == 4
     assert finding_pids(run) == sorted(w["pid"] for w in workers)
     main = by_method(run, "main")[0]
-    # The parent never imported deep_gemm: none of the children's events landed in its journal.
+    # The parent never imported deep_gemm: none of the children's events landed in its journal,
+    # which is in memory the forked children still map, and no line of it was written over.
     assert not [m for m in run.report["modules"] if m["pid"] == main["pid"] and "deep_gemm" in m["name"]]
+    assert run.report["problems"] == []
     assert len({p["journal"] for p in run.report["processes"]}) == len(run.report["processes"])
 
 
@@ -212,3 +214,27 @@ def test_quiet_silences_the_status_line(tmp_path):
     assert status == 0
     assert "\r\x1b[K" not in output
     assert "report written to" in output
+
+
+def test_a_fork_behind_pythons_back_does_not_write_into_the_parents_journal(importscope, tmp_path):
+    # libc's fork() called through ctypes runs none of Python's at-fork hooks: the child goes on
+    # with the parent's journal state, and must not write into the parent's (shared) journal.
+    for name in ("deep_gemm_before", "deep_gemm_in_child", "deep_gemm_after"):
+        (tmp_path / f"{name}.py").write_text("X = 1\n")
+    (tmp_path / "target.py").write_text(
+        "import ctypes, os, sys\n"
+        "sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))\n"
+        "import deep_gemm_before\n"
+        "pid = ctypes.CDLL(None, use_errno=True).fork()\n"
+        "if pid == 0:\n"
+        "    import deep_gemm_in_child, json, csv, decimal\n"
+        "    os._exit(0)\n"
+        "os.waitpid(pid, 0)\n"
+        "import deep_gemm_after\n")
+    run = importscope("--match", "deep_gemm", "--match", "json", tmp_path / "target.py")
+    assert run.exit["code"] == 0, run.stderr
+    assert run.report["problems"] == []
+    main = [p for p in run.report["processes"] if p["start_method"] == "main"][0]
+    mine = [m["name"] for m in run.report["modules"] if m["pid"] == main["pid"]]
+    assert "deep_gemm_before" in mine and "deep_gemm_after" in mine
+    assert "deep_gemm_in_child" not in mine

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct WorkerPlan {
     std::string run_dir;            ///< the private directory where every traced process journals
     bool follow = true;             ///< follow Python children (bootstrap on PYTHONPATH, forks)
     std::string bootstrap_dir;      ///< holds the children's sitecustomize and hook module
+    char* shared_journal = nullptr; ///< the supervisor's journal::SharedJournal, or null: a file
+    std::size_t shared_journal_capacity = 0;
 };
 
 /// Runs the target in an embedded interpreter with the hooks in place before any of its code, then

@@ -2,6 +2,7 @@
 
 #include "importscope/journal/event.hpp"
 #include "importscope/journal/reader.hpp"
+#include "importscope/journal/shared_journal.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -27,6 +28,10 @@ public:
     {
     }
 
+    /// Also reads the journal in `shared` (which must outlive the tail) under the name its
+    /// header gives, instead of the empty file of that name.
+    void follow(const SharedJournal* shared) { m_shared = shared; }
+
     /// Reads what the journals gained since the last poll: each line completed since then becomes
     /// an event (a line still being written waits for its newline), for the sink or for finish().
     void poll();
@@ -37,16 +42,23 @@ public:
     std::vector<JournalContents> finish();
 
 private:
-    /// Reads what one journal gained; false when it cannot be opened.
-    bool read(const std::filesystem::path& path);
-
     struct FileState {
         std::uint64_t offset = 0;
         JournalContents contents;
         std::unique_ptr<JournalParser> parser; ///< fills `contents`
+        bool shared = false;                   ///< read from m_shared, not from the file
     };
+
+    /// The state of the journal called `name`, made the first time.
+    FileState& state_of(const std::string& name);
+    /// Reads what one journal gained; false when it cannot be opened.
+    bool read(const std::filesystem::path& path);
+    /// Reads what the shared journal gained: its whole lines, or everything at the end.
+    void read_shared(bool to_end);
+
     std::filesystem::path m_run_dir;
     EventSink m_sink;
+    const SharedJournal* m_shared = nullptr;
     std::map<std::string, FileState> m_files; ///< by file name, the order of list_journals()
 };
 
