@@ -36,6 +36,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <pwd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -227,15 +228,19 @@ int run_run(const RunOptions& options)
 
     // The model and the module records' text are made as the journals grow (live_view.hpp).
     auto live = std::make_unique<LiveView>(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO), redact);
-    // The worker's own journal goes to memory shared with it; where that cannot be had, to a file.
+    // The worker's own journal goes to memory shared with it; where that cannot be had, or where
+    // the target's address space is limited (the shared memory takes 1 GiB of it, if little of
+    // the memory), to a file.
     std::unique_ptr<journal::SharedJournal> shared;
-    try {
-        shared = std::make_unique<journal::SharedJournal>();
-        plan.shared_journal = shared->data();
-        plan.shared_journal_capacity = shared->capacity();
-        live->follow(shared.get());
-    } catch (const Error&) {
-    }
+    rlimit address_space{};
+    if (::getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur == RLIM_INFINITY)
+        try {
+            shared = std::make_unique<journal::SharedJournal>();
+            plan.shared_journal = shared->data();
+            plan.shared_journal_capacity = shared->capacity();
+            live->follow(shared.get());
+        } catch (const Error&) {
+        }
     supervisor::SuperviseOptions supervise_options;
     if (options.timeout_given)
         supervise_options.timeout_s = options.timeout_s;

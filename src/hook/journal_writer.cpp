@@ -108,6 +108,7 @@ bool JournalWriter::append_line(const char* line, std::size_t size) noexcept
 {
     if (m_shared) {
         if (size > m_capacity - m_end) {
+            journal::mark_journal_full(m_shared); // the report says so
             ++m_failed_writes;
             return false;
         }

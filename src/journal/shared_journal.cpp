@@ -2,6 +2,7 @@
 
 #include "importscope/util/error.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -52,7 +53,12 @@ std::string SharedJournal::name() const
     // The first byte is written last (publish_journal_name).
     if (std::atomic_ref<char>(m_data[0]).load(std::memory_order_acquire) == '\0')
         return {};
-    return {m_data, ::strnlen(m_data, k_header)};
+    return {m_data, ::strnlen(m_data, k_header - 1)};
+}
+
+bool SharedJournal::overflowed() const
+{
+    return std::atomic_ref<char>(m_data[k_header - 1]).load(std::memory_order_acquire) != '\0';
 }
 
 std::string_view SharedJournal::complete_lines(std::size_t offset) const
@@ -73,7 +79,8 @@ std::string_view SharedJournal::written(std::size_t offset) const
 
 void publish_journal_name(char* region, std::string_view name) noexcept
 {
-    const std::size_t size = name.size() < SharedJournal::k_header ? name.size() : SharedJournal::k_header - 1;
+    // The header's last byte is the overflow mark; the one before it ends the name.
+    const std::size_t size = std::min(name.size(), SharedJournal::k_header - 2);
     if (size == 0)
         return;
     std::memcpy(region + 1, name.data() + 1, size - 1);
@@ -86,6 +93,11 @@ void put_journal_line(char* region, std::size_t offset, std::string_view line) n
         return;
     std::memcpy(region + offset, line.data(), line.size() - 1);
     std::atomic_ref<char>(region[offset + line.size() - 1]).store(line.back(), std::memory_order_release);
+}
+
+void mark_journal_full(char* region) noexcept
+{
+    std::atomic_ref<char>(region[SharedJournal::k_header - 1]).store(1, std::memory_order_release);
 }
 
 } // namespace importscope::journal

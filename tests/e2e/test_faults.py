@@ -138,3 +138,48 @@ def test_the_run_directory_is_private_and_gone_afterwards(tmp_path):
     assert seen["dir"] == "0o700"
     assert set(seen["files"]) == {"0o600"}
     assert list(tmpdir.iterdir()) == []  # removed after the report was written
+
+
+def test_when_the_report_cannot_be_written_the_journals_are_kept(tmp_path):
+    # The target removes the report's directory, so the report cannot be written at the end: the
+    # run directory is kept, with the main process's journal (which lives in memory shared with
+    # importscope during the run) written out whole into its file.
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    code = f"import json, csv, shutil; shutil.rmtree({str(out)!r})"
+    proc = subprocess.run([BIN, "run", "--python", PYTHON, "--match", "csv", "-o", str(out / "r.json"), "-c", code],
+                          capture_output=True, text=True, env=dict(os.environ, TMPDIR=str(tmpdir)), timeout=60)
+    assert proc.returncode == 2, proc.stderr
+    [kept] = list(tmpdir.iterdir())
+    assert f"the journals are kept in {kept}" in proc.stderr
+    [journal] = list(kept.glob("journal-*.jsonl"))
+    events = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert events[0]["ev"] == "process"
+    assert [e["name"] for e in events if e["ev"] == "begin" and e["name"] == "csv"] == ["csv"]
+
+
+def test_a_limited_address_space_keeps_the_journal_in_a_file(tmp_path):
+    # The shared journal takes 1 GiB of address space; under an RLIMIT_AS the main process writes
+    # its journal file as its children do. The limit here is the whole of a 47-bit address space,
+    # so that nothing else (a sanitizer's shadow memory, say) runs short.
+    import resource
+
+    code = ("import glob, json, os\n"
+            "[mine] = glob.glob(os.path.join(os.environ['IMPORTSCOPE_RUN_DIR'], f'journal-{os.getpid()}-*.jsonl'))\n"
+            "print(os.path.getsize(mine))\n")
+
+    def run(limited):
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (2**47 - 1, 2**47 - 1))
+        proc = subprocess.run([BIN, "run", "--python", PYTHON, "--match", "json", "-o", str(tmp_path / "r.json"),
+                               "-c", code], capture_output=True, text=True, timeout=60,
+                              preexec_fn=limit if limited else None)
+        assert proc.returncode == 0, proc.stderr
+        report = json.loads((tmp_path / "r.json").read_text())
+        assert [m["status"] for m in report["modules"] if m["name"] == "json"] == ["ok"]
+        return int(proc.stdout)
+
+    assert run(limited=False) == 0  # the file only keeps the name: the lines are in shared memory
+    assert run(limited=True) > 0

@@ -92,3 +92,24 @@ TEST_CASE("the tail reads the shared journal under its name, instead of the empt
     CHECK(journals[1].source == "journal-9-0.jsonl");
     CHECK(journals[1].problems.empty());
 }
+
+TEST_CASE("a shared journal that filled up is a problem of its journal", "[shared]")
+{
+    const testing::TempDir scratch;
+    SharedJournal shared(1 << 20);
+    journal::publish_journal_name(shared.data(), "journal-7-0.jsonl");
+    const std::string line = line_for(7, 1, 1);
+    journal::put_journal_line(shared.data(), SharedJournal::k_header, line);
+    CHECK_FALSE(shared.overflowed());
+    journal::mark_journal_full(shared.data()); // the writer's next line did not fit
+    CHECK(shared.overflowed());
+    CHECK(shared.name() == "journal-7-0.jsonl");
+
+    journal::JournalTail tail(scratch.path);
+    tail.follow(&shared);
+    const auto journals = tail.finish();
+    REQUIRE(journals.size() == 1);
+    CHECK(journals[0].events.size() == 1);
+    REQUIRE(journals[0].problems.size() == 1);
+    CHECK_THAT(journals[0].problems[0], Catch::Contains("filled its 1 MiB of shared memory"));
+}

@@ -10,8 +10,9 @@ namespace importscope::journal {
 /// worker copies each line into it, so an event costs no system call, and the pages are the
 /// supervisor's as much as the worker's, so a worker that is killed, even by SIGKILL, loses
 /// nothing it wrote. Its first k_header bytes name the journal (the worker also creates an empty
-/// file of that name, which keeps the name taken in the run directory); the lines follow, each
-/// written with its newline last; the rest is zeros. The worker's children write files.
+/// file of that name, which keeps the name taken in the run directory) and, in their last byte,
+/// say whether a line did not fit; the lines follow, each written with its newline last; the rest
+/// is zeros. The worker's children write files.
 class SharedJournal {
 public:
     static constexpr std::size_t k_header = 256;
@@ -38,6 +39,9 @@ public:
     /// the worker has ended.
     std::string_view written(std::size_t offset) const;
 
+    /// Whether the worker dropped a line because the memory was full.
+    bool overflowed() const;
+
 private:
     char* m_data = nullptr;
     std::size_t m_capacity = 0;
@@ -49,5 +53,7 @@ void publish_journal_name(char* region, std::string_view name) noexcept;
 /// Copies `line`, which ends in its newline, to `region + offset`, the newline last, so that a
 /// reader that sees the newline sees the whole line.
 void put_journal_line(char* region, std::size_t offset, std::string_view line) noexcept;
+/// Notes in the header that a line did not fit.
+void mark_journal_full(char* region) noexcept;
 
 } // namespace importscope::journal
