@@ -62,7 +62,7 @@ int FrameWalk::line(const FrameView& view)
     _PyInterpreterFrame* frame = as_frame(view.frame);
     if (frame->frame_obj && frame->frame_obj->f_lineno != 0)
         return frame->frame_obj->f_lineno; // set by a tracer
-    return PyCode_Addr2Line(frame->f_code, _PyInterpreterFrame_LASTI(frame) * static_cast<int>(sizeof(_Py_CODEUNIT)));
+    return PyCode_Addr2Line(frame->f_code, view.last_instruction);
 }
 
 #else

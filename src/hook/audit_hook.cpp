@@ -5,11 +5,13 @@
 #include "hook/stack.hpp"
 
 #include "embed/compat.hpp"
+#include "embed/names.hpp"
 #include "embed/python_error.hpp"
 #include "importscope/util/clock.hpp"
 
 #include <csignal>
 #include <cstring>
+#include <utility>
 
 namespace importscope::hook {
 
@@ -28,18 +30,18 @@ void record_extension_load(PyObject* args)
     e.realpath = std::move(facts.realpath);
     e.identity = facts.identity;
     e.stack = capture_import_stack();
-    append_with_stack(e);
+    append_with_stack(std::move(e));
 
     // The audit hook cannot be removed; the finder can. Say so once, so that the report explains
     // why later imports have no outcome.
     static bool noted = false;
-    if (!noted && Py_IsInitialized() && !finder_present() && PySys_GetObject("meta_path")) {
+    if (!noted && Py_IsInitialized() && !finder_present() && embed::sys_attribute("meta_path")) {
         noted = true;
         journal::Note note;
         journal.stamp(note);
         note.text = "the import finder is no longer on sys.meta_path (the target removed or replaced it); "
                     "later extension loads were seen by the audit hook only, without their outcome";
-        journal.append(note);
+        journal.append(std::move(note));
     }
 }
 
@@ -55,7 +57,7 @@ void record_uncaught_exception(PyObject* args)
     journal::UncaughtException e;
     journal.stamp(e);
     e.exception = {described.type_name, described.message, described.traceback};
-    journal.append(e);
+    journal.append(std::move(e));
     // python ends an uncaught KeyboardInterrupt by killing itself with SIGINT, after finalizing,
     // where no hook of ours can see it. A later end (exit() after all) replaces this one.
     if (PyErr_GivenExceptionMatches(value, PyExc_KeyboardInterrupt))
@@ -101,7 +103,7 @@ void record_program_start(const char* event, PyObject* args)
             e.executable = e.argv.front();
         }
     }
-    journal.append(e);
+    journal.append(std::move(e));
 }
 
 enum class Action { none, extension_load, uncaught, program };

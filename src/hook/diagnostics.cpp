@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <utility>
 
 namespace importscope::hook {
 
@@ -72,7 +73,7 @@ void note_parent_alias(PyObject* name)
     e.module_name = embed::to_utf8(real_name.get());
     e.file = embed::attribute_text(module, "__file__");
     e.stack = capture_import_stack();
-    append_with_stack(e);
+    append_with_stack(std::move(e));
 }
 
 void note_type_owners(const std::string& error_message)
@@ -122,7 +123,7 @@ void note_type_owners(const std::string& error_message)
         e.owners.push_back(std::move(owner));
     }
     PyErr_Clear();
-    journal.append(e);
+    journal.append(std::move(e));
 }
 
 void note_installations(const std::string& module_name)
@@ -148,7 +149,7 @@ void note_installations(const std::string& module_name)
         if (spec && spec.get() != Py_None)
             e.origin = embed::attribute_text(spec.get(), "origin");
         PyErr_Clear();
-        journal.append(e);
+        journal.append(std::move(e));
     }
 }
 

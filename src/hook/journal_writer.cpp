@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <string>
 #include <unistd.h>
+#include <utility>
 
 namespace importscope::hook {
 
@@ -56,7 +57,7 @@ bool JournalWriter::start(const std::filesystem::path& run_dir) noexcept
     for (int n = 0; n < 1000; ++n) {
         const std::string name = std::string(journal::k_journal_prefix) + std::to_string(pid) + "-" +
                                  std::to_string(n) + journal::k_journal_suffix;
-        const int fd = ::open((run_dir / name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
+        int fd = ::open((run_dir / name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
         if (fd < 0 && errno == EEXIST)
             continue;
         if (fd < 0)
@@ -66,14 +67,11 @@ bool JournalWriter::start(const std::filesystem::path& run_dir) noexcept
         if (m_offer) {
             // The file stays empty and keeps the name taken; the lines go to the shared memory.
             ::close(fd);
+            fd = -1;
             journal::publish_journal_name(m_offer, name);
-            m_shared = m_offer;
+            m_shared = std::exchange(m_offer, nullptr);
             m_capacity = m_offer_capacity;
             m_end = journal::SharedJournal::k_header;
-            m_offer = nullptr;
-            m_pid = pid;
-            ++m_serial;
-            return true;
         }
         open(fd, pid);
         return true;

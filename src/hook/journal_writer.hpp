@@ -18,7 +18,7 @@ public:
     /// The process's one writer.
     static JournalWriter& instance();
 
-    /// Starts writing to `fd` (owned from now on) on behalf of process `pid`.
+    /// Starts writing to `fd` (owned from now on; -1 with a shared journal) on behalf of process `pid`.
     void open(int fd, int pid) noexcept;
 
     /// Offers this process's first journal the shared memory at `region` (of `capacity` bytes,
@@ -56,7 +56,8 @@ public:
     }
 
     /// Appends one event; failures are counted, never raised into the target. True when the whole
-    /// line was written.
+    /// line was written. (Callers move their event in: a copy into the variant would cost an
+    /// allocation per string.)
     bool append(const journal::Event& event) noexcept;
 
     /// Appends a line made elsewhere, ending in its newline; async-signal-safe.

@@ -87,8 +87,7 @@ std::string spec_parent(PyObject* spec)
 void record_begin(LoaderWrapper* self, PyObject* spec)
 {
     JournalWriter& journal = JournalWriter::instance();
-    journal::Event event(std::in_place_type<journal::ImportBegin>); // filled in place: not copied into one
-    auto& e = std::get<journal::ImportBegin>(event);
+    journal::ImportBegin e;
     e.pid = journal.pid();
     e.seq = journal.next_seq();
     e.id = self->id;
@@ -108,7 +107,7 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     self->pid = journal.pid();
     self->begin_ns = monotonic_ns();
     e.mono_ns = self->begin_ns;
-    append_with_stack(event);
+    append_with_stack(std::move(e));
 }
 
 /// Records the end of the load; `exception` is the error it raised, or null.
@@ -118,8 +117,7 @@ void record_end(LoaderWrapper* self, PyObject* exception)
     if (self->ended || self->pid != journal.pid())
         return;
     self->ended = true;
-    journal::Event event(std::in_place_type<journal::ImportEnd>);
-    auto& e = std::get<journal::ImportEnd>(event);
+    journal::ImportEnd e;
     e.pid = journal.pid();
     e.seq = journal.next_seq();
     e.id = self->id;
@@ -129,7 +127,7 @@ void record_end(LoaderWrapper* self, PyObject* exception)
         e.error = journal::ExceptionInfo{d.type_name, d.message, d.traceback};
         note_type_owners(d.message);
     }
-    journal.append(event);
+    journal.append(std::move(e));
 }
 
 /// Puts the original loader back where the import system stored ours.

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
+#include <utility>
 
 namespace importscope::hook {
 
@@ -161,7 +162,7 @@ bool begin_process(journal::ProcessStart e)
         e.cwd = cwd;
     e.wall_ns = wall_ns();
     e.mono_ns = monotonic_ns();
-    journal.append(e);
+    journal.append(std::move(e));
     return true;
 }
 

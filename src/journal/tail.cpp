@@ -53,6 +53,10 @@ void JournalTail::read_shared(bool to_end)
     state.offset += chunk.size();
     state.contents.bytes += chunk.size();
     state.parser->feed(chunk);
+    if (to_end && m_shared->overflowed())
+        state.contents.problems.push_back(fmt::format(
+            "{}: the journal filled its {} MiB of shared memory; the process's later events were lost", name,
+            m_shared->capacity() >> 20));
 }
 
 void JournalTail::poll()
@@ -65,11 +69,6 @@ void JournalTail::poll()
 std::vector<JournalContents> JournalTail::finish()
 {
     read_shared(true);
-    if (m_shared && m_shared->overflowed())
-        state_of(m_shared->name())
-            .contents.problems.push_back(fmt::format(
-                "{}: the journal filled its {} MiB of shared memory; the process's later events were lost",
-                m_shared->name(), m_shared->capacity() >> 20));
     for (const auto& path : list_journals(m_run_dir))
         if (!read(path)) {
             JournalContents& contents = m_files[path.filename().string()].contents;
