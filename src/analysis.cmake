@@ -18,6 +18,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/journal/reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/run_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/shared_journal.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/problem_channel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/tail.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/duplicate_extension_init.cpp
@@ -35,6 +36,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/report/render_junit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/render_dot.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/gate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/outcome.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/compare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/redact_paths.cpp
 )

@@ -2,12 +2,14 @@
 
 #include "cli/report_commands.hpp"
 #include "cli/run_command.hpp"
+#include "cli/usage.hpp"
 #include "importscope/util/error.hpp"
 #include "importscope/version.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -15,11 +17,34 @@ namespace importscope {
 
 namespace {
 
-/// CLI11 reports its own errors through app.exit(); map them onto the documented statuses.
-int exit_for_parse_error(const CLI::App& app, const CLI::ParseError& e)
+/// A usage error as one line, with the way to the help of the command it concerns.
+int usage_error(const std::string& message, const std::string& subcommand, ExitStatus status)
 {
-    const int printed = app.exit(e);
-    return printed == 0 ? 0 : static_cast<int>(ExitStatus::usage);
+    fmt::print(stderr, "importscope: error: {}; see 'importscope {}--help'\n", message,
+               subcommand.empty() ? "" : subcommand + " ");
+    return static_cast<int>(status);
+}
+
+/// The option words of `words` that `app` does not know, refused with a suggestion. Stops at
+/// `--`: what follows is not importscope's.
+void check_option_words(const CLI::App& app, const std::vector<std::string>& words)
+{
+    for (const std::string& word : words) {
+        if (word == "--")
+            return;
+        if (word.size() < 2 || word[0] != '-' || (word[1] >= '0' && word[1] <= '9'))
+            continue;
+        const std::string name = word.starts_with("--") ? word.substr(0, word.find('=')) : word.substr(0, 2);
+        if (!app.get_option_no_throw(name))
+            throw CLI::ParseError(fmt::format("unknown option {}{}", name, cli::did_you_mean(name, cli::option_names(app))),
+                                  static_cast<int>(ExitStatus::usage));
+    }
+}
+
+bool has_subcommand(const CLI::App& app, const std::string& name)
+{
+    const auto names = cli::subcommand_names(app);
+    return std::find(names.begin(), names.end(), name) != names.end();
 }
 
 } // namespace
@@ -40,31 +65,51 @@ int run_cli(int argc, char** argv)
     cli::MergeOptions merge_options;
     CLI::App* merge = cli::setup_merge(app, merge_options);
 
-    // The target's arguments are never ours to parse: split them off before CLI11 sees the line.
     std::vector<std::string> words(argv + 1, argv + argc);
-    run_options.argv.assign(argv, argv + argc);
-    std::size_t subcommand = 0;
-    while (subcommand < words.size() && words[subcommand].starts_with("-"))
-        ++subcommand;
-    std::vector<std::string> parsed(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(subcommand));
-    if (subcommand < words.size()) {
-        parsed.push_back(words[subcommand]);
-        if (words[subcommand] == "run") {
-            auto [own, target_args] = cli::split_target_arguments(
-                *run,
-                std::vector<std::string>(words.begin() + static_cast<std::ptrdiff_t>(subcommand) + 1, words.end()));
-            parsed.insert(parsed.end(), own.begin(), own.end());
-            run_options.target_args = std::move(target_args);
-        } else {
-            parsed.insert(parsed.end(), words.begin() + static_cast<std::ptrdiff_t>(subcommand) + 1, words.end());
-        }
+    if (words.empty()) {
+        fmt::print(stderr, "{}", cli::short_help(app));
+        return static_cast<int>(ExitStatus::usage);
     }
+    run_options.argv.assign(argv, argv + argc);
+    std::size_t at = 0;
+    while (at < words.size() && words[at].starts_with("-"))
+        ++at;
+    const std::string subcommand = at < words.size() ? words[at] : "";
+    // run is a command wrapper: its own failures, bad usage among them, are 125, as timeout's are.
+    const bool running = subcommand == "run";
+    const ExitStatus usage_status = running ? ExitStatus::tool_failure : ExitStatus::usage;
+    if (!subcommand.empty() && !has_subcommand(app, subcommand))
+        return usage_error(fmt::format("unknown command '{}'{}", subcommand,
+                                       cli::did_you_mean(subcommand, cli::subcommand_names(app))),
+                           "", ExitStatus::usage);
 
+    std::vector<std::string> parsed(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(at));
     try {
+        check_option_words(app, parsed);
+        if (!subcommand.empty()) {
+            parsed.push_back(subcommand);
+            std::vector<std::string> rest(words.begin() + static_cast<std::ptrdiff_t>(at) + 1, words.end());
+            CLI::App& sub = *app.get_subcommand(subcommand);
+            if (running) {
+                // The target's arguments are never ours to parse: split them off before CLI11 sees them.
+                auto split = cli::split_target_arguments(*run, rest);
+                rest = std::move(split.own);
+                run_options.program = std::move(split.command);
+                run_options.target_args = std::move(split.target_args);
+            }
+            check_option_words(sub, rest);
+            parsed.insert(parsed.end(), rest.begin(), rest.end());
+        }
         std::reverse(parsed.begin(), parsed.end()); // CLI11 takes a vector in reverse order
         app.parse(parsed);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
     } catch (const CLI::ParseError& e) {
-        return exit_for_parse_error(app, e);
+        return usage_error(e.what(), subcommand, usage_status);
     }
 
     try {
@@ -80,10 +125,10 @@ int run_cli(int argc, char** argv)
         return static_cast<int>(ExitStatus::usage);
     } catch (const Error& e) {
         fmt::print(stderr, "importscope: error: {}\n", e.what());
-        return static_cast<int>(e.status());
+        return static_cast<int>(e.status() == ExitStatus::usage ? usage_status : e.status());
     } catch (const std::exception& e) {
         fmt::print(stderr, "importscope: error: internal error: {}\n", e.what());
-        return static_cast<int>(ExitStatus::usage);
+        return static_cast<int>(running ? ExitStatus::tool_failure : ExitStatus::usage);
     }
 }
 

@@ -109,7 +109,7 @@ int run_diff(const DiffOptions& options)
     emit(options.output, report::render_diff(diff));
     const bool fails =
         std::any_of(diff.appeared.begin(), diff.appeared.end(), [&](const nlohmann::json& f) { return gate.fails(f); });
-    return static_cast<int>(fails ? ExitStatus::findings : ExitStatus::ok);
+    return static_cast<int>(fails ? ExitStatus::new_findings : ExitStatus::ok);
 }
 
 int run_merge(const MergeOptions& options)

@@ -2,13 +2,16 @@
 
 #include "cli/bootstrap_location.hpp"
 #include "cli/live_view.hpp"
+#include "cli/target_resolution.hpp"
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/known_issues.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/embed/worker.hpp"
+#include "importscope/journal/problem_channel.hpp"
 #include "importscope/journal/reader.hpp"
 #include "importscope/journal/shared_journal.hpp"
 #include "importscope/report/gate.hpp"
+#include "importscope/report/outcome.hpp"
 #include "importscope/report/redact_paths.hpp"
 #include "importscope/report/render.hpp"
 #include "importscope/report/report.hpp"
@@ -44,8 +47,9 @@ namespace importscope::cli {
 
 CLI::App* setup_run(CLI::App& app, RunOptions& options)
 {
-    CLI::App* run = app.add_subcommand("run", "Run a Python target under the import hooks and write a report:\n"
-                                              "  importscope run [OPTIONS] (SCRIPT | -m MODULE | -c CODE) [ARGS...]");
+    CLI::App* run = app.add_subcommand(
+        "run", "Run a Python target, or any command, under the import hooks and write a report:\n"
+               "  importscope run [OPTIONS] (SCRIPT | -m MODULE | -c CODE | - | NAME | -- COMMAND) [ARGS...]");
     run->add_option("--match", options.match,
                     "Record modules whose dotted name contains PATTERN (repeatable; '*' records every module). "
                     "Every extension load is recorded whatever the pattern")
@@ -67,7 +71,10 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
                   "Trace only the main process, not its Python children (multiprocessing, subprocess, fork)");
     run->add_flag("--stop-on-finding", options.stop_on_finding,
                   "End the process tree as soon as the first error finding is recorded, and write the report");
-    run->add_flag("-q,--quiet", options.quiet, "No live status line on a terminal");
+    run->add_flag("-q,--quiet", options.quiet,
+                  "Print nothing but findings and errors (no status line, no summary of a clean run)");
+    run->add_flag("--ignore-target-status", options.ignore_target_status,
+                  "Exit 0 when there is no finding even if the target failed (for targets expected to fail)");
     run->add_flag("--redact-paths", options.redact_paths,
                   "Write the home directory as ~ and the user name as <user> everywhere in the report");
     run->add_option("--fail-on", options.fail_on,
@@ -83,46 +90,39 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     run->add_option("-m", options.module, "Run library module MODULE as a script, like python -m")->type_name("MODULE");
     run->add_option("-c", options.command, "Run CODE, like python -c")->type_name("CODE");
-    run->add_option("SCRIPT", options.script, "The Python file (or directory with __main__.py) to run");
-    run->footer("Everything after SCRIPT, -m MODULE or -c CODE is passed to the target untouched.\n"
-                "Exit status: 0 no finding that --fail-on selects (default: severity error), 1 at least one, "
-                "2 bad usage or set-up (nothing was run).\nThe target's own exit status or signal is in the report "
-                "(run.exit).");
+    run->add_option("SCRIPT", options.script,
+                    "The Python file (or directory with __main__.py) to run, - for standard input, or the NAME of a "
+                    "command on PATH");
+    run->footer(
+        "Everything after SCRIPT, -m MODULE, -c CODE or -- COMMAND is passed to the target untouched.\n"
+        "-- COMMAND runs any program as a shell would: a Python interpreter's command line or a script whose #! "
+        "names Python runs embedded; anything else (bash, srun, a binary) runs as it is, and every Python process "
+        "it starts is traced.\n"
+        "Exit status: 0 the target succeeded and no finding that --fail-on selects; 3 such a finding; the "
+        "target's own status when it failed (128+N for signal N); 124 --timeout ended it; 125 importscope "
+        "itself failed (usage, set-up, hooks, journals, report); 126 COMMAND cannot be run; 127 not found.");
     return run;
 }
 
 namespace {
 
-embed::Target make_target(const RunOptions& options)
-{
-    const int given = !options.script.empty() + !options.module.empty() + !options.command.empty();
-    if (given == 0)
-        throw Error("nothing to run: give a SCRIPT, -m MODULE or -c CODE (see importscope run --help)");
-    if (given > 1)
-        throw Error("give only one of SCRIPT, -m MODULE and -c CODE");
-    embed::Target target;
-    target.args = options.target_args;
-    if (!options.module.empty()) {
-        target.kind = embed::TargetKind::module;
-        target.value = options.module;
-        return target;
-    }
-    if (!options.command.empty()) {
-        target.kind = embed::TargetKind::command;
-        target.value = options.command;
-        return target;
-    }
-    target.kind = embed::TargetKind::script;
-    target.value = options.script;
-    struct stat st {};
-    if (::stat(options.script.c_str(), &st) != 0)
-        throw Error(fmt::format("cannot run {}: no such file", options.script));
-    if (S_ISDIR(st.st_mode) && ::access((options.script + "/__main__.py").c_str(), R_OK) != 0)
-        throw Error(fmt::format("cannot run {}: it is a directory without a __main__.py", options.script));
-    if (::access(options.script.c_str(), R_OK) != 0)
-        throw Error(fmt::format("cannot run {}: not readable", options.script));
-    return target;
-}
+/// The request, validated once before anything runs: what the worker and the report need.
+struct RunRequest {
+    ResolvedTarget resolved;
+    supervisor::PythonInstallation python;
+    report::FailOn gate;
+    report::Format summary_format = report::Format::text;
+    std::string bootstrap_dir;
+    std::optional<report::PathRedaction> redaction;
+};
+
+/// What the launch stage gives the collect stage.
+struct Launched {
+    supervisor::ProcessEnd end;
+    std::int64_t started_ns = 0;
+    std::int64_t ended_ns = 0;
+    std::vector<std::string> inbox; ///< problems the traced processes sent
+};
 
 const char* kind_name(embed::TargetKind kind)
 {
@@ -133,6 +133,10 @@ const char* kind_name(embed::TargetKind kind)
         return "module";
     case embed::TargetKind::command:
         return "command";
+    case embed::TargetKind::stdin_script:
+        return "stdin";
+    case embed::TargetKind::program:
+        return "program";
     }
     return "script";
 }
@@ -179,85 +183,142 @@ bool stderr_wants_color()
     return ::isatty(STDERR_FILENO) && !(no_color && *no_color);
 }
 
-} // namespace
-
-int run_run(const RunOptions& options)
+/// The interpreter the target runs on: --python, else the one the command names, else the default.
+/// A program that is not Python needs none of its own: the default is only for the fingerprint.
+supervisor::PythonInstallation choose_python(const RunOptions& options, const ResolvedTarget& resolved)
 {
-    // Everything that can be wrong with the request is found before anything runs.
-    embed::Target target = make_target(options);
+    if (!options.python.empty())
+        return supervisor::locate_python(options.python);
+    if (!resolved.interpreter.empty())
+        return supervisor::locate_python(resolved.interpreter);
+    if (resolved.target.kind != embed::TargetKind::program)
+        return supervisor::locate_python(supervisor::default_python());
+    try {
+        return supervisor::locate_python(supervisor::default_python());
+    } catch (const Error&) {
+        return {}; // its Python descendants each say which interpreter they run
+    }
+}
+
+RunRequest make_request(const RunOptions& options)
+{
+    RunRequest request;
+    request.resolved = resolve_target(
+        {options.script, options.module, options.command, options.program, options.target_args});
     if (options.timeout_given && !(options.timeout_s > 0))
         throw Error(fmt::format("--timeout {} is not a positive number of seconds", options.timeout_s));
     if (options.match.empty())
         throw Error("--match needs at least one PATTERN");
+    if (options.no_follow && request.resolved.target.kind == embed::TargetKind::program)
+        throw Error(fmt::format("{} is not Python: with --no-follow nothing of it would be traced",
+                                request.resolved.target.value));
     check_writable_destination(options.output);
-    const report::FailOn gate = report::FailOn::parse(options.fail_on);
-    const report::Format summary_format = report::parse_format(options.format);
-    const supervisor::PythonInstallation python =
-        supervisor::locate_python(options.python.empty() ? supervisor::default_python() : options.python);
-    const std::string bootstrap = options.no_follow ? std::string{} : find_bootstrap_dir();
+    request.gate = report::FailOn::parse(options.fail_on);
+    request.summary_format = report::parse_format(options.format);
+    request.python = choose_python(options, request.resolved);
+    request.bootstrap_dir = options.no_follow ? std::string{} : find_bootstrap_dir();
+    if (options.redact_paths)
+        request.redaction.emplace(home_directory(), user_name());
+    return request;
+}
 
-    supervisor::RunDir run_dir;
-    embed::WorkerPlan plan;
-    plan.python_executable = python.executable;
-    plan.foreign_installation = python.foreign;
-    if (python.foreign)
-        plan.fallback_dynload = k_linked_python_dynload;
-    plan.target = target;
-    plan.match = options.match;
-    plan.run_dir = run_dir.path().string();
-    plan.follow = !options.no_follow;
-    plan.bootstrap_dir = bootstrap;
-
+report::RunInfo make_run_info(const RunOptions& options, const RunRequest& request)
+{
     report::RunInfo info;
     info.argv = options.argv;
     info.cwd = current_directory();
     info.host = host_name();
+    const embed::Target& target = request.resolved.target;
     info.target_kind = kind_name(target.kind);
     info.target = target.value;
     info.target_args = target.args;
-    info.python_executable = python.executable;
+    info.interpreter_options = target.interpreter_options;
+    info.python_executable = request.python.executable;
     info.match = options.match;
-    info.follow = plan.follow;
+    info.follow = !options.no_follow;
     if (options.timeout_given)
         info.timeout_s = options.timeout_s;
+    return info;
+}
 
-    std::optional<report::PathRedaction> redaction;
-    if (options.redact_paths)
-        redaction.emplace(home_directory(), user_name());
-    const report::PathRedaction* redact = redaction ? &*redaction : nullptr;
-
-    // The model and the module records' text are made as the journals grow (live_view.hpp).
-    auto live = std::make_unique<LiveView>(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO), redact);
-    // The worker's own journal goes to memory shared with it; where that cannot be had, or where
-    // the target's address space is limited (the shared memory takes 1 GiB of it, if little of
-    // the memory), to a file.
-    std::unique_ptr<journal::SharedJournal> shared;
+/// The worker's own journal goes to memory shared with it; where that cannot be had, or where the
+/// target's address space is limited (the shared memory takes 1 GiB of it, if little of the
+/// memory), to a file.
+std::unique_ptr<journal::SharedJournal> make_shared_journal()
+{
     rlimit address_space{};
-    if (::getrlimit(RLIMIT_AS, &address_space) == 0 && address_space.rlim_cur == RLIM_INFINITY)
-        try {
-            shared = std::make_unique<journal::SharedJournal>();
-            plan.shared_journal = shared->data();
-            plan.shared_journal_capacity = shared->capacity();
-            live->follow(shared.get());
-        } catch (const Error&) {
-        }
+    if (::getrlimit(RLIMIT_AS, &address_space) != 0 || address_space.rlim_cur != RLIM_INFINITY)
+        return nullptr;
+    try {
+        return std::make_unique<journal::SharedJournal>();
+    } catch (const Error&) {
+        return nullptr;
+    }
+}
+
+/// Launch: the worker under the supervisor, the journals read as they grow.
+Launched launch(const RunOptions& options, const RunRequest& request, const supervisor::RunDir& run_dir,
+                LiveView& live, journal::SharedJournal* shared, journal::ProblemInbox& inbox)
+{
+    embed::WorkerPlan plan;
+    plan.python_executable = request.python.executable;
+    plan.foreign_installation = request.python.foreign;
+    if (request.python.foreign)
+        plan.fallback_dynload = k_linked_python_dynload;
+    plan.target = request.resolved.target;
+    plan.match = options.match;
+    plan.run_dir = run_dir.path().string();
+    plan.problem_address = inbox.address();
+    plan.follow = !options.no_follow;
+    plan.bootstrap_dir = request.bootstrap_dir;
+    if (shared) {
+        plan.shared_journal = shared->data();
+        plan.shared_journal_capacity = shared->capacity();
+        live.follow(shared);
+    }
     supervisor::SuperviseOptions supervise_options;
     if (options.timeout_given)
         supervise_options.timeout_s = options.timeout_s;
     // The journals are read as they grow, whether or not a status line shows them, and often: what
     // is left to read when the target ends is what it wrote since the last tick.
     supervise_options.tick_s = 0.02;
-    supervise_options.on_tick = [&] { return live->update() && options.stop_on_finding; };
+    Launched launched;
+    supervise_options.on_tick = [&] {
+        auto messages = inbox.take();
+        launched.inbox.insert(launched.inbox.end(), messages.begin(), messages.end());
+        return live.update() && options.stop_on_finding;
+    };
+    launched.started_ns = wall_ns();
+    launched.end = supervisor::supervise([&](int start_fd) { embed::run_worker(plan, start_fd); }, supervise_options);
+    launched.ended_ns = wall_ns();
+    auto messages = inbox.take();
+    launched.inbox.insert(launched.inbox.end(), messages.begin(), messages.end());
+    return launched;
+}
 
-    const std::string data_dir = find_data_dir();
-    supervisor::Fingerprint fingerprint(python.executable, data_dir.empty() ? "" : data_dir + "/fingerprint.py",
-                                        (run_dir.path() / "fingerprint.json").string());
-    info.started_ns = wall_ns();
-    supervisor::ProcessEnd end = supervisor::supervise([&] { embed::run_worker(plan); }, supervise_options);
-    info.ended_ns = wall_ns();
-    analysis::RunModel model = live->finish();
-    nlohmann::json fingerprint_facts = fingerprint.finish(end.reaped);
+/// The handshake: whether importscope got the target started, and if not, why (empty: it did).
+std::string start_failure(const Launched& launched, const report::ExitInfo& exit, bool program)
+{
+    const std::string& words = launched.end.start_words;
+    if (!words.empty() && (words[0] == embed::start_word::ready || words[0] == embed::start_word::exited))
+        return {};
+    if (program && words.starts_with(embed::start_word::exec))
+        return {}; // executed, or not executable (126, 127), as a shell would say
+    if (!words.empty() && words[0] == embed::start_word::failed)
+        return words.size() > 1 ? words.substr(1) : "the worker could not start the target";
+    if (exit.timed_out || exit.forwarded_signal || exit.stopped_on_finding)
+        return {}; // ended by importscope (or its user) before the target started
+    return fmt::format("the worker {} before {}", report::describe_exit(exit),
+                       program ? "it executed the program" : "the interpreter was ready to run the target");
+}
 
+/// Collect: how each process ended, and the traced processes that outlived an ended run.
+void record_ends(report::RunInfo& info, const Launched& launched, const analysis::RunModel& model,
+                 const supervisor::RunDir& run_dir)
+{
+    const supervisor::ProcessEnd& end = launched.end;
+    info.started_ns = launched.started_ns;
+    info.ended_ns = launched.ended_ns;
     info.main_pid = end.pid;
     info.exit = to_exit_info({end.code, end.signal, end.core_dumped}, "");
     info.exit.timed_out = end.timed_out;
@@ -277,8 +338,33 @@ int run_run(const RunOptions& options)
     for (const auto& p : model.processes)
         if (p.pid == end.pid && info.python_version.empty())
             info.python_version = p.python_version;
+}
 
-    // Explain: content hashes of loaded extensions (once each), known issues, the environment.
+/// What kept importscope from seeing everything: the handshake, the problems the traced processes
+/// sent, a journal that filled up, a run directory the target took away.
+std::vector<std::string> tool_failures(const Launched& launched, const report::RunInfo& info,
+                                       const RunRequest& request, const supervisor::RunDir& run_dir,
+                                       const journal::SharedJournal* shared)
+{
+    std::vector<std::string> failures;
+    if (std::string failure =
+            start_failure(launched, info.exit, request.resolved.target.kind == embed::TargetKind::program);
+        !failure.empty())
+        failures.push_back(std::move(failure));
+    failures.insert(failures.end(), launched.inbox.begin(), launched.inbox.end());
+    if (shared && shared->overflowed())
+        failures.emplace_back("the main process's journal filled up; its later events are lost");
+    std::error_code ec;
+    if (!std::filesystem::is_directory(run_dir.path(), ec))
+        failures.push_back(fmt::format("the run directory {} was removed while the target ran; the children's "
+                                       "journals are lost",
+                                       run_dir.path().string()));
+    return failures;
+}
+
+/// Analyze: the findings, with content hashes of loaded extensions (once each) and known issues.
+std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std::string& data_dir)
+{
     std::map<std::string, std::optional<std::string>> hashes;
     analysis::AnalysisOptions analysis_options;
     analysis_options.hash_file = [&](const std::string& path) {
@@ -303,10 +389,16 @@ int run_run(const RunOptions& options)
         }
         return catalogue ? &*catalogue : nullptr;
     };
-    const std::vector<analysis::Finding> findings = analysis::analyze(model, analysis_options);
+    std::vector<analysis::Finding> findings = analysis::analyze(model, analysis_options);
     if (!catalogue_problem.empty())
         model.problems.push_back(std::move(catalogue_problem));
+    return findings;
+}
 
+/// The environment fingerprint, with the packages of the top-level names the run imported.
+nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const analysis::RunModel& model,
+                                    const RunOptions& options)
+{
     std::set<std::string, std::less<>> top_levels;
     std::string_view previous; // a package's modules mostly follow each other
     for (const auto& m : model.modules)
@@ -317,16 +409,18 @@ int run_run(const RunOptions& options)
         }
     std::vector<std::string> env_prefixes = supervisor::k_default_env_prefixes;
     env_prefixes.insert(env_prefixes.end(), options.env_prefixes.begin(), options.env_prefixes.end());
-    info.environment =
-        supervisor::collect_environment(std::move(fingerprint_facts), {top_levels.begin(), top_levels.end()}, env_prefixes);
+    return supervisor::collect_environment(std::move(fingerprint_facts), {top_levels.begin(), top_levels.end()},
+                                           env_prefixes);
+}
 
-    // The module records go from the model straight into the file's text (report_text.cpp).
-    nlohmann::json report_json = report::build_report(info, model, findings, report::ModuleRecords::deferred);
-    if (redaction)
-        report::redact_paths(report_json, *redaction);
+/// Report: the file, written atomically; if it cannot be, the journals are kept for a later look.
+void write_report_file(const std::string& output, const nlohmann::json& report_json, const analysis::RunModel& model,
+                       const report::PathRedaction* redact, const LiveView& live, supervisor::RunDir& run_dir,
+                       const journal::SharedJournal* shared)
+{
     try {
-        write_file_atomically(options.output, [&](const TextSink& sink) {
-            report::write_report(report_json, model, redact, sink, &live->record_texts());
+        write_file_atomically(output, [&](const TextSink& sink) {
+            report::write_report(report_json, model, redact, sink, &live.record_texts());
         });
     } catch (const Error& e) {
         run_dir.keep();
@@ -335,18 +429,65 @@ int run_run(const RunOptions& options)
                 write_file_atomically(run_dir.path() / shared->name(), shared->written(journal::SharedJournal::k_header));
             } catch (const Error&) {
             }
-        throw Error(fmt::format("{} (the journals are kept in {})", e.what(), run_dir.path().string()));
+        throw Error(fmt::format("{} (the journals are kept in {})", e.what(), run_dir.path().string()),
+                    ExitStatus::tool_failure);
     }
-    fmt::print(stderr, "{}", report::render(report_json, summary_format, stderr_wants_color()));
-    fmt::print(stderr, "importscope: report written to {}\n", options.output);
+}
 
+std::size_t selected_findings(const nlohmann::json& report_json, const report::FailOn& gate)
+{
     const auto& reported = report_json.at("findings");
-    const bool fails = std::any_of(reported.begin(), reported.end(), [&](const auto& f) { return gate.fails(f); });
+    return static_cast<std::size_t>(
+        std::count_if(reported.begin(), reported.end(), [&](const auto& f) { return gate.fails(f); }));
+}
+
+} // namespace
+
+int run_run(const RunOptions& options)
+{
+    const RunRequest request = make_request(options); // everything wrong with it is found before anything runs
+    report::RunInfo info = make_run_info(options, request);
+    const report::PathRedaction* redact = request.redaction ? &*request.redaction : nullptr;
+    supervisor::RunDir run_dir;
+    journal::ProblemInbox inbox;
+    auto live = std::make_unique<LiveView>(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO), redact);
+    std::unique_ptr<journal::SharedJournal> shared = make_shared_journal();
+    const std::string data_dir = find_data_dir();
+    supervisor::Fingerprint fingerprint(request.python.executable,
+                                        data_dir.empty() || request.python.executable.empty()
+                                            ? ""
+                                            : data_dir + "/fingerprint.py",
+                                        (run_dir.path() / "fingerprint.json").string());
+
+    Launched launched = launch(options, request, run_dir, *live, shared.get(), inbox);
+    analysis::RunModel model = live->finish();
+    nlohmann::json fingerprint_facts = fingerprint.finish(launched.end.reaped);
+    record_ends(info, launched, model, run_dir);
+    std::vector<std::string> failures = tool_failures(launched, info, request, run_dir, shared.get());
+    model.problems.insert(model.problems.end(), failures.begin(), failures.end());
+
+    const std::vector<analysis::Finding> findings = find_hazards(model, data_dir);
+    info.environment = describe_environment(std::move(fingerprint_facts), model, options);
+    // The module records go from the model straight into the file's text (report_text.cpp).
+    nlohmann::json report_json = report::build_report(info, model, findings, report::ModuleRecords::deferred);
+    const report::Outcome outcome = report::decide_outcome(
+        {failures, selected_findings(report_json, request.gate), info.exit, options.ignore_target_status});
+    report_json["run"]["outcome"] = outcome;
+    if (redact)
+        report::redact_paths(report_json, *redact);
+    write_report_file(options.output, report_json, model, redact, *live, run_dir, shared.get());
+    if (!options.quiet || !report_json.at("findings").empty())
+        fmt::print(stderr, "{}", report::render(report_json, request.summary_format, stderr_wants_color()));
+    if (!options.quiet)
+        fmt::print(stderr, "importscope: report written to {}\n", options.output);
+    if (outcome.reason == "tool-failure")
+        fmt::print(stderr, "importscope: error: {}\n", outcome.message);
+
     // The records and their texts are not freed one by one before the exit status.
     keep_until_exit(std::move(model));
     keep_until_exit(std::move(live));
     keep_until_exit(std::move(shared));
-    return static_cast<int>(fails ? ExitStatus::findings : ExitStatus::ok);
+    return outcome.status;
 }
 
 } // namespace importscope::cli

@@ -2,8 +2,7 @@
 
 namespace importscope::cli {
 
-std::pair<std::vector<std::string>, std::vector<std::string>>
-split_target_arguments(const CLI::App& run, const std::vector<std::string>& words)
+SplitWords split_target_arguments(const CLI::App& run, const std::vector<std::string>& words)
 {
     std::vector<std::string> own;
     std::size_t i = 0;
@@ -14,22 +13,20 @@ split_target_arguments(const CLI::App& run, const std::vector<std::string>& word
     for (; i < words.size(); ++i) {
         const std::string& word = words[i];
         if (word == "--") {
-            // Whatever follows is the script, even if it starts with a dash.
-            if (i + 1 < words.size()) {
-                own.push_back("--");
-                own.push_back(words[i + 1]);
-            }
-            return {own, rest(i + 2)};
+            // Whatever follows is a command, found as a shell finds it.
+            if (i + 1 < words.size())
+                return {own, words[i + 1], rest(i + 2)};
+            return {own, std::nullopt, {}};
         }
         if (word == "-m" || word == "-c") {
             own.push_back(word);
             if (i + 1 < words.size())
                 own.push_back(words[i + 1]);
-            return {own, rest(i + 2)};
+            return {own, std::nullopt, rest(i + 2)};
         }
         if (word.size() > 2 && word[0] == '-' && (word[1] == 'm' || word[1] == 'c')) {
             own.push_back(word); // -mpkg.mod, -c'code'
-            return {own, rest(i + 1)};
+            return {own, std::nullopt, rest(i + 1)};
         }
         if (word.size() > 1 && word[0] == '-') {
             own.push_back(word);
@@ -42,9 +39,9 @@ split_target_arguments(const CLI::App& run, const std::vector<std::string>& word
             continue;
         }
         own.push_back(word); // the script
-        return {own, rest(i + 1)};
+        return {own, std::nullopt, rest(i + 1)};
     }
-    return {own, {}};
+    return {own, std::nullopt, {}};
 }
 
 } // namespace importscope::cli

@@ -25,11 +25,17 @@ private:
     PyConfig m_config;
 };
 
-/// A failed PyStatus ends the worker the way python ends on a failed start-up.
+StartupFailureHandler g_on_startup_failure = nullptr;
+
+/// A failed PyStatus ends the worker the way python ends on a failed start-up, once the handler
+/// has told the supervisor.
 void check_status(PyStatus status)
 {
-    if (PyStatus_Exception(status))
-        Py_ExitStatusException(status);
+    if (!PyStatus_Exception(status))
+        return;
+    if (g_on_startup_failure)
+        g_on_startup_failure(status);
+    Py_ExitStatusException(status);
 }
 
 void set_string(Config& config, wchar_t** field, const std::string& value)
@@ -37,33 +43,31 @@ void set_string(Config& config, wchar_t** field, const std::string& value)
     check_status(PyConfig_SetBytesString(config.get(), field, value.c_str()));
 }
 
-void set_list(Config& config, PyWideStringList* list, const std::vector<std::string>& values)
-{
-    std::vector<char*> pointers;
-    pointers.reserve(values.size());
-    for (const auto& v : values)
-        pointers.push_back(const_cast<char*>(v.c_str()));
-    check_status(PyConfig_SetBytesArgv(config.get(), static_cast<Py_ssize_t>(pointers.size()), pointers.data()));
-    if (list != &config->argv) {
-        // PyConfig_SetBytesArgv fills argv; move it where it was asked for.
-        check_status(PyConfig_SetWideStringList(config.get(), list, config->argv.length, config->argv.items));
-    }
-}
-
 } // namespace
 
-std::vector<std::string> target_argv(const Target& target)
+void on_startup_failure(StartupFailureHandler handler)
 {
-    std::vector<std::string> argv;
+    g_on_startup_failure = handler;
+}
+
+std::vector<std::string> python_command_line(const std::string& python, const Target& target)
+{
+    std::vector<std::string> argv = {python};
+    argv.insert(argv.end(), target.interpreter_options.begin(), target.interpreter_options.end());
     switch (target.kind) {
-    case TargetKind::script:
-        argv.push_back(target.value);
-        break;
     case TargetKind::module:
-        argv.push_back("-m");
-        break; // runpy puts the module's path here
+        argv.insert(argv.end(), {"-m", target.value});
+        break;
     case TargetKind::command:
-        argv.push_back("-c");
+        argv.insert(argv.end(), {"-c", target.value});
+        break;
+    case TargetKind::stdin_script:
+        argv.emplace_back("-");
+        break;
+    case TargetKind::script:
+    case TargetKind::program:
+        // A script whose name starts with a dash would be read as an option.
+        argv.push_back(target.value.starts_with("-") ? "./" + target.value : target.value);
         break;
     }
     argv.insert(argv.end(), target.args.begin(), target.args.end());
@@ -74,32 +78,16 @@ Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on
                          const std::function<void()>& on_main_ready)
 {
     Config config;
-    config->parse_argv = 0; // the target's arguments are its own, never python's options
     set_string(config, &config->program_name, plan.python_executable);
-
-    // orig_argv as python would have seen it.
-    std::vector<std::string> orig = {plan.python_executable};
-    if (plan.target.kind == TargetKind::module)
-        orig.insert(orig.end(), {"-m", plan.target.value});
-    else if (plan.target.kind == TargetKind::command)
-        orig.insert(orig.end(), {"-c", plan.target.value});
-    else
-        orig.push_back(plan.target.value);
-    orig.insert(orig.end(), plan.target.args.begin(), plan.target.args.end());
-    set_list(config, &config->orig_argv, orig);
-    set_list(config, &config->argv, target_argv(plan.target));
-
-    switch (plan.target.kind) {
-    case TargetKind::script:
-        set_string(config, &config->run_filename, plan.target.value);
-        break;
-    case TargetKind::module:
-        set_string(config, &config->run_module, plan.target.value);
-        break;
-    case TargetKind::command:
-        set_string(config, &config->run_command, plan.target.value + "\n");
-        break;
-    }
+    // The command line python would have had, parsed by CPython itself: its options (-u, -X dev,
+    // -W, -I ...) mean what they mean to python, and sys.argv and sys.orig_argv are python's.
+    const std::vector<std::string> argv = python_command_line(plan.python_executable, plan.target);
+    std::vector<char*> pointers;
+    pointers.reserve(argv.size());
+    for (const auto& word : argv)
+        pointers.push_back(const_cast<char*>(word.c_str()));
+    config->parse_argv = 1;
+    check_status(PyConfig_SetBytesArgv(config.get(), static_cast<Py_ssize_t>(pointers.size()), pointers.data()));
 
     // Another installation of this version: its stdlib files, not our frozen copies of them.
     if (plan.foreign_installation)

@@ -2,6 +2,8 @@
 
 #include "importscope/embed/worker.hpp"
 
+#include <Python.h>
+
 #include <functional>
 
 namespace importscope::embed {
@@ -11,6 +13,11 @@ namespace importscope::embed {
 /// in, before site, .pth files or any target code), then the rest (sys.path, site), then
 /// `on_main_ready` (just before the target). run_main() runs the target exactly as Py_RunMain does
 /// for `python` and finalizes.
+/// Called with a failed start-up status (an error, or an exit that python's options asked for, as
+/// with --version) just before the worker ends with it.
+using StartupFailureHandler = void (*)(const PyStatus&);
+void on_startup_failure(StartupFailureHandler handler);
+
 class Interpreter {
 public:
     Interpreter(const WorkerPlan& plan, const std::function<void()>& on_core_ready,

@@ -4,7 +4,12 @@
 #include "importscope/journal/shared_journal.hpp"
 #include "importscope/util/clock.hpp"
 
+#include "importscope/journal/problem_channel.hpp"
+
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fcntl.h>
 #include <pthread.h>
 #include <string>
@@ -50,6 +55,19 @@ void JournalWriter::forget_shared_after_fork() noexcept
     }
 }
 
+void JournalWriter::tell_problem(const char* text) noexcept
+{
+    journal::send_problem(std::getenv(journal::k_env_problems), text);
+}
+
+template <typename... Args>
+const char* JournalWriter::fmt_problem(const char* format, Args... args) noexcept
+{
+    static char text[1024];
+    std::snprintf(text, sizeof text, format, args...); // NOLINT(cppcoreguidelines-pro-type-vararg)
+    return text;
+}
+
 bool JournalWriter::start(const std::filesystem::path& run_dir) noexcept
 {
     close();
@@ -60,8 +78,15 @@ bool JournalWriter::start(const std::filesystem::path& run_dir) noexcept
         int fd = ::open((run_dir / name).c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
         if (fd < 0 && errno == EEXIST)
             continue;
-        if (fd < 0)
+        if (fd < 0) {
+            const int err = errno;
+            tell_problem(fmt_problem("pid %d: no journal could be created in %s: %s; the process is not traced", pid,
+                                     run_dir.c_str(), std::strerror(err)));
+            errno = err;
             return false;
+        }
+        m_name = name;
+        m_reported_failure = false;
         m_seq = 0;
         m_import_id = 0;
         if (m_offer) {
@@ -126,6 +151,11 @@ bool JournalWriter::append_line(const char* line, std::size_t size) noexcept
             continue;
         if (n <= 0) {
             ++m_failed_writes;
+            if (!m_reported_failure) {
+                m_reported_failure = true;
+                tell_problem(fmt_problem("pid %d: journal %s: a write failed (%s); its later events may be lost",
+                                         m_pid, m_name.c_str(), n < 0 ? std::strerror(errno) : "nothing written"));
+            }
             return false;
         }
         done += static_cast<std::size_t>(n);

@@ -72,6 +72,13 @@ private:
     /// In a child just forked: the shared journal is the parent's, not to be written.
     static void forget_shared_after_fork() noexcept;
 
+    /// Sends a problem to the supervisor's inbox (IMPORTSCOPE_PROBLEMS), if there is one.
+    static void tell_problem(const char* text) noexcept;
+    template <typename... Args>
+    static const char* fmt_problem(const char* format, Args... args) noexcept;
+
+    std::string m_name;               ///< the journal's file name
+    bool m_reported_failure = false; ///< a failed write was told to the supervisor already
     std::string m_line; ///< the line being written (under the GIL), its buffer kept for the next
     int m_fd = -1;
     char* m_offer = nullptr; ///< shared memory for the next start()

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <array>
 #include <set>
 
 namespace importscope::report {
@@ -100,6 +101,24 @@ std::string render_diff(const ReportDiff& diff)
     return out;
 }
 
+namespace {
+
+/// Which of two runs' outcomes a merged report shows: the one a CI gate must not miss.
+int outcome_rank(const json& outcome)
+{
+    static const std::array<const char*, 5> k_order = {"ok", "target-failed", "timed-out", "tool-failure",
+                                                       "findings"};
+    if (!outcome.is_object())
+        return -1;
+    const std::string reason = outcome.value("reason", "");
+    for (std::size_t i = 0; i < k_order.size(); ++i)
+        if (reason == k_order[i])
+            return static_cast<int>(i);
+    return -1;
+}
+
+} // namespace
+
 json merge_reports(const std::vector<json>& reports)
 {
     if (reports.empty())
@@ -134,7 +153,11 @@ json merge_reports(const std::vector<json>& reports)
         sources.push_back({{"host", host},
                            {"argv", report.at("run").value("argv", json::array())},
                            {"started_at", report.at("run").value("started_at", "")},
-                           {"exit", report.at("run").at("exit")}});
+                           {"exit", report.at("run").at("exit")},
+                           {"outcome", report.at("run").value("outcome", json(nullptr))}});
+        if (const json outcome = report.at("run").value("outcome", json(nullptr));
+            !outcome.is_null() && outcome_rank(outcome) > outcome_rank(merged["run"]["outcome"]))
+            merged["run"]["outcome"] = outcome;
     }
     merged["run"]["merged_from"] = sources;
     merged["summary"] = {{"processes", merged["processes"].size()},

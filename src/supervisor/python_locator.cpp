@@ -67,7 +67,9 @@ bool is_executable_file(const std::string& path)
     return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
 
-std::string search_path(const std::string& name)
+} // namespace
+
+std::string find_on_path(const std::string& name)
 {
     const char* path = std::getenv("PATH");
     std::string entries = path ? path : "/usr/local/bin:/usr/bin:/bin";
@@ -85,6 +87,8 @@ std::string search_path(const std::string& name)
     }
     return {};
 }
+
+namespace {
 
 bool is_elf(const std::string& path)
 {
@@ -143,7 +147,7 @@ std::string default_python()
         if (is_executable_file(candidate))
             return candidate;
     }
-    std::string found = search_path("python3");
+    std::string found = find_on_path("python3");
     if (found.empty())
         throw Error("no python3 on PATH; name the interpreter to use with --python PATH");
     return found;
@@ -151,7 +155,7 @@ std::string default_python()
 
 PythonInstallation locate_python(const std::string& path)
 {
-    std::string executable = path.find('/') == std::string::npos ? search_path(path) : path;
+    std::string executable = path.find('/') == std::string::npos ? find_on_path(path) : path;
     if (executable.empty() || !is_executable_file(executable))
         throw Error(fmt::format("--python {}: no such executable file", path));
     executable = fs::absolute(executable).lexically_normal().string();

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <fcntl.h>
+#include <string>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -134,13 +136,35 @@ void reap_orphans(ProcessEnd& end, std::int64_t until)
     }
 }
 
+/// What the child left in the start pipe: its writer has ended, executed a program or closed it.
+/// A descendant forked during start-up may hold the write end: read without blocking.
+std::string read_start_words(int fd)
+{
+    ::fcntl(fd, F_SETFL, O_NONBLOCK);
+    std::string words;
+    char buffer[512];
+    while (true) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        words.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return words;
+}
+
 } // namespace
 
-ProcessEnd supervise(const std::function<void()>& child_main, const SuperviseOptions& options)
+ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const SuperviseOptions& options)
 {
     BlockedSignals signals;
     TerminalForeground terminal;
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    int start_pipe[2];
+    if (::pipe2(start_pipe, O_CLOEXEC) != 0)
+        throw system_error("pipe", errno);
 
     const pid_t pid = ::fork();
     if (pid < 0)
@@ -150,9 +174,11 @@ ProcessEnd supervise(const std::function<void()>& child_main, const SuperviseOpt
         if (terminal.owned())
             TerminalForeground::give_to(::getpid());
         signals.restore_in_child();
-        child_main();
+        ::close(start_pipe[0]);
+        child_main(start_pipe[1]);
         ::_exit(127);
     }
+    ::close(start_pipe[1]);
     ::setpgid(pid, pid); // both sides set it, so neither races the other
     if (terminal.owned())
         TerminalForeground::give_to(pid);
@@ -216,6 +242,7 @@ ProcessEnd supervise(const std::function<void()>& child_main, const SuperviseOpt
         }
     }
 
+    end.start_words = read_start_words(start_pipe[0]);
     if (end.timed_out || end.stopped || end.forwarded_signal) {
         ::kill(-pid, SIGKILL); // what is left of the group was ours to end
         reap_orphans(end, monotonic_ns() + seconds_to_ns(1.0));

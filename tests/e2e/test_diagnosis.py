@@ -13,7 +13,7 @@ def kinds(run):
 def test_vllm_shaped_probe_is_explained_end_to_end(importscope):
     env = dict(os.environ, PYTHONPATH=str(FIXTURE))
     run = importscope(PROBES / "vllm_deep_gemm_alias.py", env=env)
-    assert run.status == 1, run.stderr
+    assert run.status == 3, run.stderr
     assert kinds(run) == ["duplicate-extension-init", "duplicate-source-exec", "duplicate-source-exec",
                           "partial-alias"]
     [alias] = run.findings("partial-alias")
@@ -71,7 +71,7 @@ def test_pybind11_conflict_from_the_same_file_names_the_first_module(importscope
 
 def test_two_libraries_binding_one_cpp_type(importscope):
     run = importscope(PROBES / "type_conflict" / "main.py")
-    assert run.status == 1, run.stderr
+    assert run.status == 3, run.stderr
     [conflict] = run.findings("native-type-conflict")
     assert conflict["evidence"]["type_name"] == "cudaDeviceProp"
     assert conflict["evidence"]["failed_module"] == "lib_paddle_like"
@@ -83,7 +83,7 @@ def test_two_libraries_binding_one_cpp_type(importscope):
 
 def test_a_vendored_copy_beside_the_original(importscope):
     run = importscope(PROBES / "extension_copy" / "main.py")
-    assert run.status == 1, run.stderr
+    assert run.status == 3, run.stderr
     [copy] = run.findings("duplicate-extension-copy")
     assert copy["severity"] == "error"  # both copies initialized and alive
     assert copy["evidence"]["matched_by"] == "sha256"

@@ -7,14 +7,14 @@ from conftest import TARGETS, run_then_signal
 
 def test_sys_exit_code(importscope):
     run = importscope(TARGETS / "exit_code.py")
-    assert run.status == 0
+    assert run.status == 3 and run.exit["code"] == 3  # the target's own status, passed on
     assert run.exit["code"] == 3 and run.exit["signal"] is None
     assert run.exit["description"] == "exited with status 3"
 
 
 def test_os_exit_loses_nothing(importscope):
     run = importscope("--match", "json", "--match", "csv", "-c", "import json, csv, os; print('bye', flush=True); os._exit(4)")
-    assert run.status == 0
+    assert run.status == 4
     assert run.exit["code"] == 4
     assert run.stdout == "bye\n"  # its own output passed through
     assert run.report["run"]["match"] == ["json", "csv"]
@@ -30,7 +30,7 @@ def test_os_exit_script(importscope):
 
 def test_segfault(importscope):
     run = importscope(TARGETS / "segfault.py")
-    assert run.status == 0
+    assert run.status == 128 + signal.SIGSEGV  # as a shell reports it
     assert run.exit["signal"] == signal.SIGSEGV
     assert run.exit["code"] is None
     assert "killed by SIGSEGV" in run.stderr
@@ -54,7 +54,7 @@ def test_timeout_ends_a_hung_target_and_shows_where_it_was(importscope):
     started = time.monotonic()
     run = importscope("--timeout", "1", TARGETS / "hang.py")
     assert time.monotonic() - started < 15
-    assert run.status == 0
+    assert run.status == 124  # as timeout(1) says it
     assert run.exit["timed_out"] is True
     assert run.exit["signal"] == signal.SIGINT
     assert run.exit["exception"]["type"] == "KeyboardInterrupt"
@@ -64,7 +64,7 @@ def test_timeout_ends_a_hung_target_and_shows_where_it_was(importscope):
 
 def test_sigterm_to_importscope_reaches_the_target_and_the_report_is_written(tmp_path):
     run = run_then_signal(tmp_path, [TARGETS / "hang.py"], signal.SIGTERM, "ready")
-    assert run.status == 0, run.stderr
+    assert run.status == 128 + signal.SIGTERM, run.stderr
     assert run.exit["signal"] == signal.SIGTERM
     assert run.exit["forwarded_signal"] == "SIGTERM"
 

@@ -151,7 +151,7 @@ def test_when_the_report_cannot_be_written_the_journals_are_kept(tmp_path):
     code = f"import json, csv, shutil; shutil.rmtree({str(out)!r})"
     proc = subprocess.run([BIN, "run", "--python", PYTHON, "--match", "csv", "-o", str(out / "r.json"), "-c", code],
                           capture_output=True, text=True, env=dict(os.environ, TMPDIR=str(tmpdir)), timeout=60)
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == 125, proc.stderr
     [kept] = list(tmpdir.iterdir())
     assert f"the journals are kept in {kept}" in proc.stderr
     [journal] = list(kept.glob("journal-*.jsonl"))

@@ -109,11 +109,11 @@ def test_run_fail_on_and_format(importscope):
     run = importscope("--fail-on", "none", probe("deepgemm_capi"))
     assert run.status == 0 and run.findings()
     run = importscope("--fail-on", "warning", PROBES / "double_import" / "main.py")
-    assert run.status == 1
+    assert run.status == 3
     run = importscope("--format", "markdown", probe("deepgemm_capi", "fixed.py"))
     assert "# importscope report" in run.stderr
     bad = importscope("--fail-on", "nonsense", probe("deepgemm_capi", "fixed.py"))
-    assert bad.status == 2 and "unknown finding kind" in bad.stderr
+    assert bad.status == 125 and "unknown finding kind" in bad.stderr
 
 
 def _write(path, data):

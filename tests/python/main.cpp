@@ -68,7 +68,8 @@ int main(int argc, char** argv)
     {
         embed::WorkerPlan plan;
         plan.python_executable = k_linked_python_executable;
-        plan.target = {embed::TargetKind::command, "pass", {}};
+        plan.target.kind = embed::TargetKind::command;
+        plan.target.value = "pass";
         embed::Interpreter interpreter(
             plan, [] { hook::install_finder(); }, [] { hook::ensure_finder_first(); });
         result = Catch::Session().run(argc, argv);

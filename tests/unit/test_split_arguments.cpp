@@ -14,7 +14,9 @@ std::pair<Words, Words> split(const Words& words)
     CLI::App app;
     RunOptions options;
     CLI::App* run = setup_run(app, options);
-    return split_target_arguments(*run, words);
+    auto split = split_target_arguments(*run, words);
+    REQUIRE_FALSE(split.command);
+    return {split.own, split.target_args};
 }
 
 } // namespace
@@ -35,9 +37,15 @@ TEST_CASE("options -m and -c end importscope's options, as in python", "[cli]")
     CHECK(split({"-mjson.tool", "f"}) == std::pair<Words, Words>{{"-mjson.tool"}, {"f"}});
 }
 
-TEST_CASE("a double dash makes the next word the script even if it starts with a dash", "[cli]")
+TEST_CASE("a double dash makes the next word a command, even if it starts with a dash", "[cli]")
 {
-    CHECK(split({"--", "-weird.py", "a"}) == std::pair<Words, Words>{{"--", "-weird.py"}, {"a"}});
+    CLI::App app;
+    RunOptions options;
+    CLI::App* run = setup_run(app, options);
+    CHECK(split_target_arguments(*run, {"-q", "--", "pytest", "-q", "tests/"}) ==
+          importscope::cli::SplitWords{{"-q"}, "pytest", {"-q", "tests/"}});
+    CHECK(split_target_arguments(*run, {"--", "-weird", "a"}) == importscope::cli::SplitWords{{}, "-weird", {"a"}});
+    CHECK(split_target_arguments(*run, {"--"}) == importscope::cli::SplitWords{{}, std::nullopt, {}});
 }
 
 TEST_CASE("options that carry their value in the same word take nothing else", "[cli]")

@@ -16,6 +16,9 @@ inline constexpr const char* k_env_match = "IMPORTSCOPE_MATCH";
 inline constexpr const char* k_env_fallback_dynload = "IMPORTSCOPE_FALLBACK_DYNLOAD";
 /// "1" when Python children are followed; "0" for --no-follow.
 inline constexpr const char* k_env_follow = "IMPORTSCOPE_FOLLOW";
+/// The supervisor's problem inbox (journal/problem_channel.hpp), where a traced process says that
+/// its journal cannot be created or written.
+inline constexpr const char* k_env_problems = "IMPORTSCOPE_PROBLEMS";
 
 /// File name prefix and suffix of journals: "journal-<pid>-<n>.jsonl". n tells apart the images
 /// of one pid (a process that exec'd Python again).

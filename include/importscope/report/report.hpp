@@ -37,9 +37,10 @@ struct RunInfo {
     std::vector<std::string> argv; ///< importscope's own command line
     std::string cwd;
     std::string host;
-    std::string target_kind; ///< "script", "module" or "command"
+    std::string target_kind; ///< "script", "module", "command", "stdin" or "program"
     std::string target;      ///< the script path, module name or code
     std::vector<std::string> target_args;
+    std::vector<std::string> interpreter_options; ///< python's own options before the target
     std::string python_executable;
     std::string python_version;
     std::vector<std::string> match;

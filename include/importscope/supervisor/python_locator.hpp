@@ -23,6 +23,10 @@ std::string default_python();
 /// its major.minor differs from the embedded libpython's.
 PythonInstallation locate_python(const std::string& path);
 
+/// The first executable regular file called `name` in the directories of $PATH, as a shell finds
+/// it ("" when there is none).
+std::string find_on_path(const std::string& name);
+
 /// Parses "3.11" or "3.11.7" into (major, minor).
 std::optional<std::pair<int, int>> parse_version(const std::string& text);
 

@@ -3,6 +3,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <string>
 
 namespace importscope::supervisor {
 
@@ -33,16 +34,20 @@ struct ProcessEnd {
     bool timed_out = false;
     bool stopped = false;                ///< on_tick asked to end the tree
     std::optional<int> forwarded_signal; ///< the SIGINT/SIGTERM/SIGHUP/SIGQUIT importscope passed on
+    /// What the child wrote into its start channel before it ended or executed another program
+    /// (embed::start_word): the handshake.
+    std::string start_words;
     /// Descendants orphaned by their parent and reaped by importscope (a child subreaper).
     std::map<int, WaitStatus> reaped;
 };
 
-/// Forks a child that runs `child_main` (which must not return) in a process group of its own, gives
+/// Forks a child that runs `child_main(start_fd)` (which must not return) in a process group of its own, gives
 /// it the terminal when importscope has it, and waits for it. SIGINT, SIGTERM, SIGHUP and SIGQUIT
 /// sent to importscope are passed on to the whole group (a second one kills it). At the timeout the
 /// group gets SIGINT, so that Python reports where it was, then SIGKILL after the grace period.
 /// importscope is the child subreaper of the tree, so descendants whose parent died are reaped
-/// here and their end is known. The supervisor itself never runs Python.
-ProcessEnd supervise(const std::function<void()>& child_main, const SuperviseOptions& options);
+/// here and their end is known. `start_fd` is the close-on-exec write end of a pipe whose content
+/// comes back as ProcessEnd::start_words. The supervisor itself never runs Python.
+ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const SuperviseOptions& options);
 
 } // namespace importscope::supervisor

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "importscope/report/report.hpp"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
+
+namespace importscope::report {
+
+/// What `importscope run` found, for its exit status: one decision, made in one place.
+struct OutcomeInputs {
+    std::vector<std::string> tool_failures; ///< what kept importscope from doing its job
+    std::size_t selected_findings = 0;      ///< findings that --fail-on selects
+    ExitInfo target;                        ///< how the main process ended
+    bool ignore_target_status = false;      ///< --ignore-target-status: the gate looks at findings only
+};
+
+/// The exit status and the one line that says why (docs/ci-gate.md, "Exit status").
+struct Outcome {
+    int status = 0;
+    std::string reason;  ///< "ok", "findings", "tool-failure", "timed-out", "target-failed"
+    std::string message; ///< e.g. "the target exited with status 1, with no finding that --fail-on selects"
+    std::vector<std::string> failures; ///< OutcomeInputs::tool_failures
+};
+
+/// In order: findings (3); importscope's own failure (125); --timeout (124); the target's failure
+/// passed on, its exit status or 128+N for signal N, as shells report it (128+N too when
+/// importscope passed on signal N and the target still exited 0); else 0.
+Outcome decide_outcome(const OutcomeInputs& inputs);
+
+void to_json(nlohmann::json& j, const Outcome& outcome);
+
+} // namespace importscope::report
