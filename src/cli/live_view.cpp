@@ -12,13 +12,32 @@ namespace importscope::cli {
 
 namespace {
 
-std::size_t terminal_width()
+/// The terminal's size, or 0 rows when it is too small to give a row to the status line.
+winsize terminal_size()
 {
     winsize size{};
-    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 20)
-        return size.ws_col;
-    return 100;
+    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_row < 4 || size.ws_col < 20)
+        size.ws_row = 0;
+    return size;
 }
+
+/// Writes `text` with one write(2), so that the target's output never lands inside a sequence.
+void emit(const std::string& text)
+{
+    (void)std::fflush(stderr);
+    for (std::size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(STDERR_FILENO, text.data() + done, text.size() - done);
+        if (n <= 0)
+            return; // a status line: a failed redraw loses nothing
+        done += static_cast<std::size_t>(n);
+    }
+}
+
+// The status line has the terminal's last row to itself: the rows above it scroll (DECSTBM), the
+// target's cursor is saved and restored around each redraw (DECSC/DECRC), so not a byte the target
+// wrote is covered, even a line it has not ended yet.
+constexpr const char* k_save_cursor = "\x1b" "7";
+constexpr const char* k_restore_cursor = "\x1b" "8";
 
 } // namespace
 
@@ -49,12 +68,7 @@ bool LiveView::update()
             const auto& newest = m_tally.findings().back();
             line += fmt::format(" | {} in pid {}: {}", newest.kind, newest.pid, newest.file);
         }
-        const std::size_t width = terminal_width() - 1;
-        if (line.size() > width)
-            line = line.substr(0, width - 3) + "...";
-        fmt::print(stderr, "\r\x1b[K{}", line);
-        (void)std::fflush(stderr); // a status line: a failed redraw loses nothing
-        m_drawn = true;
+        draw(line);
     }
     return m_tally.errors() > 0;
 }
@@ -65,13 +79,36 @@ analysis::RunModel LiveView::finish()
     return m_builder.finish(m_tail.finish());
 }
 
+void LiveView::draw(std::string line)
+{
+    const winsize size = terminal_size();
+    if (size.ws_row == 0 || (m_rows != 0 && size.ws_row != m_rows)) {
+        clear(); // too small, or resized: the region is set again for the new size
+        if (size.ws_row == 0)
+            return;
+    }
+    std::string text;
+    if (m_rows == 0) {
+        // The last row freed for the status line (index down, which scrolls the text up when the
+        // cursor is on that row and keeps its column, then up again), then the rows above it made
+        // the scrolling region, with the cursor put back where it was.
+        m_rows = size.ws_row;
+        text = fmt::format("\x1b" "D\x1b[1A{}\x1b[1;{}r{}", k_save_cursor, m_rows - 1, k_restore_cursor);
+    }
+    const std::size_t width = size.ws_col - 1u;
+    if (line.size() > width)
+        line = line.substr(0, width - 3) + "...";
+    text += fmt::format("{}\x1b[{};1H\x1b[2K{}{}", k_save_cursor, m_rows, line, k_restore_cursor);
+    emit(text);
+}
+
 void LiveView::clear()
 {
-    if (!m_drawn)
+    if (m_rows == 0)
         return;
-    fmt::print(stderr, "\r\x1b[K");
-    (void)std::fflush(stderr);
-    m_drawn = false;
+    // The status row emptied, the whole screen scrolling again, the cursor where the target left it.
+    emit(fmt::format("{}\x1b[{};1H\x1b[2K\x1b[r{}", k_save_cursor, m_rows, k_restore_cursor));
+    m_rows = 0;
 }
 
 } // namespace importscope::cli

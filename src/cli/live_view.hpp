@@ -14,7 +14,7 @@ namespace importscope::cli {
 /// The run as it goes on: reads the journals as they grow (the supervisor has nothing else to do
 /// then, and has a core of its own), folds their events into the model, makes the report text of
 /// each module record once it is final, keeps a LiveTally, and on a terminal keeps one status line
-/// on stderr up to date (elapsed time, processes, imports, findings, the newest one). What is left
+/// on stderr's last row, below the target's output, up to date (elapsed time, processes, imports, findings, the newest one). What is left
 /// when the target ends is the little the journals gained since the last update.
 class LiveView {
 public:
@@ -32,7 +32,7 @@ public:
     /// Reads what the journals gained and redraws the status line; true once an error finding exists.
     bool update();
 
-    /// Erases the status line, so that what follows starts on a clean line.
+    /// Erases the status line and gives its row back to the scrolling text.
     void clear();
 
     /// After the run: erases the status line, reads the rest of the journals and gives the model.
@@ -48,7 +48,8 @@ private:
     journal::JournalTail m_tail;
     bool m_show_status;
     static constexpr std::int64_t k_redraw_ns = 100'000'000; ///< updates come more often than a person reads
-    bool m_drawn = false;
+    void draw(std::string line);
+    unsigned short m_rows = 0; ///< the terminal's height while the status line has the last row; 0: not drawn
     std::int64_t m_drawn_ns = 0;
     std::int64_t m_started_ns;
 };

@@ -6,6 +6,7 @@
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/known_issues.hpp"
 #include "importscope/analysis/model.hpp"
+#include "importscope/analysis/untraced.hpp"
 #include "importscope/embed/worker.hpp"
 #include "importscope/journal/problem_channel.hpp"
 #include "importscope/journal/reader.hpp"
@@ -467,6 +468,7 @@ int run_run(const RunOptions& options)
     model.problems.insert(model.problems.end(), failures.begin(), failures.end());
 
     const std::vector<analysis::Finding> findings = find_hazards(model, data_dir);
+    info.untraced = analysis::find_untraced(model, k_linked_python_minor);
     info.environment = describe_environment(std::move(fingerprint_facts), model, options);
     // The module records go from the model straight into the file's text (report_text.cpp).
     nlohmann::json report_json = report::build_report(info, model, findings, report::ModuleRecords::deferred);

@@ -58,6 +58,7 @@ void export_to_children(const WorkerPlan& plan)
         const char* old = std::getenv("PYTHONPATH");
         const std::string path = old && *old ? plan.bootstrap_dir + ":" + old : plan.bootstrap_dir;
         ::setenv("PYTHONPATH", path.c_str(), 1);
+        ::setenv(journal::k_env_bootstrap, plan.bootstrap_dir.c_str(), 1);
     }
 }
 

@@ -7,9 +7,11 @@
 #include "embed/compat.hpp"
 #include "embed/names.hpp"
 #include "embed/python_error.hpp"
+#include "importscope/journal/run_layout.hpp"
 #include "importscope/util/clock.hpp"
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -85,6 +87,20 @@ std::vector<std::string> words_of(PyObject* args)
 
 /// os.exec (path, args, env), os.posix_spawn (path, argv, env), subprocess.Popen (executable, args,
 /// cwd, env), os.system (command,): the process is starting another program.
+/// Whether an environment given to a new program still leads a Python child to trace itself: it
+/// names the run directory, and its PYTHONPATH holds the bootstrap directory.
+std::string environment_verdict(PyObject* env) // borrowed
+{
+    if (!env || env == Py_None || !PyDict_Check(env))
+        return {}; // inherited, or a mapping not worth guessing about
+    const char* bootstrap = std::getenv(journal::k_env_bootstrap);
+    PyObject* run_dir = PyDict_GetItemString(env, journal::k_env_run_dir); // borrowed
+    PyObject* python_path = PyDict_GetItemString(env, "PYTHONPATH");      // borrowed
+    const bool kept = run_dir && python_path && PyUnicode_Check(python_path) && bootstrap &&
+                      embed::to_utf8(python_path).find(bootstrap) != std::string::npos;
+    return kept ? "kept" : "dropped";
+}
+
 void record_program_start(const char* event, PyObject* args)
 {
     JournalWriter& journal = JournalWriter::instance();
@@ -102,6 +118,10 @@ void record_program_start(const char* event, PyObject* args)
         } else if (!e.argv.empty()) {
             e.executable = e.argv.front();
         }
+        // os.exec and os.posix_spawn: (path, args, env); subprocess.Popen: (executable, args, cwd, env).
+        const Py_ssize_t env_at = std::strcmp(event, "subprocess.Popen") == 0 ? 3 : 2;
+        if (PyTuple_GET_SIZE(args) > env_at)
+            e.env = environment_verdict(PyTuple_GET_ITEM(args, env_at));
     }
     journal.append(std::move(e));
 }

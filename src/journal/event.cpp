@@ -178,6 +178,8 @@ public:
         m_json.begin_object();
         m_json.key("argv");
         m_json.strings(e.argv);
+        if (!e.env.empty())
+            text("env", e.env);
         text("ev", "program");
         text("executable", e.executable);
         pid_and_seq(e);

@@ -266,6 +266,7 @@ Event decode_object(Fields& j)
         e.via = j.string("via");
         e.executable = j.string_or_empty("executable");
         e.argv = j.strings("argv");
+        e.env = j.string_or_empty("env");
         return e;
     }
     if (tag == "alias") {

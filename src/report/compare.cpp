@@ -128,6 +128,7 @@ json merge_reports(const std::vector<json>& reports)
     merged["modules"] = json::array();
     merged["findings"] = json::array();
     merged["problems"] = json::array();
+    merged["untraced"] = json::array();
     json sources = json::array();
     std::size_t errors = 0, warnings = 0, inits = 0;
     std::set<std::pair<std::string, int>> with_findings;
@@ -148,6 +149,10 @@ json merge_reports(const std::vector<json>& reports)
             with_findings.insert({host, finding.value("pid", 0)});
             merged["findings"].push_back(std::move(finding));
         }
+        for (json untraced : report.value("untraced", json::array())) {
+            untraced["host"] = host;
+            merged["untraced"].push_back(std::move(untraced));
+        }
         for (const json& problem : report.at("problems"))
             merged["problems"].push_back(fmt::format("{}: {}", host, problem.get<std::string>()));
         sources.push_back({{"host", host},
@@ -162,6 +167,8 @@ json merge_reports(const std::vector<json>& reports)
     merged["run"]["merged_from"] = sources;
     merged["summary"] = {{"processes", merged["processes"].size()},
                          {"processes_with_findings", with_findings.size()},
+                         {"python_processes", merged["processes"].size() + merged["untraced"].size()},
+                         {"untraced_processes", merged["untraced"].size()},
                          {"modules", merged["modules"].size()},
                          {"extension_inits", inits},
                          {"findings", merged["findings"].size()},

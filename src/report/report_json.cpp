@@ -202,6 +202,15 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
                            {"order", alias.event.seq},
                            {"first_seen_at", alias.event.stack}});
 
+    json untraced = json::array();
+    for (const auto& u : run.untraced)
+        untraced.push_back({{"parent_pid", u.parent_pid},
+                            {"via", u.via},
+                            {"executable", u.executable},
+                            {"argv", u.argv},
+                            {"reason", u.reason},
+                            {"advice", u.advice}});
+
     json exit = exit_json(run.exit);
     exit["exception"] = main_process ? optional_json(main_process->uncaught) : json(nullptr);
 
@@ -230,10 +239,13 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
         {"findings", finding_list},
         {"aliases", aliases},
         {"problems", model.problems},
+        {"untraced", untraced},
         {"environment", run.environment},
         {"summary",
          {{"processes", model.processes.size()},
           {"processes_with_findings", pids_with_findings.size()},
+         {"python_processes", model.processes.size() + run.untraced.size()},
+         {"untraced_processes", run.untraced.size()},
           {"modules", model.modules.size()},
           {"extension_inits", extension_inits},
           {"journal_bytes", model.journal_bytes},

@@ -46,6 +46,25 @@ std::string outcome_text(const json& load)
     return load.value("status", "unknown");
 }
 
+/// The Python processes importscope did not see, each with why and what to do.
+std::string untraced_text(const json& report, const Painter& paint)
+{
+    const json& untraced = report.value("untraced", json::array());
+    if (untraced.empty())
+        return {};
+    const json& summary = report.at("summary");
+    std::string out = fmt::format(
+        "importscope: {}: {} of {} Python processes traced; not traced:\n",
+        paint("warning", fmt::fg(fmt::terminal_color::yellow) | fmt::emphasis::bold),
+        summary.value("processes", 0), summary.value("python_processes", 0));
+    for (const json& u : untraced) {
+        out += fmt::format("  pid {} started {} ({})\n", u.value("parent_pid", 0),
+                           fmt::join(u.value("argv", std::vector<std::string>{}), " "), u.value("via", ""));
+        out += fmt::format("    why: {}\n    fix: {}\n", u.value("reason", ""), u.value("advice", ""));
+    }
+    return out;
+}
+
 } // namespace
 
 std::string render_summary(const json& report, bool color)
@@ -106,6 +125,7 @@ std::string render_summary(const json& report, bool color)
     }
     if (report.at("findings").empty())
         out += "importscope: no findings\n";
+    out += untraced_text(report, paint);
     for (const json& problem : report.at("problems"))
         out += fmt::format("importscope: note: {}\n", problem.get<std::string>());
     return out;

@@ -142,6 +142,9 @@ struct ProgramStart {
     std::string via;        ///< the audit event: "os.exec", "subprocess.Popen", ...
     std::string executable; ///< may be empty (os.system)
     std::vector<std::string> argv;
+    /// What the program's environment keeps of the run's: "" when it inherits this process's,
+    /// "kept" when a given env= still names the run and the bootstrap, "dropped" when it does not.
+    std::string env;
 };
 
 /// A sys.modules key whose module has another __name__ (an alias), seen the first time an import

@@ -16,6 +16,8 @@ inline constexpr const char* k_env_match = "IMPORTSCOPE_MATCH";
 inline constexpr const char* k_env_fallback_dynload = "IMPORTSCOPE_FALLBACK_DYNLOAD";
 /// "1" when Python children are followed; "0" for --no-follow.
 inline constexpr const char* k_env_follow = "IMPORTSCOPE_FOLLOW";
+/// The children's bootstrap directory, which PYTHONPATH must start with for a child to be traced.
+inline constexpr const char* k_env_bootstrap = "IMPORTSCOPE_BOOTSTRAP";
 /// The supervisor's problem inbox (journal/problem_channel.hpp), where a traced process says that
 /// its journal cannot be created or written.
 inline constexpr const char* k_env_problems = "IMPORTSCOPE_PROBLEMS";

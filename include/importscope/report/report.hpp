@@ -2,6 +2,7 @@
 
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/model.hpp"
+#include "importscope/analysis/untraced.hpp"
 
 #include "importscope/util/atomic_file.hpp"
 
@@ -54,6 +55,8 @@ struct RunInfo {
     std::map<int, ExitInfo> seen_ends;
     /// The environment fingerprint (supervisor::collect_environment), or null.
     nlohmann::json environment;
+    /// Python processes that traced processes started and that were not traced (analysis::find_untraced).
+    std::vector<analysis::UntracedProcess> untraced;
 };
 
 /// "SIGABRT" for 6; "signal 77" for a number without a name.

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "importscope/analysis/model.hpp"
+
+#include <string>
+#include <vector>
+
+namespace importscope::analysis {
+
+/// A Python process that a traced process started and that never journaled: what importscope
+/// could not see, and why.
+struct UntracedProcess {
+    int parent_pid = 0;            ///< the traced process that started it
+    std::string via;               ///< "subprocess.Popen", "os.exec", ...
+    std::string executable;
+    std::vector<std::string> argv;
+    std::string reason; ///< why it was not traced, as far as its command line and environment tell
+    std::string advice; ///< what to do to trace it
+};
+
+/// The programs traced processes started that are Python interpreters (by file name, or the
+/// starter's own sys.executable) and that no traced process matches (the same argv, started by
+/// that parent or, for exec, in its place). `linked_minor` is the CPython minor the hooks are
+/// built for.
+std::vector<UntracedProcess> find_untraced(const RunModel& model, int linked_minor);
+
+/// How many Python processes ran that importscope knows of: the traced ones and the untraced.
+std::size_t python_process_count(const RunModel& model, const std::vector<UntracedProcess>& untraced);
+
+} // namespace importscope::analysis

@@ -1,0 +1,140 @@
+#include "importscope/analysis/untraced.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+#include <string_view>
+
+namespace importscope::analysis {
+
+namespace {
+
+std::string_view file_name(std::string_view path)
+{
+    const auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+/// python, python3, python3.11, python3.13t: the minor, or -1 when the name gives none; nullopt
+/// when it is not a Python interpreter's name.
+std::optional<int> python_name_minor(std::string_view name)
+{
+    if (!name.starts_with("python"))
+        return std::nullopt;
+    name.remove_prefix(6);
+    int minor = -1;
+    if (name.starts_with("3.")) {
+        name.remove_prefix(2);
+        minor = 0;
+        while (!name.empty() && name.front() >= '0' && name.front() <= '9') {
+            minor = minor * 10 + (name.front() - '0');
+            name.remove_prefix(1);
+        }
+    } else if (name.starts_with("3")) {
+        name.remove_prefix(1);
+    }
+    if (!name.empty() && name != "d" && name != "t")
+        return std::nullopt;
+    return minor;
+}
+
+/// Python's own short options before its target, joined ("-IS" holds I and S).
+std::string interpreter_flags(const std::vector<std::string>& argv)
+{
+    std::string flags;
+    for (std::size_t i = 1; i < argv.size(); ++i) {
+        const std::string& word = argv[i];
+        if (word.size() < 2 || word[0] != '-' || word == "--")
+            break;
+        if (word.starts_with("--")) {
+            flags += word == "--version" || word == "--help" ? "V" : "";
+            continue;
+        }
+        for (std::size_t j = 1; j < word.size(); ++j) {
+            if (word[j] == 'c' || word[j] == 'm')
+                return flags;
+            if (word[j] == 'W' || word[j] == 'X') {
+                i += j + 1 == word.size() ? 1 : 0; // its value is the next word
+                break;
+            }
+            flags += word[j];
+        }
+    }
+    return flags;
+}
+
+/// Why a Python program was not traced, and what to do.
+std::pair<std::string, std::string> explain(const journal::ProgramStart& program, std::optional<int> minor,
+                                            int linked_minor)
+{
+    const std::string flags = interpreter_flags(program.argv);
+    if (flags.find('I') != std::string::npos)
+        return {"isolated mode (-I): it ignores PYTHONPATH, which carries importscope's bootstrap",
+                "drop -I from that command while you diagnose, or run it on its own under importscope"};
+    if (flags.find('E') != std::string::npos)
+        return {"-E: it ignores PYTHONPATH, which carries importscope's bootstrap",
+                "drop -E from that command while you diagnose, or run it on its own under importscope"};
+    if (flags.find('S') != std::string::npos)
+        return {"-S: it does not import site, which loads importscope's bootstrap",
+                "drop -S from that command while you diagnose, or run it on its own under importscope"};
+    if (program.env == "dropped")
+        return {"it was given an environment without IMPORTSCOPE_RUN_DIR or without importscope's bootstrap on "
+                "PYTHONPATH (env= built from scratch)",
+                "build the child's env from os.environ (dict(os.environ, ...)) so that it keeps both"};
+    if (minor && *minor >= 0 && *minor != linked_minor)
+        return {fmt::format("it is Python 3.{}, and importscope's hooks are built for Python 3.{}", *minor,
+                            linked_minor),
+                fmt::format("run that command under an importscope built for Python 3.{}", *minor)};
+    return {"it wrote no journal: it may have ended before site ran, or could not write into the run directory",
+            "see the report's problems, and run that command on its own under importscope"};
+}
+
+bool is_python_program(const journal::ProgramStart& program, const ProcessRecord& starter, std::optional<int>& minor)
+{
+    if (program.via == "os.system" || program.argv.empty())
+        return false;
+    minor = python_name_minor(file_name(program.executable));
+    if (!minor)
+        minor = python_name_minor(file_name(program.argv.front()));
+    if (!minor && program.executable == starter.executable && !starter.executable.empty())
+        minor = -1;
+    // `python --version` or `-h` runs no Python code: nothing to trace.
+    return minor && interpreter_flags(program.argv).find_first_of("Vh") == std::string::npos;
+}
+
+} // namespace
+
+std::vector<UntracedProcess> find_untraced(const RunModel& model, int linked_minor)
+{
+    std::vector<UntracedProcess> untraced;
+    std::set<std::size_t> matched; // indexes of traced processes already paired with a start
+    for (const ProcessRecord& starter : model.processes)
+        for (const journal::ProgramStart& program : starter.programs) {
+            std::optional<int> minor;
+            if (!is_python_program(program, starter, minor))
+                continue;
+            const bool exec = program.via == "os.exec";
+            bool found = false;
+            for (std::size_t i = 0; i < model.processes.size() && !found; ++i) {
+                const ProcessRecord& p = model.processes[i];
+                const bool related = exec ? p.pid == starter.pid && &p != &starter : p.ppid == starter.pid;
+                if (related && p.argv == program.argv && !matched.count(i)) {
+                    matched.insert(i);
+                    found = true;
+                }
+            }
+            if (found)
+                continue;
+            auto [reason, advice] = explain(program, minor, linked_minor);
+            untraced.push_back(
+                {starter.pid, program.via, program.executable, program.argv, std::move(reason), std::move(advice)});
+        }
+    return untraced;
+}
+
+std::size_t python_process_count(const RunModel& model, const std::vector<UntracedProcess>& untraced)
+{
+    return model.processes.size() + untraced.size();
+}
+
+} // namespace importscope::analysis
