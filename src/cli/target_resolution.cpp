@@ -155,15 +155,14 @@ Target parse_python_arguments(const std::vector<std::string>& words)
         }
         // Short options, possibly joined (-uc CODE); -c and -m end python's options, -W and -X
         // take the rest of the word or the next one.
+        bool value_in_next_word = false;
         for (std::size_t j = 1; j < word.size(); ++j) {
             const char option = word[j];
             if (option != 'c' && option != 'm' && option != 'W' && option != 'X')
                 continue;
             const bool value_joined = j + 1 < word.size();
             if (option == 'W' || option == 'X') {
-                target.interpreter_options.push_back(word);
-                if (!value_joined && i + 1 < words.size())
-                    target.interpreter_options.push_back(words[++i]);
+                value_in_next_word = !value_joined;
                 break;
             }
             if (j > 1)
@@ -177,8 +176,9 @@ Target parse_python_arguments(const std::vector<std::string>& words)
             target.args = rest(next);
             return target;
         }
-        if (target.interpreter_options.empty() || target.interpreter_options.back() != word)
-            target.interpreter_options.push_back(word);
+        target.interpreter_options.push_back(word);
+        if (value_in_next_word && i + 1 < words.size())
+            target.interpreter_options.push_back(words[++i]);
     }
     return target;
 }

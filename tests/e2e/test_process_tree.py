@@ -184,7 +184,12 @@ def test_a_program_that_is_not_python_is_listed_not_traced(importscope):
 def _run_with_stderr_on_a_terminal(args, tmp_path):
     import pty
 
+    import fcntl
+    import struct
+    import termios
+
     controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), *map(str, args)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=terminal)
     os.close(terminal)
@@ -206,7 +211,7 @@ def test_a_status_line_is_kept_up_to_date_on_a_terminal(tmp_path):
     status, output = _run_with_stderr_on_a_terminal(
         ["-c", "import time, json\nfor _ in range(8):\n    time.sleep(0.1)\n"], tmp_path)
     assert status == 0
-    assert "\r\x1b[Kimportscope: " in output
+    assert "\x1b[24;1H\x1b[2Kimportscope: " in output  # on the last row, which it keeps to itself
     assert "| 1 process |" in output
 
 
