@@ -108,7 +108,7 @@ void on_failed_startup(const PyStatus& status)
     }
     fmt::print(stderr, "importscope: error: cannot execute {}: {}\n", plan.target.value, std::strerror(err));
     (void)std::fflush(stderr);
-    ::write(g_start_fd, "F", 1);
+    (void)!::write(g_start_fd, "F", 1); // the status below says it too
     // As a shell says it: 127 for a program that is not there, 126 for one that cannot be run.
     ::_exit(err == ENOENT ? 127 : 126);
 }

@@ -64,7 +64,7 @@ template <typename... Args>
 const char* JournalWriter::fmt_problem(const char* format, Args... args) noexcept
 {
     static char text[1024];
-    std::snprintf(text, sizeof text, format, args...); // NOLINT(cppcoreguidelines-pro-type-vararg)
+    (void)std::snprintf(text, sizeof text, format, args...); // NOLINT(cppcoreguidelines-pro-type-vararg)
     return text;
 }
 
