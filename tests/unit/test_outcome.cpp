@@ -61,7 +61,7 @@ TEST_CASE("findings come first, then importscope's failures, then the timeout", 
     CHECK(decide_outcome({{}, 0, timed_out, false}).status == 124);
 }
 
-TEST_CASE("--ignore-target-status looks at findings and importscope's failures only", "[outcome]")
+TEST_CASE("ignoring the target's status looks at findings and importscope's failures only", "[outcome]")
 {
     CHECK(decide_outcome({{}, 0, exited(1), true}).status == 0);
     CHECK(decide_outcome({{}, 1, exited(1), true}).status == 3);
