@@ -85,3 +85,30 @@ def run_then_signal(tmp_path, args, sig, ready):
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=30)
     return Run(subprocess.CompletedProcess(proc.args, proc.returncode, out, err), report)
+
+
+def run_on_a_terminal(command, rows=24, columns=100, **popen):
+    """Runs `command` with stderr (and, unless given, stdout) on a pseudo-terminal of that size;
+    returns its exit status and everything written to the terminal."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", rows, columns, 0, 0))
+    popen.setdefault("stdout", terminal)
+    proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stderr=terminal, **popen)
+    os.close(terminal)
+    chunks = []
+    while True:
+        try:
+            data = os.read(controller, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    status = proc.wait(timeout=60)
+    os.close(controller)
+    return status, b"".join(chunks).decode(errors="replace")

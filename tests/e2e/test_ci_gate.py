@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, PROBES, PYTHON, TARGETS, Run, run_then_signal
+from conftest import BIN, PROBES, PYTHON, TARGETS, Run, run_on_a_terminal, run_then_signal
 
 CAPI_SO = next((PROBES / "deepgemm_capi/vllm_mini/third_party/deep_gemm").glob("_C*.so"))
 
@@ -296,31 +296,11 @@ def test_usage_errors_are_one_line_with_a_suggestion(tmp_path):
 
 def test_the_status_line_never_covers_what_the_target_wrote(tmp_path):
     pyte = pytest.importorskip("pyte")
-    import fcntl
-    import pty
-    import struct
-    import termios
-
-    controller, terminal = pty.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
     # Progress dots with no newline for a second, as pytest draws them, while the status line redraws.
     code = ("import sys, time\nprint('first line')\nfor _ in range(20):\n"
             "    sys.stderr.write('.'); sys.stderr.flush(); time.sleep(0.05)\nprint(' done')\n")
-    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), "-c", code],
-                            stdin=subprocess.DEVNULL, stdout=terminal, stderr=terminal)
-    os.close(terminal)
-    chunks = []
-    while True:
-        try:
-            data = os.read(controller, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    assert proc.wait(timeout=60) == 0
-    os.close(controller)
-    output = b"".join(chunks).decode()
+    status, output = run_on_a_terminal([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), "-c", code])
+    assert status == 0
     assert "| 1 process |" in output  # the status line was drawn
     screen = pyte.Screen(100, 24)
     pyte.Stream(screen).feed(output.replace("\n", "\r\n"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, PROBES, PYTHON, TARGETS, probe, run_then_signal
+from conftest import BIN, PROBES, PYTHON, TARGETS, probe, run_on_a_terminal, run_then_signal
 
 CAPI_SO = next((PROBES / "deepgemm_capi/vllm_mini/third_party/deep_gemm").glob("_C*.so"))
 
@@ -182,29 +182,8 @@ def test_a_program_that_is_not_python_is_listed_not_traced(importscope):
 
 
 def _run_with_stderr_on_a_terminal(args, tmp_path):
-    import pty
-
-    import fcntl
-    import struct
-    import termios
-
-    controller, terminal = pty.openpty()
-    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))
-    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), *map(str, args)],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=terminal)
-    os.close(terminal)
-    chunks = []
-    while True:
-        try:
-            data = os.read(controller, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=60)
-    os.close(controller)
-    return proc.returncode, b"".join(chunks).decode(errors="replace")
+    return run_on_a_terminal([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), *map(str, args)],
+                             stdout=subprocess.DEVNULL)
 
 
 def test_a_status_line_is_kept_up_to_date_on_a_terminal(tmp_path):
