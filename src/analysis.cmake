@@ -6,6 +6,7 @@ configure_file(${PROJECT_SOURCE_DIR}/include/importscope/version.hpp.in
 # Journal, analysis and report: pure C++, no Python. Unit tests link only this.
 add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/error.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/console.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/atomic_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/sha256.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/redact.cpp

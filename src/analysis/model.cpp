@@ -1,4 +1,5 @@
 #include "importscope/analysis/model.hpp"
+#include "importscope/util/redact.hpp"
 
 #include <fmt/format.h>
 
@@ -95,6 +96,10 @@ public:
         ModuleRecord& r = m_model.modules[it->second.index];
         r.status = e.error ? ImportStatus::error : ImportStatus::ok;
         r.error = std::move(e.error);
+        if (r.error) { // an error's text may quote a URL with its password, or a token
+            r.error->message = redact_text(r.error->message);
+            r.error->traceback = redact_text(r.error->traceback);
+        }
         r.duration_ms = static_cast<double>(e.mono_ns - it->second.begin_ns) / 1e6;
         m_open.erase(it);
         if (m_on_final)

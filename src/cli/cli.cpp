@@ -3,6 +3,7 @@
 #include "cli/report_commands.hpp"
 #include "cli/run_command.hpp"
 #include "cli/usage.hpp"
+#include "importscope/util/console.hpp"
 #include "importscope/util/error.hpp"
 #include "importscope/version.hpp"
 
@@ -10,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
 #include <string>
 #include <vector>
 
@@ -20,8 +22,8 @@ namespace {
 /// A usage error as one line, with the way to the help of the command it concerns.
 int usage_error(const std::string& message, const std::string& subcommand, ExitStatus status)
 {
-    fmt::print(stderr, "importscope: error: {}; see 'importscope {}--help'\n", message,
-               subcommand.empty() ? "" : subcommand + " ");
+    print_to_stderr(fmt::format("importscope: error: {}; see 'importscope {}--help'\n", message,
+               subcommand.empty() ? "" : subcommand + " "));
     return static_cast<int>(status);
 }
 
@@ -51,6 +53,10 @@ bool has_subcommand(const CLI::App& app, const std::string& name)
 
 int run_cli(int argc, char** argv)
 {
+    // A closed descriptor 2 would be taken by the next file opened; a reader that went away
+    // (2>&1 | head -c1) must be an error to handle, not SIGPIPE.
+    ensure_standard_descriptors();
+    std::signal(SIGPIPE, SIG_IGN); // NOLINT(cert-err33-c): SIG_IGN cannot fail for SIGPIPE
     CLI::App app{"importscope: find native extensions that Python initializes under two module names.", "importscope"};
     app.set_version_flag("--version", fmt::format("importscope {} (Python {})", k_version, k_linked_python_version));
     app.require_subcommand(1);
@@ -67,7 +73,7 @@ int run_cli(int argc, char** argv)
 
     std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty()) {
-        fmt::print(stderr, "{}", cli::short_help(app));
+        print_to_stderr(cli::short_help(app));
         return static_cast<int>(ExitStatus::usage);
     }
     run_options.argv.assign(argv, argv + argc);
@@ -124,10 +130,10 @@ int run_cli(int argc, char** argv)
             return cli::run_merge(merge_options);
         return static_cast<int>(ExitStatus::usage);
     } catch (const Error& e) {
-        fmt::print(stderr, "importscope: error: {}\n", e.what());
+        print_to_stderr(fmt::format("importscope: error: {}\n", e.what()));
         return static_cast<int>(e.status() == ExitStatus::usage ? usage_status : e.status());
     } catch (const std::exception& e) {
-        fmt::print(stderr, "importscope: error: internal error: {}\n", e.what());
+        print_to_stderr(fmt::format("importscope: error: internal error: {}\n", e.what()));
         return static_cast<int>(running ? ExitStatus::tool_failure : ExitStatus::usage);
     }
 }

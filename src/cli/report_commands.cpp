@@ -42,6 +42,12 @@ auto with_report_errors(const std::string& name, Body&& body)
 
 } // namespace
 
+void check_output(const std::string& output, const std::vector<std::filesystem::path>& inputs)
+{
+    if (!output.empty() && output != "-")
+        check_writable_destination(output, inputs);
+}
+
 void emit(const std::string& output, const std::string& text)
 {
     if (output.empty() || output == "-") {
@@ -50,7 +56,6 @@ void emit(const std::string& output, const std::string& text)
             throw system_error("standard output", errno);
         return;
     }
-    check_writable_destination(output);
     write_file_atomically(output, text);
 }
 
@@ -91,6 +96,7 @@ CLI::App* setup_merge(CLI::App& app, MergeOptions& options)
 int run_report(const ReportOptions& options)
 {
     const report::Format format = report::parse_format(options.format);
+    check_output(options.output, {options.input});
     const auto document = report::read_report(options.input);
     const std::string text = with_report_errors(options.input, [&] {
         return report::render(document, format, options.output.empty() && stdout_wants_color());
@@ -102,6 +108,7 @@ int run_report(const ReportOptions& options)
 int run_diff(const DiffOptions& options)
 {
     const report::FailOn gate = report::FailOn::parse(options.fail_on);
+    check_output(options.output, {options.old_report, options.new_report});
     const auto before = report::read_report(options.old_report);
     const auto after = report::read_report(options.new_report);
     const report::ReportDiff diff = with_report_errors(options.old_report + " or " + options.new_report,
@@ -114,10 +121,14 @@ int run_diff(const DiffOptions& options)
 
 int run_merge(const MergeOptions& options)
 {
+    check_output(options.output, {options.inputs.begin(), options.inputs.end()});
     std::vector<nlohmann::json> reports;
-    for (const auto& input : options.inputs)
+    for (const auto& input : options.inputs) {
         reports.push_back(report::read_report(input));
-    check_writable_destination(options.output);
+        // Checked as `report` checks it, by the renderers that read every field: a merge of a
+        // wrongly typed report would be one too.
+        with_report_errors(input, [&] { return report::render(reports.back(), report::Format::markdown, false); });
+    }
     const std::string text = with_report_errors(fmt::format("{}", fmt::join(options.inputs, ", ")),
                                                 [&] { return report::merge_reports(reports).dump(2) + "\n"; });
     write_file_atomically(options.output, text);

@@ -2,6 +2,7 @@
 
 #include <CLI/App.hpp>
 
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,9 @@ CLI::App* setup_merge(CLI::App& app, MergeOptions& options);
 int run_report(const ReportOptions& options);
 int run_diff(const DiffOptions& options);
 int run_merge(const MergeOptions& options);
+
+/// Refuses, before anything is read, an output that could not be written or is one of `inputs`.
+void check_output(const std::string& output, const std::vector<std::filesystem::path>& inputs);
 
 /// Writes `text` to `output` atomically, or to standard output when `output` is empty.
 void emit(const std::string& output, const std::string& text);

@@ -20,10 +20,10 @@
 #include "importscope/supervisor/environment.hpp"
 #include "importscope/supervisor/python_locator.hpp"
 #include "importscope/supervisor/run_dir.hpp"
-#include "importscope/supervisor/stragglers.hpp"
 #include "importscope/supervisor/supervisor.hpp"
 #include "importscope/util/atomic_file.hpp"
 #include "importscope/util/clock.hpp"
+#include "importscope/util/console.hpp"
 #include "importscope/util/error.hpp"
 #include "importscope/util/keep_until_exit.hpp"
 #include "importscope/util/sha256.hpp"
@@ -106,6 +106,8 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
 }
 
 namespace {
+
+constexpr double k_max_timeout_s = 366.0 * 24 * 3600;
 
 /// The request, validated once before anything runs: what the worker and the report need.
 struct RunRequest {
@@ -208,12 +210,19 @@ RunRequest make_request(const RunOptions& options)
         {options.script, options.module, options.command, options.program, options.target_args});
     if (options.timeout_given && !(options.timeout_s > 0))
         throw Error(fmt::format("--timeout {} is not a positive number of seconds", options.timeout_s));
+    if (options.timeout_given && !(options.timeout_s <= k_max_timeout_s)) // also NaN and inf
+        throw Error(fmt::format("--timeout {} is more than importscope can wait ({} s, about a year)", options.timeout_s,
+                                k_max_timeout_s));
     if (options.match.empty())
         throw Error("--match needs at least one PATTERN");
     if (options.no_follow && request.resolved.target.kind == embed::TargetKind::program)
         throw Error(fmt::format("{} is not Python: with --no-follow nothing of it would be traced",
                                 request.resolved.target.value));
-    check_writable_destination(options.output);
+    std::vector<std::filesystem::path> inputs;
+    if (request.resolved.target.kind == embed::TargetKind::script ||
+        request.resolved.target.kind == embed::TargetKind::program)
+        inputs.emplace_back(request.resolved.target.value);
+    check_writable_destination(options.output, inputs);
     request.gate = report::FailOn::parse(options.fail_on);
     request.summary_format = report::parse_format(options.format);
     request.python = choose_python(options, request.resolved);
@@ -259,7 +268,7 @@ std::unique_ptr<journal::SharedJournal> make_shared_journal()
 
 /// Launch: the worker under the supervisor, the journals read as they grow.
 Launched launch(const RunOptions& options, const RunRequest& request, const supervisor::RunDir& run_dir,
-                LiveView& live, journal::SharedJournal* shared, journal::ProblemInbox& inbox)
+                LiveView& live, journal::SharedJournal* shared, journal::ProblemInbox& inbox, int helper_pid)
 {
     embed::WorkerPlan plan;
     plan.python_executable = request.python.executable;
@@ -278,6 +287,8 @@ Launched launch(const RunOptions& options, const RunRequest& request, const supe
         live.follow(shared);
     }
     supervisor::SuperviseOptions supervise_options;
+    if (helper_pid > 0)
+        supervise_options.helpers.insert(helper_pid);
     if (options.timeout_given)
         supervise_options.timeout_s = options.timeout_s;
     // The journals are read as they grow, whether or not a status line shows them, and often: what
@@ -313,9 +324,8 @@ std::string start_failure(const Launched& launched, const report::ExitInfo& exit
                        program ? "it executed the program" : "the interpreter was ready to run the target");
 }
 
-/// Collect: how each process ended, and the traced processes that outlived an ended run.
-void record_ends(report::RunInfo& info, const Launched& launched, const analysis::RunModel& model,
-                 const supervisor::RunDir& run_dir)
+/// Collect: how each process ended, and those that outlived the run, which importscope ended.
+void record_ends(report::RunInfo& info, const Launched& launched, const analysis::RunModel& model)
 {
     const supervisor::ProcessEnd& end = launched.end;
     info.started_ns = launched.started_ns;
@@ -327,14 +337,12 @@ void record_ends(report::RunInfo& info, const Launched& launched, const analysis
     info.exit.forwarded_signal = end.forwarded_signal;
     for (const auto& [pid, status] : end.reaped)
         info.seen_ends[pid] = to_exit_info(status, "reaped");
-    if (end.timed_out || end.stopped || end.forwarded_signal) {
-        // Traced processes that left the process group and outlived the end of the run.
-        std::vector<int> unaccounted;
-        for (const auto& p : model.processes)
-            if (!p.end && p.pid != end.pid && !info.seen_ends.count(p.pid))
-                unaccounted.push_back(p.pid);
-        for (int pid : supervisor::kill_stragglers(run_dir.path(), unaccounted))
-            info.seen_ends[pid] = to_exit_info({std::nullopt, SIGKILL, false}, "killed");
+    // What outlived the run, even outside its process group or session, importscope ended.
+    for (int pid : end.ended_by_importscope) {
+        const auto reaped = end.reaped.find(pid);
+        info.seen_ends[pid] = to_exit_info(
+            reaped != end.reaped.end() ? reaped->second : supervisor::WaitStatus{std::nullopt, SIGKILL, false},
+            "killed");
     }
     for (const auto& p : model.processes)
         if (p.pid == end.pid && info.python_version.empty())
@@ -460,10 +468,10 @@ int run_run(const RunOptions& options)
                                             : data_dir + "/fingerprint.py",
                                         (run_dir.path() / "fingerprint.json").string());
 
-    Launched launched = launch(options, request, run_dir, *live, shared.get(), inbox);
+    Launched launched = launch(options, request, run_dir, *live, shared.get(), inbox, fingerprint.pid());
     analysis::RunModel model = live->finish();
     nlohmann::json fingerprint_facts = fingerprint.finish(launched.end.reaped);
-    record_ends(info, launched, model, run_dir);
+    record_ends(info, launched, model);
     std::vector<std::string> failures = tool_failures(launched, info, request, run_dir, shared.get());
     model.problems.insert(model.problems.end(), failures.begin(), failures.end());
 
@@ -475,15 +483,16 @@ int run_run(const RunOptions& options)
     const report::Outcome outcome = report::decide_outcome(
         {failures, selected_findings(report_json, request.gate), info.exit, options.ignore_target_status});
     report_json["run"]["outcome"] = outcome;
+    report::redact_secrets(report_json);
     if (redact)
         report::redact_paths(report_json, *redact);
     write_report_file(options.output, report_json, model, redact, *live, run_dir, shared.get());
     if (!options.quiet || !report_json.at("findings").empty())
-        fmt::print(stderr, "{}", report::render(report_json, request.summary_format, stderr_wants_color()));
+        print_to_stderr(report::render(report_json, request.summary_format, stderr_wants_color()));
     if (!options.quiet)
-        fmt::print(stderr, "importscope: report written to {}\n", options.output);
+        print_to_stderr(fmt::format("importscope: report written to {}\n", options.output));
     if (outcome.reason == "tool-failure")
-        fmt::print(stderr, "importscope: error: {}\n", outcome.message);
+        print_to_stderr(fmt::format("importscope: error: {}\n", outcome.message));
 
     // The records and their texts are not freed one by one before the exit status.
     keep_until_exit(std::move(model));

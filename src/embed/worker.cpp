@@ -6,6 +6,8 @@
 #include "hook/process_tracking.hpp"
 #include "importscope/journal/run_layout.hpp"
 
+#include "importscope/util/console.hpp"
+
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -64,8 +66,7 @@ void export_to_children(const WorkerPlan& plan)
 
 [[noreturn]] void fail(const std::string& message)
 {
-    fmt::print(stderr, "importscope: error: {}\n", message);
-    (void)std::fflush(stderr); // about to _exit: nothing is left to tell
+    print_to_stderr(fmt::format("importscope: error: {}\n", message));
     tell_supervisor(start_word::failed, message);
     ::_exit(EX_SOFTWARE);
 }
@@ -106,8 +107,7 @@ void on_failed_startup(const PyStatus& status)
         ::execv("/bin/sh", sh_argv.data());
         err = errno;
     }
-    fmt::print(stderr, "importscope: error: cannot execute {}: {}\n", plan.target.value, std::strerror(err));
-    (void)std::fflush(stderr);
+    print_to_stderr(fmt::format("importscope: error: cannot execute {}: {}\n", plan.target.value, std::strerror(err)));
     (void)!::write(g_start_fd, "F", 1); // the status below says it too
     // As a shell says it: 127 for a program that is not there, 126 for one that cannot be run.
     ::_exit(err == ENOENT ? 127 : 126);

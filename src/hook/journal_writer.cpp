@@ -10,7 +10,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
 #include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <pthread.h>
 #include <string>
 #include <unistd.h>
@@ -31,9 +34,48 @@ JournalWriter& JournalWriter::instance()
 
 void JournalWriter::open(int fd, int pid) noexcept
 {
-    m_fd = fd;
+    m_fd = fd >= 0 ? out_of_the_way(fd) : fd;
     m_pid = pid;
     ++m_serial;
+    struct stat st {};
+    m_identity = m_fd >= 0 && ::fstat(m_fd, &st) == 0 ? std::make_pair(st.st_dev, st.st_ino) : std::make_pair(dev_t{}, ino_t{});
+}
+
+int JournalWriter::out_of_the_way(int fd) noexcept
+{
+    // High, where a target's own files seldom go (they take the lowest free number).
+    rlimit files{};
+    const int limit = ::getrlimit(RLIMIT_NOFILE, &files) == 0 && files.rlim_cur != RLIM_INFINITY
+                          ? static_cast<int>(std::min<rlim_t>(files.rlim_cur, 65536))
+                          : 1024;
+    const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, std::max(limit - 64, 3));
+    if (high < 0)
+        return fd;
+    ::close(fd);
+    return high;
+}
+
+bool JournalWriter::still_ours() noexcept
+{
+    struct stat st {};
+    if (::fstat(m_fd, &st) == 0 && st.st_dev == m_identity.first && st.st_ino == m_identity.second)
+        return true;
+    // The target closed the descriptor (closerange) and may have opened a file of its own under
+    // the number: never write there. The journal is opened again by its name.
+    const int fd = ::open(m_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    tell_problem(fmt_problem(fd >= 0 ? "pid %d: journal %s: its descriptor was closed or taken by the target; "
+                                       "opened again, events in between may be lost"
+                                     : "pid %d: journal %s: its descriptor was closed or taken by the target and it "
+                                       "cannot be opened again; its later events are lost",
+                             m_pid, m_name.c_str()));
+    if (fd < 0) {
+        m_fd = -1;
+        return false;
+    }
+    m_fd = out_of_the_way(fd);
+    if (::fstat(m_fd, &st) == 0)
+        m_identity = {st.st_dev, st.st_ino};
+    return true;
 }
 
 void JournalWriter::offer_shared(char* region, std::size_t capacity) noexcept
@@ -86,6 +128,7 @@ bool JournalWriter::start(const std::filesystem::path& run_dir) noexcept
             return false;
         }
         m_name = name;
+        m_path = (run_dir / name).string();
         m_reported_failure = false;
         m_seq = 0;
         m_import_id = 0;
@@ -141,7 +184,7 @@ bool JournalWriter::append_line(const char* line, std::size_t size) noexcept
         m_end += size;
         return true;
     }
-    if (m_fd < 0)
+    if (m_fd < 0 || !still_ours())
         return false;
     // O_APPEND makes each write land at the end as a unit; loop only on a short write.
     std::size_t done = 0;

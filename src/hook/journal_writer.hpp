@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <sys/types.h>
+#include <utility>
 
 namespace importscope::hook {
 
@@ -77,7 +79,14 @@ private:
     template <typename... Args>
     static const char* fmt_problem(const char* format, Args... args) noexcept;
 
+    /// `fd` moved to a high number, close-on-exec.
+    static int out_of_the_way(int fd) noexcept;
+    /// Whether m_fd is still the journal file (checked before each write); reopens it if not.
+    bool still_ours() noexcept;
+
     std::string m_name;               ///< the journal's file name
+    std::string m_path;               ///< and its path, to open it again
+    std::pair<dev_t, ino_t> m_identity{}; ///< the journal file's, to tell it from a file that took its number
     bool m_reported_failure = false; ///< a failed write was told to the supervisor already
     std::string m_line; ///< the line being written (under the GIL), its buffer kept for the next
     int m_fd = -1;

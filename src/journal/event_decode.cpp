@@ -6,6 +6,8 @@
 
 #include "json_line.hpp"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <stdexcept>
 
@@ -125,8 +127,12 @@ public:
             bad_field(key, "is not an array");
         std::vector<Frame> out;
         m_document.each_item(array, [&](std::size_t item) {
+            if (out.size() == FrameTable::k_max_stack)
+                bad_field(key, "has more frames than a stack can (FrameTable::k_max_stack)");
             if (m_document.value(item).type == Value::Type::number) {
-                out.push_back(frame_table().at(to_integer<std::uint32_t>(m_document.value(item), "a frame number")));
+                const Frame& frame = frame_table().at(to_integer<std::uint32_t>(m_document.value(item), "a frame number"));
+                frame_table().charge(frame);
+                out.push_back(frame);
                 return;
             }
             Fields f(m_document, item, "a frame");
@@ -303,6 +309,15 @@ void FrameTable::define(const Frame& frame)
 {
     if (!m_frames.try_emplace(frame.number, frame).second)
         throw std::invalid_argument("frame " + std::to_string(frame.number) + " is numbered twice");
+}
+
+void FrameTable::charge(const Frame& frame)
+{
+    m_copied_bytes += sizeof(Frame) + frame.file.size() + frame.function.size() + frame.module.size();
+    if (m_copied_bytes > k_max_copied_bytes)
+        throw std::invalid_argument(fmt::format("the journal's stacks copy more than {} MiB of frames; the rest "
+                                                "of its stacks are not read",
+                                                k_max_copied_bytes >> 20));
 }
 
 const Frame& FrameTable::at(std::uint32_t number) const

@@ -16,9 +16,22 @@ namespace importscope::journal {
 void JournalParser::feed(std::string_view text)
 {
     std::size_t start = 0;
+    if (m_overlong) { // the rest of a line too long to keep
+        const std::size_t newline = text.find('\n');
+        if (newline == std::string_view::npos)
+            return;
+        m_overlong = false;
+        start = newline + 1;
+        text = text.substr(start);
+        start = 0;
+    }
     if (!m_partial.empty()) {
         const std::size_t newline = text.find('\n');
         if (newline == std::string_view::npos) {
+            if (m_partial.size() + text.size() > k_max_line) {
+                drop_overlong_line();
+                return;
+            }
             m_partial.append(text);
             return;
         }
@@ -31,12 +44,24 @@ void JournalParser::feed(std::string_view text)
     while (start < text.size()) {
         const std::size_t newline = text.find('\n', start);
         if (newline == std::string_view::npos) {
-            m_partial.assign(text.substr(start));
+            if (text.size() - start > k_max_line)
+                drop_overlong_line();
+            else
+                m_partial.assign(text.substr(start));
             return;
         }
         line(text.substr(start, newline - start));
         start = newline + 1;
     }
+}
+
+void JournalParser::drop_overlong_line()
+{
+    ++m_lines;
+    m_partial.clear();
+    m_overlong = true;
+    m_into.problems.push_back(
+        fmt::format("{}: line {} is longer than {} MiB; skipped", m_source, m_lines, k_max_line >> 20));
 }
 
 void JournalParser::line(std::string_view text)
@@ -51,7 +76,12 @@ void JournalParser::line(std::string_view text)
         else
             m_into.events.push_back(std::move(event));
     } catch (const std::invalid_argument& e) {
-        m_into.problems.push_back(fmt::format("{}: line {} skipped: {}", m_source, m_lines, e.what()));
+        // A damaged journal names its first few lines, then how many more: the report stays small.
+        if (++m_skipped <= k_max_named_problems)
+            m_into.problems.push_back(fmt::format("{}: line {} skipped: {}", m_source, m_lines, e.what()));
+        else if (m_skipped == k_max_named_problems + 1)
+            m_into.problems.push_back(fmt::format("{}: more lines skipped after line {}; not named one by one",
+                                                  m_source, m_lines));
     }
 }
 
@@ -83,7 +113,8 @@ std::optional<std::string> read_from(const std::filesystem::path& path, std::uin
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return std::nullopt;
-    std::string text(static_cast<std::size_t>(size - offset), '\0');
+    // A chunk at a time: a huge (or sparse) file is read as the tail polls, never at once.
+    std::string text(static_cast<std::size_t>(std::min<std::uint64_t>(size - offset, k_max_read)), '\0');
     std::size_t done = 0;
     while (done < text.size()) {
         const ssize_t n = ::pread(fd, text.data() + done, text.size() - done, static_cast<off_t>(offset + done));
@@ -102,15 +133,31 @@ std::optional<std::string> read_from(const std::filesystem::path& path, std::uin
 
 void read_journal(const std::filesystem::path& path, JournalContents& into)
 {
-    const std::optional<std::string> text = read_from(path, 0);
-    if (!text) {
-        into.problems.push_back(fmt::format("{}: cannot read journal: {}", path.string(), std::strerror(errno)));
-        return;
-    }
     if (into.source.empty())
         into.source = path.filename().string();
-    into.bytes += text->size();
-    parse_journal(*text, path.filename().string(), into);
+    JournalParser parser(path.filename().string(), into);
+    for (std::uint64_t offset = 0;;) {
+        const std::optional<std::string> text = read_from(path, offset);
+        if (!text) {
+            into.problems.push_back(fmt::format("{}: cannot read journal: {}", path.string(), std::strerror(errno)));
+            return;
+        }
+        if (text->empty())
+            break;
+        if (offset + text->size() > k_max_journal_bytes) {
+            into.problems.push_back(journal_too_large(path.filename().string()));
+            break;
+        }
+        offset += text->size();
+        into.bytes += text->size();
+        parser.feed(*text);
+    }
+    parser.finish();
+}
+
+std::string journal_too_large(const std::string& name)
+{
+    return fmt::format("{}: the journal is larger than {} GiB; the rest is not read", name, k_max_journal_bytes >> 30);
 }
 
 std::vector<JournalContents> read_run_journals(const std::filesystem::path& run_dir)

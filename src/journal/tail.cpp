@@ -25,11 +25,16 @@ JournalTail::FileState& JournalTail::state_of(const std::string& name)
 bool JournalTail::read(const std::filesystem::path& path)
 {
     FileState& state = state_of(path.filename().string());
-    if (state.shared)
+    if (state.shared || state.too_large)
         return true; // the name's lines are in the shared journal; the file stays empty
     const std::optional<std::string> chunk = read_from(path, state.offset); // what the file gained
     if (!chunk)
         return false;
+    if (state.offset + chunk->size() > k_max_journal_bytes) {
+        state.too_large = true;
+        state.contents.problems.push_back(journal_too_large(state.contents.source));
+        return true;
+    }
     state.offset += chunk->size();
     state.contents.bytes += chunk->size();
     state.parser->feed(*chunk);
@@ -69,12 +74,17 @@ void JournalTail::poll()
 std::vector<JournalContents> JournalTail::finish()
 {
     read_shared(true);
-    for (const auto& path : list_journals(m_run_dir))
-        if (!read(path)) {
-            JournalContents& contents = m_files[path.filename().string()].contents;
-            contents.problems.push_back(
-                fmt::format("{}: cannot read journal: {}", path.string(), std::strerror(errno)));
+    for (const auto& path : list_journals(m_run_dir)) {
+        FileState& state = state_of(path.filename().string());
+        for (std::uint64_t before = ~std::uint64_t{0}; before != state.offset;) { // a chunk at a time, to the end
+            before = state.offset;
+            if (!read(path)) {
+                state.contents.problems.push_back(
+                    fmt::format("{}: cannot read journal: {}", path.string(), std::strerror(errno)));
+                break;
+            }
         }
+    }
     std::vector<JournalContents> journals;
     journals.reserve(m_files.size());
     for (auto& [name, state] : m_files) {

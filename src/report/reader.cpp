@@ -7,8 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <stdexcept>
+#include <unistd.h>
 
 namespace importscope::report {
 
@@ -71,7 +72,24 @@ json parse_report(std::string_view text, const std::string& name)
 {
     if (text.empty())
         throw Error(fmt::format("{}: not an importscope report: the file is empty", name));
-    json report = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    // No report nests deeper than a few levels; a document that does is refused while it is read,
+    // before a tree of it is built.
+    bool too_deep = false;
+    const json::parser_callback_t depth_guard = [&](int depth, json::parse_event_t, json&) {
+        if (depth > static_cast<int>(k_max_report_depth)) {
+            too_deep = true;
+            throw std::invalid_argument("too deep");
+        }
+        return true;
+    };
+    json report;
+    try {
+        report = json::parse(text, depth_guard, /*allow_exceptions=*/false);
+    } catch (const std::invalid_argument&) {
+    }
+    if (too_deep)
+        throw Error(fmt::format("{}: not an importscope report: it nests deeper than {} levels", name,
+                                k_max_report_depth));
     if (report.is_discarded())
         throw Error(fmt::format("{}: not an importscope report: not valid JSON (truncated?)", name));
     try {
@@ -84,12 +102,32 @@ json parse_report(std::string_view text, const std::string& name)
 
 json read_report(const std::filesystem::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    // Read with a bound: /dev/zero or a FIFO that never ends is refused, not followed forever.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         throw Error(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
-    std::ostringstream text;
-    text << in.rdbuf();
-    return parse_report(text.str(), path.string());
+    std::string text;
+    char buffer[1 << 16];
+    while (true) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            const int err = errno;
+            ::close(fd);
+            throw Error(fmt::format("cannot read {}: {}", path.string(), std::strerror(err)));
+        }
+        if (n == 0)
+            break;
+        if (text.size() + static_cast<std::size_t>(n) > k_max_report_bytes) {
+            ::close(fd);
+            throw Error(fmt::format("{}: not an importscope report: larger than {} MiB", path.string(),
+                                    k_max_report_bytes >> 20));
+        }
+        text.append(buffer, static_cast<std::size_t>(n));
+    }
+    ::close(fd);
+    return parse_report(text, path.string());
 }
 
 } // namespace importscope::report

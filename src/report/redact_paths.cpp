@@ -1,5 +1,11 @@
 #include "importscope/report/redact_paths.hpp"
 
+#include "importscope/util/redact.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include <cctype>
 #include <utility>
 
@@ -63,6 +69,67 @@ void PathRedaction::apply(std::string& text) const
 void redact_paths(nlohmann::json& report, const PathRedaction& redaction)
 {
     walk(report, redaction);
+}
+
+} // namespace importscope::report
+
+namespace importscope::report {
+
+namespace {
+
+bool is_command_line(const std::string& key)
+{
+    return key == "argv" || key == "args" || key == "interpreter_options";
+}
+
+void redact_secrets_in(nlohmann::json& value)
+{
+    if (value.is_string()) {
+        value = redact_text(value.get_ref<const std::string&>());
+    } else if (value.is_array()) {
+        for (auto& item : value)
+            redact_secrets_in(item);
+    } else if (value.is_object()) {
+        for (auto it = value.begin(); it != value.end(); ++it) {
+            if (is_command_line(it.key()) && it->is_array() &&
+                std::all_of(it->begin(), it->end(), [](const nlohmann::json& w) { return w.is_string(); })) {
+                auto words = it->get<std::vector<std::string>>();
+                redact_arguments(words);
+                *it = words;
+            } else {
+                redact_secrets_in(*it);
+            }
+        }
+    }
+}
+
+/// Control characters but newline and tab, as \xNN: a target's ESC or NUL never reaches a terminal.
+void escape_controls_in(std::string& text)
+{
+    const auto is_control = [](unsigned char c) { return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f; };
+    if (std::none_of(text.begin(), text.end(), is_control))
+        return;
+    std::string out;
+    out.reserve(text.size() + 8);
+    for (const unsigned char c : text)
+        out += is_control(c) ? fmt::format("\\x{:02x}", c) : std::string(1, static_cast<char>(c));
+    text = std::move(out);
+}
+
+} // namespace
+
+void redact_secrets(nlohmann::json& report)
+{
+    redact_secrets_in(report);
+}
+
+void escape_control_characters(nlohmann::json& value)
+{
+    if (value.is_string())
+        escape_controls_in(value.get_ref<std::string&>());
+    else if (value.is_structured())
+        for (auto& item : value)
+            escape_control_characters(item);
 }
 
 } // namespace importscope::report

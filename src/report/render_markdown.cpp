@@ -1,5 +1,6 @@
 #include "importscope/report/render.hpp"
 
+#include "importscope/report/redact_paths.hpp"
 #include "importscope/report/summary.hpp"
 #include "importscope/util/error.hpp"
 
@@ -133,8 +134,9 @@ Format parse_format(const std::string& name)
     throw Error(fmt::format("unknown format \"{}\": use text, markdown, junit or dot", name));
 }
 
-std::string render(const json& report, Format format, bool color)
+std::string render(json report, Format format, bool color)
 {
+    escape_control_characters(report);
     switch (format) {
     case Format::text:
         return render_summary(report, color);

@@ -1,9 +1,11 @@
 #include "importscope/supervisor/supervisor.hpp"
 
+#include "importscope/supervisor/process_tree.hpp"
 #include "importscope/util/clock.hpp"
 #include "importscope/util/error.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -18,6 +20,10 @@ namespace importscope::supervisor {
 namespace {
 
 constexpr int k_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/// Passed on to the main process alone: a wrapper stands aside for them.
+constexpr int k_passed_signals[] = {SIGUSR1, SIGUSR2};
+/// Their default would end the supervisor; they concern none of its work.
+constexpr int k_ignored_signals[] = {SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR, SIGSTKFLT};
 constexpr std::int64_t k_never = INT64_MAX;
 
 /// Blocks the signals the supervisor waits for, for as long as it lives; restores the mask after.
@@ -28,6 +34,10 @@ public:
         sigemptyset(&m_set);
         sigaddset(&m_set, SIGCHLD);
         for (int s : k_forwarded_signals)
+            sigaddset(&m_set, s);
+        for (int s : k_passed_signals)
+            sigaddset(&m_set, s);
+        for (int s : k_ignored_signals)
             sigaddset(&m_set, s);
         pthread_sigmask(SIG_BLOCK, &m_set, &m_old);
     }
@@ -136,6 +146,37 @@ void reap_orphans(ProcessEnd& end, std::int64_t until)
     }
 }
 
+bool is_one_of(int signal, const auto& signals)
+{
+    return std::find(std::begin(signals), std::end(signals), signal) != std::end(signals);
+}
+
+constexpr std::int64_t k_watch_ns = 250'000'000;
+
+std::vector<int> merged(std::vector<int> a, const std::vector<int>& b)
+{
+    for (int pid : b)
+        if (std::find(a.begin(), a.end(), pid) == a.end())
+            a.push_back(pid);
+    return a;
+}
+
+/// At a natural end: descendants still running get SIGTERM and up to `grace_s` to end.
+void terminate_then_wait(const std::set<int>& not_of_the_tree, ProcessEnd& end, double grace_s)
+{
+    const std::vector<int> left = descendants_of(static_cast<int>(::getpid()), not_of_the_tree);
+    if (left.empty())
+        return;
+    for (int pid : left)
+        if (::kill(pid, SIGTERM) == 0)
+            end.ended_by_importscope.push_back(pid);
+    const std::int64_t until = monotonic_ns() + seconds_to_ns(grace_s);
+    while (monotonic_ns() < until && !descendants_of(static_cast<int>(::getpid()), not_of_the_tree).empty()) {
+        reap_orphans(end, 0);
+        ::usleep(10'000);
+    }
+}
+
 /// What the child left in the start pipe: its writer has ended, executed a program or closed it.
 /// A descendant forked during start-up may hold the write end: read without blocking.
 std::string read_start_words(int fd)
@@ -162,6 +203,7 @@ ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const 
     BlockedSignals signals;
     TerminalForeground terminal;
     ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    Guardian guardian;
     int start_pipe[2];
     if (::pipe2(start_pipe, O_CLOEXEC) != 0)
         throw system_error("pipe", errno);
@@ -174,11 +216,18 @@ ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const 
         if (terminal.owned())
             TerminalForeground::give_to(::getpid());
         signals.restore_in_child();
+        std::signal(SIGPIPE, SIG_DFL); // NOLINT(cert-err33-c): the target's, as a shell gives it
         ::close(start_pipe[0]);
+        if (guardian.fd() >= 0)
+            ::close(guardian.fd());
         child_main(start_pipe[1]);
         ::_exit(127);
     }
     ::close(start_pipe[1]);
+    guardian.watch(pid, true);
+    guardian.watch(pid);
+    std::set<int> not_of_the_tree = options.helpers;
+    not_of_the_tree.insert(guardian.pid());
     ::setpgid(pid, pid); // both sides set it, so neither races the other
     if (terminal.owned())
         TerminalForeground::give_to(pid);
@@ -188,6 +237,7 @@ ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const 
     Ending ending(pid, options.grace_s);
     const std::int64_t timeout_at = options.timeout_s ? monotonic_ns() + seconds_to_ns(*options.timeout_s) : k_never;
     std::int64_t next_tick = options.on_tick ? monotonic_ns() + seconds_to_ns(options.tick_s) : k_never;
+    std::int64_t next_watch = monotonic_ns() + k_watch_ns;
     bool main_done = false;
     while (!main_done) {
         // Reap the main process and any orphaned descendant that was handed to us.
@@ -223,7 +273,8 @@ ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const 
             }
         }
 
-        const std::int64_t wake_at = std::min({end.timed_out ? k_never : timeout_at, ending.kill_at(), next_tick});
+        const std::int64_t wake_at =
+            std::min({end.timed_out ? k_never : timeout_at, ending.kill_at(), next_tick, next_watch});
         siginfo_t info{};
         int received;
         if (wake_at == k_never) {
@@ -232,8 +283,18 @@ ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const 
             const timespec wait = to_timespec(wake_at - monotonic_ns());
             received = sigtimedwait(&signals.set(), &info, &wait);
         }
-        if (received <= 0 || received == SIGCHLD)
+        if (now >= next_watch) {
+            // The guardian learns the tree as it grows, so that it can end it if importscope dies.
+            next_watch = now + k_watch_ns;
+            for (int descendant : descendants_of(static_cast<int>(::getpid()), not_of_the_tree))
+                guardian.watch(descendant);
+        }
+        if (received <= 0 || received == SIGCHLD || is_one_of(received, k_ignored_signals))
             continue;
+        if (is_one_of(received, k_passed_signals)) {
+            ::kill(pid, received);
+            continue;
+        }
         if (!end.forwarded_signal && !ending.started()) {
             end.forwarded_signal = received;
             ::kill(-pid, received);
@@ -245,17 +306,21 @@ ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const 
     end.start_words = read_start_words(start_pipe[0]);
     if (end.timed_out || end.stopped || end.forwarded_signal) {
         ::kill(-pid, SIGKILL); // what is left of the group was ours to end
-        reap_orphans(end, monotonic_ns() + seconds_to_ns(1.0));
     } else {
         // Let the rest of the tree wind down (a resource tracker sees its pipe close), reaping
-        // those handed to us; whatever still runs after the linger is reported as running.
+        // those handed to us; whatever still runs after the linger is ended.
         const std::int64_t until = monotonic_ns() + seconds_to_ns(options.linger_s);
         while (::kill(-pid, 0) == 0 && monotonic_ns() < until) {
             reap_orphans(end, 0);
             ::usleep(10'000);
         }
         reap_orphans(end, 0);
+        terminate_then_wait(not_of_the_tree, end, options.grace_s);
     }
+    // Those that left the group or the session too: the subreaper's descendants, by /proc.
+    end.ended_by_importscope = merged(end.ended_by_importscope, kill_descendants(not_of_the_tree));
+    reap_orphans(end, 0); // those it killed are zombies by now
+    guardian.release();
     return end;
 }
 

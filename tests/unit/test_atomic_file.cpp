@@ -10,6 +10,8 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace importscope;
@@ -88,12 +90,45 @@ TEST_CASE("replacing a file leaves its other names and a symlink's target alone"
     CHECK(read(dir / "kept.json") == "old");
     CHECK(std::filesystem::hard_link_count(file) == 1);
 
-    // A symlink at the destination is replaced by the file, as rename(2) would; its target stays.
+    // A symlink at the destination is followed: its target is replaced, in its own directory.
     const auto link = dir / "latest.json";
     std::filesystem::create_symlink(dir / "kept.json", link);
     write_file_atomically(link, "newest");
-    CHECK(!std::filesystem::is_symlink(link));
+    CHECK(std::filesystem::is_symlink(link));
     CHECK(read(link) == "newest");
-    CHECK(read(dir / "kept.json") == "old");
+    CHECK(read(dir / "kept.json") == "newest");
     CHECK(std::distance(std::filesystem::directory_iterator(dir), std::filesystem::directory_iterator()) == 3);
+}
+
+TEST_CASE("a device or a pipe is written into, never replaced; a directory, block device or socket is refused",
+          "[atomic]")
+{
+    importscope::testing::TempDir scratch;
+    write_file_atomically("/dev/null", "discarded");
+    CHECK(std::filesystem::is_character_file("/dev/null"));
+    const auto fifo = scratch.path / "pipe";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    const int reader = ::open(fifo.c_str(), O_RDONLY | O_NONBLOCK);
+    REQUIRE(reader >= 0);
+    write_file_atomically(fifo, "through the pipe");
+    char buffer[64] = {};
+    CHECK(std::string(buffer, static_cast<std::size_t>(::read(reader, buffer, sizeof buffer))) == "through the pipe");
+    ::close(reader);
+    CHECK(std::filesystem::is_fifo(fifo));
+    CHECK_THROWS_WITH(check_writable_destination(scratch.path), Catch::Contains("is a directory"));
+    CHECK_THROWS_WITH(check_writable_destination(""), Catch::Contains("empty"));
+    if (std::filesystem::exists("/dev/loop0"))
+        CHECK_THROWS_WITH(check_writable_destination("/dev/loop0"), Catch::Contains("block device"));
+    CHECK_THROWS_WITH(check_writable_destination("/proc/version"), Catch::Contains("does not take new files"));
+}
+
+TEST_CASE("an output that is one of the command's inputs is refused", "[atomic]")
+{
+    importscope::testing::TempDir scratch;
+    const auto script = scratch.path / "target.py";
+    std::ofstream(script) << "print()";
+    std::filesystem::create_symlink(script, scratch.path / "alias.py");
+    CHECK_THROWS_WITH(check_writable_destination(scratch.path / "alias.py", {script}),
+                      Catch::Contains("which this command reads"));
+    CHECK_NOTHROW(check_writable_destination(scratch.path / "report.json", {script}));
 }

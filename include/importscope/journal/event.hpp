@@ -42,8 +42,18 @@ public:
     /// The frame with that number; throws std::invalid_argument when the journal has not had it.
     const Frame& at(std::uint32_t number) const;
 
+    /// Counts a frame copied into a stack against the journal's budget: a journal of frame numbers
+    /// alone would otherwise grow without bound in memory. Throws std::invalid_argument past it.
+    void charge(const Frame& frame);
+
+    /// Frames a stack may hold (Python's recursion limit is 1,000), and the bytes of frames one
+    /// journal's stacks may copy all together.
+    static constexpr std::size_t k_max_stack = 4096;
+    static constexpr std::size_t k_max_copied_bytes = std::size_t{512} << 20;
+
 private:
     std::unordered_map<std::uint32_t, Frame> m_frames;
+    std::size_t m_copied_bytes = 0;
 };
 
 /// An exception as Python described it when it was raised.

@@ -41,8 +41,12 @@ public:
     /// The journal is complete: a line still without its newline was cut short by the process's end.
     void finish();
 
+    /// No event line is longer; one that is (a file of zeros, say) is skipped, never held whole.
+    static constexpr std::size_t k_max_line = std::size_t{64} << 20;
+
 private:
     void line(std::string_view text);
+    void drop_overlong_line();
 
     std::string m_source;
     JournalContents& m_into;
@@ -50,13 +54,23 @@ private:
     FrameTable m_frames;
     std::string m_partial; ///< the start of a line whose newline has not come yet
     std::size_t m_lines = 0;
+    std::size_t m_skipped = 0;
+    bool m_overlong = false; ///< inside a line past k_max_line, skipped to its newline
+    static constexpr std::size_t k_max_named_problems = 50;
 };
+
+/// What one read takes of a journal file at most; a journal no reader follows past.
+inline constexpr std::uint64_t k_max_read = std::uint64_t{64} << 20;
+inline constexpr std::uint64_t k_max_journal_bytes = std::uint64_t{4} << 30;
+
+/// The problem of a journal past k_max_journal_bytes.
+std::string journal_too_large(const std::string& name);
 
 /// Parses journal text; `source` names it in problem descriptions.
 void parse_journal(std::string_view text, std::string_view source, JournalContents& into);
 
-/// The bytes of the file at `path` from `offset` to its end, in one read (journals of a long run
-/// are tens of megabytes); nullopt when it cannot be opened, with errno saying why.
+/// The bytes of the file at `path` from `offset` to its end, or the next k_max_read of them, in one
+/// read; nullopt when it cannot be opened, with errno saying why.
 std::optional<std::string> read_from(const std::filesystem::path& path, std::uint64_t offset);
 
 /// Reads and parses the journal file at `path`. A missing or unreadable file is a problem, not an error.

@@ -47,6 +47,7 @@ private:
         JournalContents contents;
         std::unique_ptr<JournalParser> parser; ///< fills `contents`
         bool shared = false;                   ///< read from m_shared, not from the file
+        bool too_large = false;                ///< past k_max_journal_bytes: no longer read
     };
 
     /// The state of the journal called `name`, made the first time.

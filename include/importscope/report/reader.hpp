@@ -2,11 +2,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
 
 namespace importscope::report {
+
+/// Limits of what the readers take: a report larger, or nested deeper, is refused.
+inline constexpr std::size_t k_max_report_bytes = std::size_t{1} << 30;
+inline constexpr std::size_t k_max_report_depth = 64;
 
 /// Parses report text and checks that it is an importscope.report/1 document with the fields the
 /// commands rely on. Throws Error (exit status 2) naming `name` and what is wrong.

@@ -21,4 +21,13 @@ private:
 /// --redact-paths on every string of a report tree.
 void redact_paths(nlohmann::json& report, const PathRedaction& redaction);
 
+/// Always: the secrets in every string of a report tree (util/redact.hpp: credentials in URLs,
+/// tokens of known formats), and in every command line (argv, args, interpreter_options) the
+/// values of secret-looking options.
+void redact_secrets(nlohmann::json& report);
+
+/// Control characters in every string (but newline and tab) written as a visible escape, for the
+/// renderers: what a target printed never drives the terminal that reads a summary.
+void escape_control_characters(nlohmann::json& value);
+
 } // namespace importscope::report

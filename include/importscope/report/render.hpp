@@ -1,6 +1,6 @@
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
+#include <nlohmann/json.hpp>
 
 #include <string>
 
@@ -22,7 +22,7 @@ std::string render_junit(const nlohmann::json& report);
 /// Graphviz DOT of the import chains that lead to each duplicate, one colour per module name.
 std::string render_dot(const nlohmann::json& report);
 
-/// The report in `format`; `color` applies to text only.
-std::string render(const nlohmann::json& report, Format format, bool color);
+/// The report in `format`, with control characters of its strings escaped; `color` applies to text only.
+std::string render(nlohmann::json report, Format format, bool color);
 
 } // namespace importscope::report

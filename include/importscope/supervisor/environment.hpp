@@ -29,6 +29,9 @@ public:
     /// was not started.
     nlohmann::json finish(std::map<int, WaitStatus>& reaped, double timeout_s = 30.0);
 
+    /// The helper's pid while it runs, else -1: a child of the supervisor that is not the target's.
+    int pid() const { return m_pid; }
+
 private:
     int m_pid = -1;
     std::string m_output_path;

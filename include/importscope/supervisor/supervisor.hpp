@@ -3,6 +3,8 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
+#include <vector>
 #include <string>
 
 namespace importscope::supervisor {
@@ -16,6 +18,8 @@ struct SuperviseOptions {
     double tick_s = 0.25;
     /// After the main process ends by itself, how long to wait for the rest of its group.
     double linger_s = 1.0;
+    /// The supervisor's own children that are not part of the tree (the fingerprint helper).
+    std::set<int> helpers;
 };
 
 /// How a process ended, from waitpid.
@@ -39,11 +43,17 @@ struct ProcessEnd {
     std::string start_words;
     /// Descendants orphaned by their parent and reaped by importscope (a child subreaper).
     std::map<int, WaitStatus> reaped;
+    /// Descendants still alive when the run was over, which importscope ended (SIGTERM at a natural
+    /// end, then SIGKILL; SIGKILL at once when importscope ended the run).
+    std::vector<int> ended_by_importscope;
 };
 
 /// Forks a child that runs `child_main(start_fd)` (which must not return) in a process group of its own, gives
 /// it the terminal when importscope has it, and waits for it. SIGINT, SIGTERM, SIGHUP and SIGQUIT
-/// sent to importscope are passed on to the whole group (a second one kills it). At the timeout the
+/// sent to importscope are passed on to the whole group (a second one kills it); SIGUSR1 and SIGUSR2
+/// to the main process; SIGALRM, SIGPIPE and the other signals whose default would end importscope
+/// are ignored. When the run is over no process of the tree is left: what outlives the main process
+/// (even outside its group or session) is ended, and a Guardian ends the tree if importscope dies. At the timeout the
 /// group gets SIGINT, so that Python reports where it was, then SIGKILL after the grace period.
 /// importscope is the child subreaper of the tree, so descendants whose parent died are reaped
 /// here and their end is known. `start_fd` is the close-on-exec write end of a pipe whose content

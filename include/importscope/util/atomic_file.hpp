@@ -1,8 +1,12 @@
 #pragma once
 
 #include <filesystem>
+#include <cstdint>
 #include <functional>
+#include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 namespace importscope {
 
@@ -10,7 +14,8 @@ namespace importscope {
 using TextSink = std::function<void(std::string_view)>;
 
 /// Writes `content` to `path` so that readers see either the old file or the complete new one:
-/// a temporary file in the same directory, then rename. Throws Error on failure. There is no fsync:
+/// a temporary file in the same directory, then rename; a device, FIFO or descriptor is written
+/// into instead (inspect_destination). Throws Error on failure. There is no fsync:
 /// this guards against a process that dies (importscope's, or a reader's view of a half-written
 /// report), not against a power cut, after which a report is made again by running again; an
 /// fsync of a large report cost a run more than anything else after the target ended (6 ms for
@@ -22,7 +27,22 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 /// stays and the exception passes on.
 void write_file_atomically(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce);
 
-/// Throws Error when a file could not be created at `path` (missing or unwritable directory).
-void check_writable_destination(const std::filesystem::path& path);
+/// What writing to `path` means: a regular file (or none yet) is replaced atomically, at the real
+/// path behind any symlink; a character device or FIFO (/dev/null, a named pipe) is written into;
+/// /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are the open descriptor itself; a
+/// directory, block device or socket is refused (Error).
+struct Destination {
+    std::filesystem::path path; ///< the real path of a file to replace
+    bool write_through = false; ///< a device or FIFO, opened and written into
+    int descriptor = -1;        ///< an inherited descriptor to write into
+    std::optional<std::pair<std::uint64_t, std::uint64_t>> identity; ///< (st_dev, st_ino) if it exists
+};
+Destination inspect_destination(const std::filesystem::path& path);
+
+/// Throws Error when the output could not be written at `path`, checked before anything runs: a
+/// missing directory, one that takes no new file (tried), a destination that is refused, or one
+/// that is the same file as one of `must_not_be` (the script to run, the reports to read).
+void check_writable_destination(const std::filesystem::path& path,
+                                const std::vector<std::filesystem::path>& must_not_be = {});
 
 } // namespace importscope

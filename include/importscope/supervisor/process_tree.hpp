@@ -1,0 +1,44 @@
+#pragma once
+
+#include <set>
+#include <vector>
+
+/// The processes of a run's tree as /proc shows them. importscope is the child subreaper of the
+/// tree, so while it lives every descendant, even one that left the process group or the session
+/// (setsid, start_new_session=True) and whose parent died, is its descendant by parent links.
+namespace importscope::supervisor {
+
+/// Every living descendant of `root` (not `root` itself), parents before their children; those in
+/// `excluded`, and their descendants, are left out.
+std::vector<int> descendants_of(int root, const std::set<int>& excluded = {});
+
+/// Ends every descendant of this process but `excluded`: SIGKILL, again for those that were being
+/// born, until none is left or a second has passed. Returns the pids it signalled.
+std::vector<int> kill_descendants(const std::set<int>& excluded);
+
+/// The guardian: a small process, forked before the worker, that ends the whole tree if importscope
+/// itself dies without ending it (SIGKILL, say), when nothing of importscope is left to do it.
+/// It learns the tree's pids as the supervisor learns them, through a pipe whose end of file is
+/// the supervisor's death; "done" on that pipe lets it go without killing anything.
+class Guardian {
+public:
+    Guardian();
+    ~Guardian();
+    Guardian(const Guardian&) = delete;
+    Guardian& operator=(const Guardian&) = delete;
+
+    int pid() const { return m_pid; }
+    /// The write end, which a forked worker must close.
+    int fd() const { return m_fd; }
+    /// Tells it a process of the tree (and the process group of the worker, for `group`).
+    void watch(int pid, bool group = false);
+    /// The tree has been ended, or ended by itself: the guardian leaves it alone and exits.
+    void release();
+
+private:
+    int m_pid = -1;
+    int m_fd = -1;
+    std::set<int> m_told;
+};
+
+} // namespace importscope::supervisor

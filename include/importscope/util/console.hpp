@@ -1,0 +1,15 @@
+#pragma once
+
+#include <string_view>
+
+namespace importscope {
+
+/// Writes `text` to standard error as it is, whatever state that is in: closed (2>&-), full
+/// (2>/dev/full) or a pipe whose reader is gone. importscope's own messages never end it.
+void print_to_stderr(std::string_view text) noexcept;
+
+/// Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed, so that no file importscope
+/// opens later takes their place.
+void ensure_standard_descriptors() noexcept;
+
+} // namespace importscope

@@ -1,0 +1,200 @@
+#include "importscope/supervisor/process_tree.hpp"
+
+#include "importscope/util/clock.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <map>
+#include <string>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace importscope::supervisor {
+
+namespace {
+
+/// The parent of `pid` from /proc/PID/stat, or -1 when it is gone.
+int parent_of(int pid)
+{
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char text[512];
+    const ssize_t n = ::read(fd, text, sizeof text - 1);
+    ::close(fd);
+    if (n <= 0)
+        return -1;
+    text[n] = '\0';
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read from the last ')'.
+    const char* close = std::strrchr(text, ')');
+    int parent = -1;
+    char state = 0;
+    if (!close || std::sscanf(close + 1, " %c %d", &state, &parent) != 2) // NOLINT(cert-err34-c)
+        return -1;
+    return state == 'Z' ? -1 : parent; // a zombie is ended already
+}
+
+std::multimap<int, int> children_by_parent()
+{
+    std::multimap<int, int> children;
+    DIR* proc = ::opendir("/proc");
+    if (!proc)
+        return children;
+    while (const dirent* entry = ::readdir(proc)) {
+        char* end = nullptr;
+        const long pid = std::strtol(entry->d_name, &end, 10);
+        if (*end != '\0' || pid <= 0)
+            continue;
+        if (const int parent = parent_of(static_cast<int>(pid)); parent > 0)
+            children.emplace(parent, static_cast<int>(pid));
+    }
+    ::closedir(proc);
+    return children;
+}
+
+void collect(const std::multimap<int, int>& children, int root, const std::set<int>& excluded, std::vector<int>& into)
+{
+    const auto [first, last] = children.equal_range(root);
+    for (auto it = first; it != last; ++it)
+        if (!excluded.count(it->second)) {
+            into.push_back(it->second);
+            collect(children, it->second, excluded, into);
+        }
+}
+
+/// The guardian's life: read what the supervisor tells, and end the tree if it dies first.
+[[noreturn]] void guard(int fd)
+{
+    std::set<int> pids;
+    std::set<int> groups;
+    std::string pending;
+    char buffer[4096];
+    while (true) {
+        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; // the supervisor is gone
+        pending.append(buffer, static_cast<std::size_t>(n));
+        for (std::size_t newline; (newline = pending.find('\n')) != std::string::npos; pending.erase(0, newline + 1)) {
+            const std::string line = pending.substr(0, newline);
+            if (line == "done")
+                ::_exit(0);
+            if (line.size() > 1 && (line[0] == 'p' || line[0] == 'g'))
+                (line[0] == 'p' ? pids : groups).insert(std::atoi(line.c_str() + 1));
+        }
+    }
+    // importscope died without ending the tree: end it, descendants of the known processes first
+    // found (while their parents still link them), then the groups and the processes themselves.
+    for (int round = 0; round < 3; ++round) {
+        const auto children = children_by_parent();
+        std::vector<int> victims;
+        for (int pid : pids)
+            if (pid > 1) {
+                victims.push_back(pid);
+                collect(children, pid, {}, victims);
+            }
+        for (int group : groups)
+            ::kill(-group, SIGKILL);
+        for (int pid : victims)
+            ::kill(pid, SIGKILL);
+        ::usleep(50'000);
+    }
+    ::_exit(0);
+}
+
+} // namespace
+
+std::vector<int> descendants_of(int root, const std::set<int>& excluded)
+{
+    std::vector<int> found;
+    collect(children_by_parent(), root, excluded, found);
+    return found;
+}
+
+std::vector<int> kill_descendants(const std::set<int>& excluded)
+{
+    std::vector<int> killed;
+    std::set<int> signalled;
+    const std::int64_t until = monotonic_ns() + 1'000'000'000;
+    while (monotonic_ns() < until) {
+        bool any = false;
+        for (int pid : descendants_of(static_cast<int>(::getpid()), excluded)) {
+            any = true;
+            if (::kill(pid, SIGKILL) == 0 && signalled.insert(pid).second)
+                killed.push_back(pid);
+        }
+        // Reaping is the caller's: a killed child stays a zombie (and out of the walk) until then.
+        if (!any)
+            break;
+        ::usleep(10'000);
+    }
+    return killed;
+}
+
+Guardian::Guardian()
+{
+    int lifeline[2];
+    if (::pipe2(lifeline, O_CLOEXEC) != 0)
+        return; // no guardian: a SIGKILL of importscope may then leave processes behind
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(lifeline[1]);
+        ::setpgid(0, 0); // out of the way of the terminal's signals and of the tree's group
+        const int devnull = ::open("/dev/null", O_RDWR);
+        for (int fd = 0; fd < 3; ++fd)
+            ::dup2(devnull, fd); // holds no pipe of the user's open (a `| tee` sees its end)
+        for (int fd = 3; fd < 1024; ++fd)
+            if (fd != lifeline[0])
+                ::close(fd);
+        sigset_t none;
+        sigemptyset(&none);
+        ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
+        for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM})
+            std::signal(s, SIG_IGN); // NOLINT(cert-err33-c): it ends with the supervisor, not before
+        guard(lifeline[0]);
+    }
+    ::close(lifeline[0]);
+    if (pid < 0) {
+        ::close(lifeline[1]);
+        return;
+    }
+    m_pid = pid;
+    m_fd = lifeline[1];
+}
+
+Guardian::~Guardian()
+{
+    release();
+}
+
+void Guardian::watch(int pid, bool group)
+{
+    if (m_fd < 0 || !m_told.insert(group ? -pid : pid).second)
+        return;
+    const std::string line = fmt::format("{}{}\n", group ? 'g' : 'p', pid);
+    (void)!::write(m_fd, line.data(), line.size()); // a guardian that is gone guards nothing
+}
+
+void Guardian::release()
+{
+    if (m_fd < 0)
+        return;
+    (void)!::write(m_fd, "done\n", 5);
+    ::close(m_fd);
+    m_fd = -1;
+    int status = 0;
+    ::waitpid(m_pid, &status, 0);
+}
+
+} // namespace importscope::supervisor
