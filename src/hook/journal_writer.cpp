@@ -62,17 +62,16 @@ bool JournalWriter::still_ours() noexcept
         return true;
     // The target closed the descriptor (closerange) and may have opened a file of its own under
     // the number: never write there. The journal is opened again by its name.
-    const int fd = ::open(m_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
-    tell_problem(fmt_problem(fd >= 0 ? "pid %d: journal %s: its descriptor was closed or taken by the target; "
-                                       "opened again, events in between may be lost"
-                                     : "pid %d: journal %s: its descriptor was closed or taken by the target and it "
-                                       "cannot be opened again; its later events are lost",
-                             m_pid, m_name.c_str()));
+    const int fd = m_path.empty() ? -1 : ::open(m_path.c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd < 0) {
+        tell_problem(fmt_problem("pid %d: journal %s: its descriptor was closed or taken by the target, and the "
+                                 "file cannot be opened again (%s); its later events are lost",
+                                 m_pid, m_name.c_str(), std::strerror(errno)));
         m_fd = -1;
         return false;
     }
     m_fd = out_of_the_way(fd);
+    m_reopened = true; // said in a note once this line is written: nothing was lost
     if (::fstat(m_fd, &st) == 0)
         m_identity = {st.st_dev, st.st_ino};
     return true;
@@ -167,7 +166,15 @@ bool JournalWriter::append(const journal::Event& event) noexcept
         ++m_failed_writes;
         return false;
     }
-    return append_line(m_line.data(), m_line.size());
+    const bool written = append_line(m_line.data(), m_line.size());
+    if (m_reopened) {
+        m_reopened = false;
+        journal::Note note;
+        note.text = "the target closed or took the journal's descriptor; importscope opened the journal again "
+                    "before writing, and lost nothing";
+        append(stamp(note));
+    }
+    return written;
 }
 
 bool JournalWriter::append_line(const char* line, std::size_t size) noexcept

@@ -86,6 +86,7 @@ private:
 
     std::string m_name;               ///< the journal's file name
     std::string m_path;               ///< and its path, to open it again
+    bool m_reopened = false;          ///< a note is due: the journal was opened again
     std::pair<dev_t, ino_t> m_identity{}; ///< the journal file's, to tell it from a file that took its number
     bool m_reported_failure = false; ///< a failed write was told to the supervisor already
     std::string m_line; ///< the line being written (under the GIL), its buffer kept for the next

@@ -314,10 +314,10 @@ void FrameTable::define(const Frame& frame)
 void FrameTable::charge(const Frame& frame)
 {
     m_copied_bytes += sizeof(Frame) + frame.file.size() + frame.function.size() + frame.module.size();
-    if (m_copied_bytes > k_max_copied_bytes)
-        throw std::invalid_argument(fmt::format("the journal's stacks copy more than {} MiB of frames; the rest "
-                                                "of its stacks are not read",
-                                                k_max_copied_bytes >> 20));
+    if (m_copied_bytes > m_budget)
+        throw std::invalid_argument(fmt::format("the journal's stacks copy more than {} MiB of frames (its frame "
+                                                "numbers expand past {} times its size); the line is not read",
+                                                m_budget >> 20, k_copies_per_byte));
 }
 
 const Frame& FrameTable::at(std::uint32_t number) const

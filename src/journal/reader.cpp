@@ -15,6 +15,7 @@ namespace importscope::journal {
 
 void JournalParser::feed(std::string_view text)
 {
+    m_frames.allow(text.size());
     std::size_t start = 0;
     if (m_overlong) { // the rest of a line too long to keep
         const std::size_t newline = text.find('\n');

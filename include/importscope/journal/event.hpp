@@ -46,14 +46,20 @@ public:
     /// alone would otherwise grow without bound in memory. Throws std::invalid_argument past it.
     void charge(const Frame& frame);
 
-    /// Frames a stack may hold (Python's recursion limit is 1,000), and the bytes of frames one
-    /// journal's stacks may copy all together.
+    /// The journal grew by `bytes`: its stacks may copy k_copies_per_byte times as much more.
+    void allow(std::size_t bytes) { m_budget += bytes * k_copies_per_byte; }
+
+    /// Frames a stack may hold (Python's recursion limit is 1,000); what the stacks of one journal
+    /// may copy, in bytes: a base, and a multiple of the journal's size (a real journal's frame
+    /// numbers expand about 50 times; one of repeated numbers of a huge frame, thousands of times).
     static constexpr std::size_t k_max_stack = 4096;
-    static constexpr std::size_t k_max_copied_bytes = std::size_t{512} << 20;
+    static constexpr std::size_t k_base_budget = std::size_t{128} << 20;
+    static constexpr std::size_t k_copies_per_byte = 32;
 
 private:
     std::unordered_map<std::uint32_t, Frame> m_frames;
     std::size_t m_copied_bytes = 0;
+    std::size_t m_budget = k_base_budget;
 };
 
 /// An exception as Python described it when it was raised.

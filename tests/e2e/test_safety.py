@@ -1,0 +1,328 @@
+"""importscope never destroys what is not a report, never leaves a process behind, never dies of
+its input, and never writes a secret: each case of the fault-injection pass (docs/reliability.md)."""
+import json
+import os
+import resource
+import signal
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, PYTHON, TARGETS, Run, run_then_signal
+
+ROOT = os.geteuid() == 0
+
+
+def _cli(*args, **kwargs):
+    return subprocess.run([BIN, *map(str, args)], capture_output=True, text=True, timeout=120, **kwargs)
+
+
+def _alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _all_gone(pids, within=5.0):
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not any(_alive(p) for p in pids):
+            return True
+        time.sleep(0.05)
+    return [p for p in pids if _alive(p)]
+
+
+# 1. Outputs.
+
+def test_dev_null_is_written_into_not_replaced(tmp_path):
+    proc = _cli("run", "--python", PYTHON, "-o", "/dev/null", "-c", "pass", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+@pytest.mark.skipif(not ROOT, reason="as an unprivileged user /dev/null could never be replaced")
+def test_dev_null_as_an_unprivileged_user(tmp_path):
+    tmp_path.chmod(0o777)
+    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BIN, "run", "--python",
+                           "/usr/bin/python3", "-o", "/dev/null", "-c", "print('ran')"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "ran\n"
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+
+
+def test_a_fifo_and_dev_stdout_are_written_through(tmp_path):
+    fifo = tmp_path / "reports"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    proc = _cli("run", "--python", PYTHON, "-o", fifo, "-c", "pass", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    chunks = []
+    while True:
+        try:
+            data = os.read(reader, 1 << 20)
+        except BlockingIOError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(reader)
+    assert json.loads(b"".join(chunks))["schema"] == "importscope.report/1"
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    proc = _cli("run", "--python", PYTHON, "-q", "-o", "/dev/stdout", "-c", "pass", cwd=tmp_path)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["run"]["outcome"]["reason"] == "ok"
+
+
+def test_a_symlink_is_followed_and_its_target_replaced(importscope, tmp_path):
+    (tmp_path / "reports").mkdir()
+    target = tmp_path / "reports" / "latest.json"
+    target.write_text("old")
+    link = tmp_path / "report-link.json"
+    link.symlink_to(target)
+    run = importscope("-c", "pass", output=link)
+    assert run.status == 0
+    assert link.is_symlink() and os.readlink(link) == str(target)
+    assert json.loads(target.read_text())["schema"] == "importscope.report/1"
+
+
+@pytest.mark.skipif(not ROOT, reason="makes a block device node")
+def test_a_block_device_is_refused(tmp_path):
+    node = tmp_path / "disk"
+    os.mknod(node, 0o600 | stat.S_IFBLK, os.makedev(7, 200))
+    proc = _cli("run", "--python", PYTHON, "-o", node, "-c", "open('ran', 'w')", cwd=tmp_path)
+    assert proc.returncode == 125 and "is a block device" in proc.stderr
+    assert stat.S_ISBLK(os.stat(node).st_mode)
+    assert not (tmp_path / "ran").exists()
+
+
+@pytest.mark.parametrize("output, message", [
+    ("", "the output path is empty"),
+    ("/proc/version", "does not take new files"),
+])
+def test_an_output_that_cannot_be_written_is_refused_before_the_target_runs(tmp_path, output, message):
+    proc = _cli("run", "--python", PYTHON, "-o", output, "-c", "open('ran', 'w')", cwd=tmp_path)
+    assert proc.returncode == 125 and message in proc.stderr
+    assert not (tmp_path / "ran").exists()
+
+
+def test_the_script_and_the_inputs_are_never_overwritten(tmp_path):
+    script = tmp_path / "target.py"
+    script.write_text("open('ran', 'w')\n")
+    proc = _cli("run", "--python", PYTHON, "-o", script, script, cwd=tmp_path)
+    assert proc.returncode == 125 and "which this command reads" in proc.stderr
+    assert script.read_text() == "open('ran', 'w')\n" and not (tmp_path / "ran").exists()
+    report = tmp_path / "r.json"
+    assert _cli("run", "--python", PYTHON, "-q", "-o", report, "-c", "pass").returncode == 0
+    before = report.read_bytes()
+    for args in (["report", report, "-o", report], ["merge", report, report, "-o", report],
+                 ["diff", report, report, "-o", report]):
+        proc = _cli(*args)
+        assert proc.returncode == 2 and "which this command reads" in proc.stderr, args
+    assert report.read_bytes() == before
+
+
+# 2. The tree ends with importscope.
+
+TREE = TARGETS / "tree_that_hides.py"
+
+
+def _tree_pids(pid_file):
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        if pid_file.exists() and len(pid_file.read_text().split()) >= 4:
+            return [int(p) for p in pid_file.read_text().split()]
+        time.sleep(0.05)
+    raise AssertionError("the tree did not start")
+
+
+def _start_tree(tmp_path, *options):
+    pid_file = tmp_path / "pids"
+    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), *options,
+                             str(TREE), str(pid_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, pid_file
+
+
+@pytest.mark.parametrize("ending", ["timeout", "sigterm", "sigkill", "natural-end"])
+def test_no_process_of_the_tree_survives(tmp_path, ending):
+    options = {"timeout": ["--timeout", "3"], "natural-end": []}.get(ending, [])
+    proc, pid_file = _start_tree(tmp_path, *options)
+    if ending == "natural-end":
+        (tmp_path / "pids.main-may-end").write_text("")
+    pids = _tree_pids(pid_file)
+    if ending == "sigterm":
+        proc.send_signal(signal.SIGTERM)
+    elif ending == "sigkill":
+        proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    assert _all_gone(pids) is True, f"still alive after {ending}"
+    if ending != "sigkill":
+        report = json.loads((tmp_path / "r.json").read_text())
+        # Each traced process's end is known: recorded by itself (SIGTERM at a natural end), or
+        # the SIGKILL importscope sent.
+        assert all(p["exit"] is not None for p in report["processes"]), report["processes"]
+
+
+def test_signals_a_target_sends_its_parent_never_kill_importscope(importscope):
+    code = ("import os, signal, sys, time\n"
+            "signal.signal(signal.SIGUSR1, lambda *a: print('usr1 reached the target', flush=True))\n"
+            "for s in (signal.SIGUSR1, signal.SIGUSR2, signal.SIGALRM, signal.SIGPIPE, signal.SIGXFSZ):\n"
+            "    if s == signal.SIGUSR2: signal.signal(s, signal.SIG_IGN)\n"
+            "    os.kill(os.getppid(), s)\n"
+            "    time.sleep(0.1)\n"
+            "print('target done', flush=True)\n")
+    run = importscope("-c", code)
+    assert run.status == 0, run.stderr
+    assert run.stdout == "usr1 reached the target\ntarget done\n"
+    assert run.report["run"]["outcome"]["reason"] == "ok"
+
+
+# 3. Journals the target cannot take over.
+
+def test_a_child_that_closes_its_descriptors_keeps_its_journal_out_of_its_files(importscope, tmp_path):
+    child = ("import os\n"
+             "os.closerange(3, 1 << 16)\n"
+             "logs = [open(f'log{i}.txt', 'w') for i in range(4)]\n"
+             "import json, csv, decimal\n"
+             "for log in logs: log.write('mine\\n'); log.close()\n")
+    run = importscope("--match", "*", "-c", f"import subprocess, sys; subprocess.run([sys.executable, '-c', {child!r}])",
+                      cwd=tmp_path)
+    assert run.status == 0, run.stderr
+    for i in range(4):
+        assert (tmp_path / f"log{i}.txt").read_text() == "mine\n"
+    [child_process] = [p for p in run.report["processes"] if p["start_method"] == "exec"]
+    names = {m["name"] for m in run.report["modules"] if m["pid"] == child_process["pid"]}
+    assert {"json", "csv", "decimal"} <= names
+    assert any("opened the journal again" in p for p in run.report["problems"])
+
+
+# 4. Bounded everything.
+
+def test_a_huge_sparse_journal_in_the_run_directory_does_not_stop_the_report(importscope):
+    code = ("import os\n"
+            "path = os.path.join(os.environ['IMPORTSCOPE_RUN_DIR'], 'journal-999999-0.jsonl')\n"
+            "with open(path, 'wb') as f: f.truncate(1 << 40)\n")
+    started = time.monotonic()
+    run = importscope("-c", code, timeout=300)
+    assert run.status == 0, run.stderr
+    assert any("journal-999999-0.jsonl" in p and "larger than" in p for p in run.report["problems"])
+    assert time.monotonic() - started < 120
+
+
+def test_a_journal_of_frame_references_cannot_blow_up_memory(importscope):
+    # One frame with a long file name, then lines whose stacks repeat it by number.
+    code = (
+        "import json, os\n"
+        "path = os.path.join(os.environ['IMPORTSCOPE_RUN_DIR'], 'journal-999998-0.jsonl')\n"
+        "frame = {'file': 'x' * 4000, 'function': 'f', 'id': 1, 'line': 1, 'module': 'm'}\n"
+        "with open(path, 'w') as f:\n"
+        "    f.write(json.dumps({'argv': ['p'], 'cwd': '/', 'ev': 'process', 'executable': 'p', 'format': 2, 'pid': 999998,"
+        " 'ppid': 1, 'python': '3.11.7', 'start_method': 'exec', 't': 1, 'wall_ns': 1}) + '\\n')\n"
+        "    f.write(json.dumps({'ev': 'ext', 'name': 'a', 'path': '/a.so', 'realpath': '/a.so', 'pid': 999998, 'seq': 1,"
+        " 'stack': [frame], 't': 2}) + '\\n')\n"
+        "    refs = ','.join(['1'] * 4000)\n"
+        "    for seq in range(2, 520):\n"
+        "        f.write('{\"ev\":\"ext\",\"name\":\"a\",\"path\":\"/a.so\",\"pid\":999998,\"realpath\":\"/a.so\",\"seq\":%d,'\n"
+        "                '\"stack\":[%s],\"t\":%d}\\n' % (seq, refs, seq))\n")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    run = importscope("-c", code, timeout=300)
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    assert run.status == 0, run.stderr
+    assert any("expand past 32 times its size" in p for p in run.report["problems"])
+    assert max(peak_kib, before) < 1_200_000, f"peak {peak_kib} KiB"  # 3 GB and more before the bound
+
+
+def test_report_readers_are_bounded(tmp_path):
+    zero = _cli("report", "/dev/zero")
+    assert zero.returncode == 2 and "larger than 1024 MiB" in zero.stderr
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"schema": "importscope.report/1", "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    started = time.monotonic()
+    merged = _cli("merge", deep, deep, "-o", tmp_path / "all.json")
+    assert merged.returncode == 2 and "nests deeper than 64 levels" in merged.stderr
+    assert time.monotonic() - started < 10
+
+
+def test_merge_refuses_a_wrongly_typed_report(tmp_path):
+    good = tmp_path / "good.json"
+    assert _cli("run", "--python", PYTHON, "-q", "-o", good, "-c", "pass").returncode == 0
+    report = json.loads(good.read_text())
+    report["findings"] = [{"kind": "duplicate-extension-init", "severity": "error", "module_names": [], "file": "f",
+                           "message": "m", "pid": 1, "explanation": "", "advice": "", "known_issue": None,
+                           "evidence": {"initializations": [5, "x"]}}]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(report))
+    proc = _cli("merge", good, bad, "-o", tmp_path / "all.json")
+    assert proc.returncode == 2 and f"{bad}: not an importscope report" in proc.stderr
+    assert not (tmp_path / "all.json").exists()
+
+
+@pytest.mark.parametrize("value", ["1e10", "inf", "nan"])
+def test_a_timeout_it_cannot_keep_is_refused(tmp_path, value):
+    proc = _cli("run", "--python", PYTHON, "--timeout", value, "-c", "open('ran', 'w')", cwd=tmp_path)
+    assert proc.returncode == 125 and "--timeout" in proc.stderr
+    assert not (tmp_path / "ran").exists()
+
+
+# 5. Secrets, and what reaches a terminal.
+
+SECRETS = ["sk-abcdefghijklmnopqrstuv", "hf_abcdefghijklmnopqrstuv", "hunter2-password", "pgpass-9876",
+           "redispass-5432", "envpasswd-1234", "envpwd-5678"]
+
+
+def test_secrets_never_reach_the_report_or_its_renderings(importscope, tmp_path):
+    env = dict(os.environ, DATABASE_URL="postgres://app:pgpass-9876@db.internal:5432/x", MYAPP_PASSWD="envpasswd-1234",
+               MYAPP_DB_PWD="envpwd-5678", HTTPS_PROXY="http://proxyuser:proxypass-77@proxy:3128")
+    code = ("import sys\n"
+            "raise RuntimeError('cannot reach redis://:redispass-5432@cache:6379/0')\n")
+    run = importscope("--env-prefix", "DATABASE", "--env-prefix", "MYAPP", "-c", code, "--api-key",
+                      "sk-abcdefghijklmnopqrstuv", "--hf-token=hf_abcdefghijklmnopqrstuv", "--password",
+                      "hunter2-password", env=env)
+    assert run.status == 1
+    text = run.report_path.read_text()
+    markdown = _cli("report", run.report_path, "--format", "markdown").stdout
+    summary = "\n".join(line for line in run.stderr.splitlines() if line.startswith("importscope"))
+    for secret in SECRETS + ["proxypass-77"]:
+        assert secret not in text, secret
+        assert secret not in markdown, secret
+        assert secret not in summary, secret
+    assert "postgres://app:<redacted>@db.internal:5432/x" in text
+    assert run.report["run"]["target"]["args"] == ["--api-key", "<redacted>", "--hf-token=<redacted>", "--password",
+                                                   "<redacted>"]
+
+
+def test_control_characters_from_the_target_never_reach_the_terminal(importscope):
+    run = importscope("-c", "raise RuntimeError('evil \\x1b[2J\\x1b]0;title\\x07 and \\x00 nul')")
+    ours = [line for line in run.stderr.splitlines() if line.startswith("importscope: uncaught")]
+    assert ours == ["importscope: uncaught RuntimeError: evil \\x1b[2J\\x1b]0;title\\x07 and \\x00 nul"]
+    markdown = _cli("report", run.report_path, "--format", "markdown").stdout
+    assert "\x1b" not in markdown and "\x00" not in markdown
+
+
+# 6. A stderr that is closed, full or gone.
+
+@pytest.mark.parametrize("stderr", ["closed", "full", "broken-pipe"])
+def test_a_broken_stderr_never_changes_the_outcome(tmp_path, stderr):
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    report = tmp_path / "r.json"
+    command = [BIN, "run", "--python", PYTHON, "-o", str(report), "-c", "import sys; sys.exit(4)"]
+    env = dict(os.environ, TMPDIR=str(tmpdir))
+    if stderr == "closed":
+        proc = subprocess.run(" ".join(f"'{c}'" for c in command) + " 2>&-", shell=True, env=env, timeout=60)
+        status = proc.returncode
+    elif stderr == "full":
+        with open("/dev/full", "w") as full:
+            status = subprocess.run(command, stderr=full, env=env, timeout=60).returncode
+    else:  # as after `2>&1 | head -c1`: the reader is gone
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        status = subprocess.run(command, stderr=write_end, env=env, timeout=60).returncode
+        os.close(write_end)
+    assert status == 4  # the target's status, passed on
+    assert json.loads(report.read_text())["run"]["exit"]["code"] == 4
+    assert list(tmpdir.iterdir()) == []  # the run directory went too
