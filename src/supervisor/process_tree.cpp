@@ -154,9 +154,12 @@ Guardian::Guardian()
         const int devnull = ::open("/dev/null", O_RDWR);
         for (int fd = 0; fd < 3; ++fd)
             ::dup2(devnull, fd); // holds no pipe of the user's open (a `| tee` sees its end)
-        for (int fd = 3; fd < 1024; ++fd)
-            if (fd != lifeline[0])
-                ::close(fd);
+        // Nothing else of the supervisor's stays open here: the lifeline becomes descriptor 3.
+        if (lifeline[0] != 3) {
+            ::dup2(lifeline[0], 3);
+            lifeline[0] = 3;
+        }
+        ::close_range(4, ~0U, 0);
         sigset_t none;
         sigemptyset(&none);
         ::pthread_sigmask(SIG_SETMASK, &none, nullptr);
