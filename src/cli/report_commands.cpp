@@ -97,9 +97,9 @@ int run_report(const ReportOptions& options)
 {
     const report::Format format = report::parse_format(options.format);
     check_output(options.output, {options.input});
-    const auto document = report::read_report(options.input);
+    auto document = report::read_report(options.input);
     const std::string text = with_report_errors(options.input, [&] {
-        return report::render(document, format, options.output.empty() && stdout_wants_color());
+        return report::render(std::move(document), format, options.output.empty() && stdout_wants_color());
     });
     emit(options.output, text);
     return static_cast<int>(ExitStatus::ok);

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <vector>
 #include <stdexcept>
 #include <unistd.h>
 
@@ -66,30 +68,43 @@ void check_shape(const json& report)
     }
 }
 
+/// Whether the brackets of JSON text (outside its strings) nest deeper than `limit`: a bound checked
+/// in one pass, before the parser sees the text. Malformed text is the parser's to refuse.
+bool nests_deeper_than(std::string_view text, std::size_t limit)
+{
+    std::size_t depth = 0;
+    bool in_string = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > limit)
+                return true;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            --depth;
+        }
+    }
+    return false;
+}
+
 } // namespace
 
 json parse_report(std::string_view text, const std::string& name)
 {
     if (text.empty())
         throw Error(fmt::format("{}: not an importscope report: the file is empty", name));
-    // No report nests deeper than a few levels; a document that does is refused while it is read,
-    // before a tree of it is built.
-    bool too_deep = false;
-    const json::parser_callback_t depth_guard = [&](int depth, json::parse_event_t, json&) {
-        if (depth > static_cast<int>(k_max_report_depth)) {
-            too_deep = true;
-            throw std::invalid_argument("too deep");
-        }
-        return true;
-    };
-    json report;
-    try {
-        report = json::parse(text, depth_guard, /*allow_exceptions=*/false);
-    } catch (const std::invalid_argument&) {
-    }
-    if (too_deep)
+    // No report nests deeper than a few levels; a document that does is refused before a tree of
+    // it is built (and before anything walks that tree recursively).
+    if (nests_deeper_than(text, k_max_report_depth))
         throw Error(fmt::format("{}: not an importscope report: it nests deeper than {} levels", name,
                                 k_max_report_depth));
+    json report = json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (report.is_discarded())
         throw Error(fmt::format("{}: not an importscope report: not valid JSON (truncated?)", name));
     try {
@@ -107,9 +122,12 @@ json read_report(const std::filesystem::path& path)
     if (fd < 0)
         throw Error(fmt::format("cannot read {}: {}", path.string(), std::strerror(errno)));
     std::string text;
-    char buffer[1 << 16];
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::uint64_t>(st.st_size) <= k_max_report_bytes)
+        text.reserve(static_cast<std::size_t>(st.st_size));
+    std::vector<char> buffer(std::size_t{1} << 20);
     while (true) {
-        const ssize_t n = ::read(fd, buffer, sizeof buffer);
+        const ssize_t n = ::read(fd, buffer.data(), buffer.size());
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
@@ -124,7 +142,7 @@ json read_report(const std::filesystem::path& path)
             throw Error(fmt::format("{}: not an importscope report: larger than {} MiB", path.string(),
                                     k_max_report_bytes >> 20));
         }
-        text.append(buffer, static_cast<std::size_t>(n));
+        text.append(buffer.data(), static_cast<std::size_t>(n));
     }
     ::close(fd);
     return parse_report(text, path.string());

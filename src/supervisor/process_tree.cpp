@@ -25,7 +25,7 @@ namespace {
 int parent_of(int pid)
 {
     char path[64];
-    std::snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    (void)std::snprintf(path, sizeof path, "/proc/%d/stat", pid); // NOLINT(cppcoreguidelines-pro-type-vararg)
     const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
