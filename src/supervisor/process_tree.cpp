@@ -196,8 +196,7 @@ void Guardian::release()
     (void)!::write(m_fd, "done\n", 5);
     ::close(m_fd);
     m_fd = -1;
-    int status = 0;
-    ::waitpid(m_pid, &status, 0);
+    // Not waited for: it exits at once, and whoever reaps importscope's children reaps it.
 }
 
 } // namespace importscope::supervisor

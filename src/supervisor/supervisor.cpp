@@ -161,12 +161,13 @@ std::vector<int> merged(std::vector<int> a, const std::vector<int>& b)
     return a;
 }
 
-/// At a natural end: descendants still running get SIGTERM and up to `grace_s` to end.
-void terminate_then_wait(const std::set<int>& not_of_the_tree, ProcessEnd& end, double grace_s)
+/// At a natural end: descendants still running get SIGTERM and up to `grace_s` to end. False when
+/// there were none (the common case: one walk of /proc and no more).
+bool terminate_then_wait(const std::set<int>& not_of_the_tree, ProcessEnd& end, double grace_s)
 {
     const std::vector<int> left = descendants_of(static_cast<int>(::getpid()), not_of_the_tree);
     if (left.empty())
-        return;
+        return false;
     for (int pid : left)
         if (::kill(pid, SIGTERM) == 0)
             end.ended_by_importscope.push_back(pid);
@@ -175,6 +176,7 @@ void terminate_then_wait(const std::set<int>& not_of_the_tree, ProcessEnd& end, 
         reap_orphans(end, 0);
         ::usleep(10'000);
     }
+    return true;
 }
 
 /// What the child left in the start pipe: its writer has ended, executed a program or closed it.
@@ -304,6 +306,7 @@ ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const 
     }
 
     end.start_words = read_start_words(start_pipe[0]);
+    bool left_over = true; // whether a walk for what outlived the run is still due
     if (end.timed_out || end.stopped || end.forwarded_signal) {
         ::kill(-pid, SIGKILL); // what is left of the group was ours to end
     } else {
@@ -315,10 +318,11 @@ ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const 
             ::usleep(10'000);
         }
         reap_orphans(end, 0);
-        terminate_then_wait(not_of_the_tree, end, options.grace_s);
+        left_over = terminate_then_wait(not_of_the_tree, end, options.grace_s);
     }
     // Those that left the group or the session too: the subreaper's descendants, by /proc.
-    end.ended_by_importscope = merged(end.ended_by_importscope, kill_descendants(not_of_the_tree));
+    if (left_over)
+        end.ended_by_importscope = merged(end.ended_by_importscope, kill_descendants(not_of_the_tree));
     reap_orphans(end, 0); // those it killed are zombies by now
     guardian.release();
     return end;
