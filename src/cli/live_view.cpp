@@ -1,6 +1,7 @@
 #include "cli/live_view.hpp"
 
 #include "importscope/util/clock.hpp"
+#include "importscope/util/console.hpp"
 
 #include <fmt/format.h>
 
@@ -25,12 +26,7 @@ winsize terminal_size()
 void emit(const std::string& text)
 {
     (void)std::fflush(stderr);
-    for (std::size_t done = 0; done < text.size();) {
-        const ssize_t n = ::write(STDERR_FILENO, text.data() + done, text.size() - done);
-        if (n <= 0)
-            return; // a status line: a failed redraw loses nothing
-        done += static_cast<std::size_t>(n);
-    }
+    print_to_stderr(text); // a status line: a failed redraw loses nothing
 }
 
 // The status line has the terminal's last row to itself: the rows above it scroll (DECSTBM), the

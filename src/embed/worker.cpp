@@ -31,14 +31,7 @@ void tell_supervisor(char word, std::string_view message = {}) noexcept
         return;
     std::string text(1, word);
     text += message;
-    for (std::size_t done = 0; done < text.size();) {
-        const ssize_t n = ::write(g_start_fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        done += static_cast<std::size_t>(n);
-    }
+    (void)write_all(g_start_fd, text); // a supervisor that is gone reads nothing either way
     if (word != start_word::exec) { // the program's exec closes it
         ::close(g_start_fd);
         g_start_fd = -1;

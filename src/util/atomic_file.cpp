@@ -1,5 +1,6 @@
 #include "importscope/util/atomic_file.hpp"
 
+#include "importscope/util/console.hpp"
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>
@@ -122,15 +123,8 @@ void write_through(int fd, const std::string& name, const std::function<void(con
 {
     int saved = 0;
     const TextSink sink = [&](std::string_view piece) {
-        for (std::size_t done = 0; saved == 0 && done < piece.size();) {
-            const ssize_t n = ::write(fd, piece.data() + done, piece.size() - done);
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (n <= 0)
-                saved = n < 0 ? errno : EIO;
-            else
-                done += static_cast<std::size_t>(n);
-        }
+        if (saved == 0 && !write_all(fd, piece))
+            saved = errno;
     };
     produce(sink);
     if (saved != 0)

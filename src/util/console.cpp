@@ -6,16 +6,25 @@
 
 namespace importscope {
 
-void print_to_stderr(std::string_view text) noexcept
+bool write_all(int fd, std::string_view data) noexcept
 {
-    for (std::size_t done = 0; done < text.size();) {
-        const ssize_t n = ::write(STDERR_FILENO, text.data() + done, text.size() - done);
+    for (std::size_t done = 0; done < data.size();) {
+        const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            return; // nowhere to tell it: the exit status still does
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return false;
+        }
         done += static_cast<std::size_t>(n);
     }
+    return true;
+}
+
+void print_to_stderr(std::string_view text) noexcept
+{
+    (void)write_all(STDERR_FILENO, text); // nowhere to tell a failure: the exit status still does
 }
 
 void ensure_standard_descriptors() noexcept

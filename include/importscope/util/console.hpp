@@ -4,6 +4,10 @@
 
 namespace importscope {
 
+/// Writes all of `data` to `fd`, again after a short write or EINTR; false on an error (errno
+/// says which) or when nothing could be written.
+bool write_all(int fd, std::string_view data) noexcept;
+
 /// Writes `text` to standard error as it is, whatever state that is in: closed (2>&-), full
 /// (2>/dev/full) or a pipe whose reader is gone. importscope's own messages never end it.
 void print_to_stderr(std::string_view text) noexcept;
