@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 #include <string_view>
 
@@ -104,7 +105,39 @@ bool is_python_program(const journal::ProgramStart& program, const ProcessRecord
 
 } // namespace
 
-std::vector<UntracedProcess> find_untraced(const RunModel& model, int linked_minor)
+namespace {
+
+/// The running Python processes that no traced process is, and no untraced start named already.
+void add_observed(const RunModel& model, int linked_minor, const std::vector<ObservedPython>& observed,
+                  std::vector<UntracedProcess>& untraced)
+{
+    std::set<int> traced;
+    for (const ProcessRecord& p : model.processes)
+        traced.insert(p.pid);
+    for (const ObservedPython& seen : observed) {
+        if (traced.count(seen.pid) || seen.argv.empty())
+            continue;
+        const bool named = std::any_of(untraced.begin(), untraced.end(),
+                                       [&](const UntracedProcess& u) { return u.argv == seen.argv; });
+        if (named)
+            continue;
+        journal::ProgramStart program;
+        program.via = "seen running";
+        program.executable = seen.executable;
+        program.argv = seen.argv;
+        program.env = seen.run_environment ? "kept" : "dropped";
+        const std::optional<int> minor = python_name_minor(file_name(seen.executable));
+        if (interpreter_flags(seen.argv).find_first_of("Vh") != std::string::npos)
+            continue;
+        auto [reason, advice] = explain(program, minor, linked_minor);
+        untraced.push_back({seen.ppid, program.via, seen.executable, seen.argv, std::move(reason), std::move(advice)});
+    }
+}
+
+} // namespace
+
+std::vector<UntracedProcess> find_untraced(const RunModel& model, int linked_minor,
+                                           const std::vector<ObservedPython>& observed)
 {
     std::vector<UntracedProcess> untraced;
     std::set<std::size_t> matched; // indexes of traced processes already paired with a start
@@ -129,6 +162,7 @@ std::vector<UntracedProcess> find_untraced(const RunModel& model, int linked_min
             untraced.push_back(
                 {starter.pid, program.via, program.executable, program.argv, std::move(reason), std::move(advice)});
         }
+    add_observed(model, linked_minor, observed, untraced);
     return untraced;
 }
 

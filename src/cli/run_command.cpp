@@ -371,6 +371,14 @@ std::vector<std::string> tool_failures(const Launched& launched, const report::R
     return failures;
 }
 
+std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end)
+{
+    std::vector<analysis::ObservedPython> observed;
+    for (const auto& seen : end.pythons_seen)
+        observed.push_back({seen.pid, seen.ppid, seen.executable, seen.argv, seen.run_environment});
+    return observed;
+}
+
 /// Analyze: the findings, with content hashes of loaded extensions (once each) and known issues.
 std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std::string& data_dir)
 {
@@ -476,7 +484,7 @@ int run_run(const RunOptions& options)
     model.problems.insert(model.problems.end(), failures.begin(), failures.end());
 
     const std::vector<analysis::Finding> findings = find_hazards(model, data_dir);
-    info.untraced = analysis::find_untraced(model, k_linked_python_minor);
+    info.untraced = analysis::find_untraced(model, k_linked_python_minor, observed_pythons(launched.end));
     info.environment = describe_environment(std::move(fingerprint_facts), model, options);
     // The module records go from the model straight into the file's text (report_text.cpp).
     nlohmann::json report_json = report::build_report(info, model, findings, report::ModuleRecords::deferred);

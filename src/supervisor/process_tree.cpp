@@ -11,6 +11,8 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <string>
 #include <sys/prctl.h>
@@ -114,6 +116,66 @@ void collect(const std::multimap<int, int>& children, int root, const std::set<i
 }
 
 } // namespace
+
+/// The NUL-separated strings of a /proc file (cmdline, environ).
+std::vector<std::string> proc_strings(int pid, const char* file)
+{
+    std::ifstream in(fmt::format("/proc/{}/{}", pid, file), std::ios::binary);
+    std::vector<std::string> words;
+    for (std::string word; std::getline(in, word, '\0');)
+        words.push_back(std::move(word));
+    return words;
+}
+
+std::string executable_of(int pid)
+{
+    std::error_code ec;
+    return std::filesystem::read_symlink(fmt::format("/proc/{}/exe", pid), ec).string();
+}
+
+std::optional<SeenPython> describe_if_python(int pid)
+{
+    std::string executable = executable_of(pid);
+    if (!std::filesystem::path(executable).filename().string().starts_with("python"))
+        return std::nullopt;
+    SeenPython seen;
+    seen.pid = pid;
+    seen.ppid = parent_of(pid);
+    seen.executable = std::move(executable);
+    seen.argv = proc_strings(pid, "cmdline");
+    std::string run_dir, bootstrap, python_path;
+    for (const std::string& entry : proc_strings(pid, "environ")) {
+        if (entry.starts_with("IMPORTSCOPE_RUN_DIR="))
+            run_dir = entry.substr(20);
+        else if (entry.starts_with("IMPORTSCOPE_BOOTSTRAP="))
+            bootstrap = entry.substr(22);
+        else if (entry.starts_with("PYTHONPATH="))
+            python_path = entry.substr(11);
+    }
+    seen.run_environment = !run_dir.empty() && !bootstrap.empty() && python_path.find(bootstrap) != std::string::npos;
+    return seen;
+}
+
+void PythonWatch::look(const std::vector<int>& descendants)
+{
+    for (int pid : descendants) {
+        std::string executable = executable_of(pid);
+        auto [it, inserted] = m_executables.try_emplace(pid, executable);
+        if (!inserted && it->second == executable)
+            continue;
+        it->second = std::move(executable);
+        if (auto seen = describe_if_python(pid))
+            m_pythons[pid] = std::move(*seen);
+    }
+}
+
+std::vector<SeenPython> PythonWatch::seen() const
+{
+    std::vector<SeenPython> all;
+    for (const auto& [pid, seen] : m_pythons)
+        all.push_back(seen);
+    return all;
+}
 
 std::vector<int> descendants_of(int root, const std::set<int>& excluded)
 {

@@ -163,9 +163,10 @@ std::vector<int> merged(std::vector<int> a, const std::vector<int>& b)
 
 /// At a natural end: descendants still running get SIGTERM and up to `grace_s` to end. False when
 /// there were none (the common case: one walk of /proc and no more).
-bool terminate_then_wait(const std::set<int>& not_of_the_tree, ProcessEnd& end, double grace_s)
+bool terminate_then_wait(const std::set<int>& not_of_the_tree, ProcessEnd& end, double grace_s, PythonWatch& pythons)
 {
     const std::vector<int> left = descendants_of(static_cast<int>(::getpid()), not_of_the_tree);
+    pythons.look(left);
     if (left.empty())
         return false;
     for (int pid : left)
@@ -240,6 +241,7 @@ ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const 
     const std::int64_t timeout_at = options.timeout_s ? monotonic_ns() + seconds_to_ns(*options.timeout_s) : k_never;
     std::int64_t next_tick = options.on_tick ? monotonic_ns() + seconds_to_ns(options.tick_s) : k_never;
     std::int64_t next_watch = monotonic_ns() + k_watch_ns;
+    PythonWatch pythons;
     bool main_done = false;
     while (!main_done) {
         // Reap the main process and any orphaned descendant that was handed to us.
@@ -288,8 +290,10 @@ ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const 
         if (now >= next_watch) {
             // The guardian learns the tree as it grows, so that it can end it if importscope dies.
             next_watch = now + k_watch_ns;
-            for (int descendant : descendants_of(static_cast<int>(::getpid()), not_of_the_tree))
+            const std::vector<int> descendants = descendants_of(static_cast<int>(::getpid()), not_of_the_tree);
+            for (int descendant : descendants)
                 guardian.watch(descendant);
+            pythons.look(descendants);
         }
         if (received <= 0 || received == SIGCHLD || is_one_of(received, k_ignored_signals))
             continue;
@@ -318,13 +322,14 @@ ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const 
             ::usleep(10'000);
         }
         reap_orphans(end, 0);
-        left_over = terminate_then_wait(not_of_the_tree, end, options.grace_s);
+        left_over = terminate_then_wait(not_of_the_tree, end, options.grace_s, pythons);
     }
     // Those that left the group or the session too: the subreaper's descendants, by /proc.
     if (left_over)
         end.ended_by_importscope = merged(end.ended_by_importscope, kill_descendants(not_of_the_tree));
     reap_orphans(end, 0); // those it killed are zombies by now
     guardian.release();
+    end.pythons_seen = pythons.seen();
     return end;
 }
 

@@ -274,6 +274,19 @@ def test_an_isolated_child_is_named_as_untraced(importscope):
     assert "2 of 4 Python processes traced; not traced:" in run.stderr
 
 
+def test_an_isolated_python_started_by_a_shell_is_named_as_untraced(importscope, tmp_path):
+    # No traced process started it: importscope saw it running in its tree (/proc, every 250 ms).
+    wrapper = _script(tmp_path / "wrapper.sh",
+                      f"#!/bin/sh\n\"{PYTHON}\" -c 'import time; time.sleep(0.7)'\n"
+                      f"\"{PYTHON}\" -I -c 'import time; time.sleep(0.7)'\n")
+    run = importscope(wrapper)
+    assert run.status == 0, run.stderr
+    [untraced] = run.report["untraced"]
+    assert untraced["via"] == "seen running"
+    assert untraced["argv"][1] == "-I" and "isolated mode (-I)" in untraced["reason"]
+    assert run.report["summary"]["python_processes"] == 2 and run.report["summary"]["processes"] == 1
+
+
 # 5. The terminal.
 
 def test_usage_errors_are_one_line_with_a_suggestion(tmp_path):

@@ -18,11 +18,22 @@ struct UntracedProcess {
     std::string advice; ///< what to do to trace it
 };
 
+/// A Python interpreter the supervisor saw running in the tree (/proc), traced or not.
+struct ObservedPython {
+    int pid = 0;
+    int ppid = 0;
+    std::string executable;
+    std::vector<std::string> argv;
+    bool run_environment = false; ///< its environment still names the run and the bootstrap
+};
+
 /// The programs traced processes started that are Python interpreters (by file name, or the
 /// starter's own sys.executable) and that no traced process matches (the same argv, started by
-/// that parent or, for exec, in its place). `linked_minor` is the CPython minor the hooks are
-/// built for.
-std::vector<UntracedProcess> find_untraced(const RunModel& model, int linked_minor);
+/// that parent or, for exec, in its place); then the Python processes seen running that no traced
+/// process has the pid of (started by a shell wrapper, say). `linked_minor` is the CPython minor
+/// the hooks are built for.
+std::vector<UntracedProcess> find_untraced(const RunModel& model, int linked_minor,
+                                           const std::vector<ObservedPython>& observed = {});
 
 /// How many Python processes ran that importscope knows of: the traced ones and the untraced.
 std::size_t python_process_count(const RunModel& model, const std::vector<UntracedProcess>& untraced);

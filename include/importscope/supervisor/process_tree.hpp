@@ -1,6 +1,9 @@
 #pragma once
 
+#include <map>
+#include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 /// The processes of a run's tree as /proc shows them. importscope is the child subreaper of the
@@ -15,6 +18,32 @@ std::vector<int> descendants_of(int root, const std::set<int>& excluded = {});
 /// Ends every descendant of this process but `excluded`: SIGKILL, again for those that were being
 /// born, until none is left or a second has passed. Returns the pids it signalled.
 std::vector<int> kill_descendants(const std::set<int>& excluded);
+
+/// A Python interpreter seen running in the tree, by /proc: how importscope learns of Python
+/// processes that a program that is not Python started (a shell wrapper's `python -I`).
+struct SeenPython {
+    int pid = 0;
+    int ppid = 0;
+    std::string executable; ///< /proc/PID/exe
+    std::vector<std::string> argv;
+    bool run_environment = false; ///< its environment names the run and has the bootstrap on PYTHONPATH
+};
+
+/// Describes `pid` when its executable's file name starts with "python"; nullopt otherwise or
+/// when it is gone.
+std::optional<SeenPython> describe_if_python(int pid);
+
+/// Keeps the Python processes seen among the descendants, looking again at a pid whose executable
+/// changed (a shell that exec'd Python).
+class PythonWatch {
+public:
+    void look(const std::vector<int>& descendants);
+    std::vector<SeenPython> seen() const;
+
+private:
+    std::map<int, std::string> m_executables;
+    std::map<int, SeenPython> m_pythons;
+};
 
 /// The guardian: a small process, forked before the worker, that ends the whole tree if importscope
 /// itself dies without ending it (SIGKILL, say), when nothing of importscope is left to do it.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "importscope/supervisor/process_tree.hpp"
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -46,6 +48,8 @@ struct ProcessEnd {
     /// Descendants still alive when the run was over, which importscope ended (SIGTERM at a natural
     /// end, then SIGKILL; SIGKILL at once when importscope ended the run).
     std::vector<int> ended_by_importscope;
+    /// Python interpreters seen running in the tree (every 250 ms, and at the end).
+    std::vector<SeenPython> pythons_seen;
 };
 
 /// Forks a child that runs `child_main(start_fd)` (which must not return) in a process group of its own, gives
