@@ -287,6 +287,20 @@ def test_an_isolated_python_started_by_a_shell_is_named_as_untraced(importscope,
     assert run.report["summary"]["python_processes"] == 2 and run.report["summary"]["processes"] == 1
 
 
+def test_venv_with_ensurepip_names_the_pythons_it_could_not_trace(importscope, tmp_path):
+    # venv runs ensurepip with an environment of its own, and ensurepip runs pip in a grandchild:
+    # importscope traces the main process and says so of the two others.
+    run = importscope("-m", "venv", tmp_path / "env", timeout=300)
+    assert run.status == 0, run.stderr
+    assert (tmp_path / "env" / "bin" / "pip").exists()
+    summary = run.report["summary"]
+    # pip's grandchild is seen in /proc (it runs for a second or more); ensurepip always is named.
+    assert summary["processes"] == 1 and summary["python_processes"] >= 2
+    ensurepip = [u for u in run.report["untraced"] if u["argv"][1:3] == ["-m", "ensurepip"]]
+    assert ensurepip and ensurepip[0]["via"] == "subprocess.Popen"
+    assert f"1 of {summary['python_processes']} Python processes traced" in run.stderr
+
+
 # 5. The terminal.
 
 def test_usage_errors_are_one_line_with_a_suggestion(tmp_path):
