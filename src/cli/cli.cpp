@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <csignal>
 #include <string>
 #include <vector>
@@ -49,6 +50,46 @@ bool has_subcommand(const CLI::App& app, const std::string& name)
     return std::find(names.begin(), names.end(), name) != names.end();
 }
 
+/// The command line's words as CLI11 should see them: importscope's global options, the command,
+/// and its own options; for `run`, the target's words are split off into `run_options`. Throws
+/// CLI::ParseError for an option the command does not know.
+std::vector<std::string> words_to_parse(CLI::App& app, CLI::App& run, cli::RunOptions& run_options,
+                                        const std::vector<std::string>& words, std::size_t at)
+{
+    std::vector<std::string> parsed(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(at));
+    check_option_words(app, parsed);
+    if (at < words.size()) {
+        parsed.push_back(words[at]);
+        std::vector<std::string> rest(words.begin() + static_cast<std::ptrdiff_t>(at) + 1, words.end());
+        if (words[at] == "run") {
+            // The target's arguments are never ours to parse: split them off before CLI11 sees them.
+            auto split = cli::split_target_arguments(run, rest);
+            rest = std::move(split.own);
+            run_options.program = std::move(split.command);
+            run_options.target_args = std::move(split.target_args);
+        }
+        check_option_words(*app.get_subcommand(words[at]), rest);
+        parsed.insert(parsed.end(), rest.begin(), rest.end());
+    }
+    std::reverse(parsed.begin(), parsed.end()); // CLI11 takes a vector in reverse order
+    return parsed;
+}
+
+/// The one exception boundary around a command: an Error is its line and status; anything else
+/// an internal error.
+int run_guarded(const std::function<int()>& command, ExitStatus usage_status)
+{
+    try {
+        return command();
+    } catch (const Error& e) {
+        print_to_stderr(fmt::format("importscope: error: {}\n", e.what()));
+        return static_cast<int>(e.status() == ExitStatus::usage ? usage_status : e.status());
+    } catch (const std::exception& e) {
+        print_to_stderr(fmt::format("importscope: error: internal error: {}\n", e.what()));
+        return static_cast<int>(usage_status);
+    }
+}
+
 } // namespace
 
 int run_cli(int argc, char** argv)
@@ -71,7 +112,7 @@ int run_cli(int argc, char** argv)
     cli::MergeOptions merge_options;
     CLI::App* merge = cli::setup_merge(app, merge_options);
 
-    std::vector<std::string> words(argv + 1, argv + argc);
+    const std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty()) {
         print_to_stderr(cli::short_help(app));
         return static_cast<int>(ExitStatus::usage);
@@ -82,32 +123,13 @@ int run_cli(int argc, char** argv)
         ++at;
     const std::string subcommand = at < words.size() ? words[at] : "";
     // run is a command wrapper: its own failures, bad usage among them, are 125, as timeout's are.
-    const bool running = subcommand == "run";
-    const ExitStatus usage_status = running ? ExitStatus::tool_failure : ExitStatus::usage;
+    const ExitStatus usage_status = subcommand == "run" ? ExitStatus::tool_failure : ExitStatus::usage;
     if (!subcommand.empty() && !has_subcommand(app, subcommand))
         return usage_error(fmt::format("unknown command '{}'{}", subcommand,
                                        cli::did_you_mean(subcommand, cli::subcommand_names(app))),
                            "", ExitStatus::usage);
-
-    std::vector<std::string> parsed(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(at));
     try {
-        check_option_words(app, parsed);
-        if (!subcommand.empty()) {
-            parsed.push_back(subcommand);
-            std::vector<std::string> rest(words.begin() + static_cast<std::ptrdiff_t>(at) + 1, words.end());
-            CLI::App& sub = *app.get_subcommand(subcommand);
-            if (running) {
-                // The target's arguments are never ours to parse: split them off before CLI11 sees them.
-                auto split = cli::split_target_arguments(*run, rest);
-                rest = std::move(split.own);
-                run_options.program = std::move(split.command);
-                run_options.target_args = std::move(split.target_args);
-            }
-            check_option_words(sub, rest);
-            parsed.insert(parsed.end(), rest.begin(), rest.end());
-        }
-        std::reverse(parsed.begin(), parsed.end()); // CLI11 takes a vector in reverse order
-        app.parse(parsed);
+        app.parse(words_to_parse(app, *run, run_options, words, at));
     } catch (const CLI::CallForHelp& e) {
         return app.exit(e);
     } catch (const CLI::CallForAllHelp& e) {
@@ -117,25 +139,20 @@ int run_cli(int argc, char** argv)
     } catch (const CLI::ParseError& e) {
         return usage_error(e.what(), subcommand, usage_status);
     }
-
-    try {
-        run_options.timeout_given = run->count("--timeout") > 0;
-        if (run->parsed())
-            return cli::run_run(run_options);
-        if (report->parsed())
-            return cli::run_report(report_options);
-        if (diff->parsed())
-            return cli::run_diff(diff_options);
-        if (merge->parsed())
-            return cli::run_merge(merge_options);
-        return static_cast<int>(ExitStatus::usage);
-    } catch (const Error& e) {
-        print_to_stderr(fmt::format("importscope: error: {}\n", e.what()));
-        return static_cast<int>(e.status() == ExitStatus::usage ? usage_status : e.status());
-    } catch (const std::exception& e) {
-        print_to_stderr(fmt::format("importscope: error: internal error: {}\n", e.what()));
-        return static_cast<int>(running ? ExitStatus::tool_failure : ExitStatus::usage);
-    }
+    return run_guarded(
+        [&] {
+            run_options.timeout_given = run->count("--timeout") > 0;
+            if (run->parsed())
+                return cli::run_run(run_options);
+            if (report->parsed())
+                return cli::run_report(report_options);
+            if (diff->parsed())
+                return cli::run_diff(diff_options);
+            if (merge->parsed())
+                return cli::run_merge(merge_options);
+            return static_cast<int>(ExitStatus::usage);
+        },
+        usage_status);
 }
 
 } // namespace importscope

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -199,138 +200,191 @@ std::string read_start_words(int fd)
     return words;
 }
 
+
+/// One supervised run, in the order it goes: start the worker, wait for it while the time, the
+/// ticks and the signals ask for things, then end what is left of the tree.
+class Supervision {
+public:
+    explicit Supervision(const SuperviseOptions& options) : m_options(options)
+    {
+        ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+        m_not_of_the_tree = options.helpers;
+        m_not_of_the_tree.insert(m_guardian.pid());
+    }
+
+    ProcessEnd run(const std::function<void(int start_fd)>& child_main)
+    {
+        start(child_main);
+        wait_for_main();
+        m_end.start_words = read_start_words(m_start_fd);
+        end_the_tree();
+        m_end.pythons_seen = m_pythons.seen();
+        return std::move(m_end);
+    }
+
+private:
+    void start(const std::function<void(int start_fd)>& child_main)
+    {
+        int start_pipe[2];
+        if (::pipe2(start_pipe, O_CLOEXEC) != 0)
+            throw system_error("pipe", errno);
+        const pid_t pid = ::fork();
+        if (pid < 0)
+            throw system_error("fork", errno);
+        if (pid == 0) {
+            ::setpgid(0, 0);
+            if (m_terminal.owned())
+                TerminalForeground::give_to(::getpid());
+            m_signals.restore_in_child();
+            std::signal(SIGPIPE, SIG_DFL); // NOLINT(cert-err33-c): the target's, as a shell gives it
+            ::close(start_pipe[0]);
+            if (m_guardian.fd() >= 0)
+                ::close(m_guardian.fd());
+            child_main(start_pipe[1]);
+            ::_exit(127);
+        }
+        ::close(start_pipe[1]);
+        m_start_fd = start_pipe[0];
+        m_pid = pid;
+        m_end.pid = pid;
+        m_ending.emplace(pid, m_options.grace_s);
+        m_guardian.watch(pid, true);
+        m_guardian.watch(pid);
+        ::setpgid(pid, pid); // both sides set it, so neither races the other
+        if (m_terminal.owned())
+            TerminalForeground::give_to(pid);
+        const std::int64_t now = monotonic_ns();
+        m_timeout_at = m_options.timeout_s ? now + seconds_to_ns(*m_options.timeout_s) : k_never;
+        m_next_tick = m_options.on_tick ? now + seconds_to_ns(m_options.tick_s) : k_never;
+        m_next_watch = now + k_watch_ns;
+    }
+
+    /// Reaps the main process and the orphaned descendants handed to us; true once the main one ended.
+    bool reap()
+    {
+        bool main_done = false;
+        for (int status;;) {
+            const pid_t done = ::waitpid(-1, &status, WNOHANG);
+            if (done <= 0)
+                return main_done;
+            const WaitStatus w = to_wait_status(status);
+            if (done == m_pid) {
+                m_end.code = w.code;
+                m_end.signal = w.signal;
+                m_end.core_dumped = w.core_dumped;
+                main_done = true;
+            } else {
+                m_end.reaped[done] = w;
+            }
+        }
+    }
+
+    /// The timeout, the escalation to SIGKILL, and the tick (which may ask to end the tree).
+    void act_on_time(std::int64_t now)
+    {
+        if (now >= m_timeout_at && !m_end.timed_out && !m_ending->started()) {
+            m_end.timed_out = true;
+            m_ending->start(SIGINT); // Python shows where it was with a KeyboardInterrupt traceback
+        }
+        if (now >= m_ending->kill_at())
+            m_ending->kill_now();
+        if (now >= m_next_tick) {
+            m_next_tick = now + seconds_to_ns(m_options.tick_s);
+            if (m_options.on_tick() && !m_ending->started()) {
+                m_end.stopped = true;
+                m_ending->start(SIGTERM);
+            }
+        }
+        if (now >= m_next_watch) {
+            // The guardian learns the tree as it grows, so that it can end it if importscope dies.
+            m_next_watch = now + k_watch_ns;
+            const std::vector<int> descendants = descendants_of(static_cast<int>(::getpid()), m_not_of_the_tree);
+            for (int descendant : descendants)
+                m_guardian.watch(descendant);
+            m_pythons.look(descendants);
+        }
+    }
+
+    /// Waits for a signal until the next thing to do is due.
+    int next_signal()
+    {
+        const std::int64_t wake_at =
+            std::min({m_end.timed_out ? k_never : m_timeout_at, m_ending->kill_at(), m_next_tick, m_next_watch});
+        siginfo_t info{};
+        if (wake_at == k_never)
+            return sigwaitinfo(&m_signals.set(), &info);
+        const timespec wait = to_timespec(wake_at - monotonic_ns());
+        return sigtimedwait(&m_signals.set(), &info, &wait);
+    }
+
+    void on_signal(int received)
+    {
+        if (received <= 0 || received == SIGCHLD || is_one_of(received, k_ignored_signals))
+            return;
+        if (is_one_of(received, k_passed_signals)) {
+            ::kill(m_pid, received);
+            return;
+        }
+        if (!m_end.forwarded_signal && !m_ending->started()) {
+            m_end.forwarded_signal = received;
+            ::kill(-m_pid, received);
+        } else {
+            m_ending->kill_now(); // asked again: stop waiting for the target to wind down
+        }
+    }
+
+    void wait_for_main()
+    {
+        while (!reap()) {
+            act_on_time(monotonic_ns());
+            on_signal(next_signal());
+        }
+    }
+
+    /// Nothing of the tree outlives the run: at a natural end the group gets the linger and what
+    /// is left SIGTERM, then the grace period; a run importscope ended gets SIGKILL. Those that
+    /// left the group or the session too are found as the subreaper's descendants, by /proc.
+    void end_the_tree()
+    {
+        bool left_over = true; // whether a walk for what outlived the run is still due
+        if (m_end.timed_out || m_end.stopped || m_end.forwarded_signal) {
+            ::kill(-m_pid, SIGKILL); // what is left of the group was ours to end
+        } else {
+            // Let the rest of the group wind down (a resource tracker sees its pipe close).
+            const std::int64_t until = monotonic_ns() + seconds_to_ns(m_options.linger_s);
+            while (::kill(-m_pid, 0) == 0 && monotonic_ns() < until) {
+                reap_orphans(m_end, 0);
+                ::usleep(10'000);
+            }
+            reap_orphans(m_end, 0);
+            left_over = terminate_then_wait(m_not_of_the_tree, m_end, m_options.grace_s, m_pythons);
+        }
+        if (left_over)
+            m_end.ended_by_importscope = merged(m_end.ended_by_importscope, kill_descendants(m_not_of_the_tree));
+        reap_orphans(m_end, 0); // those it killed are zombies by now
+        m_guardian.release();
+    }
+
+    const SuperviseOptions& m_options;
+    BlockedSignals m_signals; ///< first: nothing is delivered before the loop waits for it
+    TerminalForeground m_terminal;
+    Guardian m_guardian;
+    std::set<int> m_not_of_the_tree;
+    PythonWatch m_pythons;
+    ProcessEnd m_end;
+    std::optional<Ending> m_ending;
+    pid_t m_pid = 0;
+    int m_start_fd = -1;
+    std::int64_t m_timeout_at = k_never;
+    std::int64_t m_next_tick = k_never;
+    std::int64_t m_next_watch = k_never;
+};
+
 } // namespace
 
 ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const SuperviseOptions& options)
 {
-    BlockedSignals signals;
-    TerminalForeground terminal;
-    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-    Guardian guardian;
-    int start_pipe[2];
-    if (::pipe2(start_pipe, O_CLOEXEC) != 0)
-        throw system_error("pipe", errno);
-
-    const pid_t pid = ::fork();
-    if (pid < 0)
-        throw system_error("fork", errno);
-    if (pid == 0) {
-        ::setpgid(0, 0);
-        if (terminal.owned())
-            TerminalForeground::give_to(::getpid());
-        signals.restore_in_child();
-        std::signal(SIGPIPE, SIG_DFL); // NOLINT(cert-err33-c): the target's, as a shell gives it
-        ::close(start_pipe[0]);
-        if (guardian.fd() >= 0)
-            ::close(guardian.fd());
-        child_main(start_pipe[1]);
-        ::_exit(127);
-    }
-    ::close(start_pipe[1]);
-    guardian.watch(pid, true);
-    guardian.watch(pid);
-    std::set<int> not_of_the_tree = options.helpers;
-    not_of_the_tree.insert(guardian.pid());
-    ::setpgid(pid, pid); // both sides set it, so neither races the other
-    if (terminal.owned())
-        TerminalForeground::give_to(pid);
-
-    ProcessEnd end;
-    end.pid = pid;
-    Ending ending(pid, options.grace_s);
-    const std::int64_t timeout_at = options.timeout_s ? monotonic_ns() + seconds_to_ns(*options.timeout_s) : k_never;
-    std::int64_t next_tick = options.on_tick ? monotonic_ns() + seconds_to_ns(options.tick_s) : k_never;
-    std::int64_t next_watch = monotonic_ns() + k_watch_ns;
-    PythonWatch pythons;
-    bool main_done = false;
-    while (!main_done) {
-        // Reap the main process and any orphaned descendant that was handed to us.
-        for (int status;;) {
-            const pid_t done = ::waitpid(-1, &status, WNOHANG);
-            if (done <= 0)
-                break;
-            if (done == pid) {
-                const WaitStatus w = to_wait_status(status);
-                end.code = w.code;
-                end.signal = w.signal;
-                end.core_dumped = w.core_dumped;
-                main_done = true;
-            } else {
-                end.reaped[done] = to_wait_status(status);
-            }
-        }
-        if (main_done)
-            break;
-
-        const std::int64_t now = monotonic_ns();
-        if (now >= timeout_at && !end.timed_out && !ending.started()) {
-            end.timed_out = true;
-            ending.start(SIGINT); // Python shows where it was with a KeyboardInterrupt traceback
-        }
-        if (now >= ending.kill_at())
-            ending.kill_now();
-        if (now >= next_tick) {
-            next_tick = now + seconds_to_ns(options.tick_s);
-            if (options.on_tick() && !ending.started()) {
-                end.stopped = true;
-                ending.start(SIGTERM);
-            }
-        }
-
-        const std::int64_t wake_at =
-            std::min({end.timed_out ? k_never : timeout_at, ending.kill_at(), next_tick, next_watch});
-        siginfo_t info{};
-        int received;
-        if (wake_at == k_never) {
-            received = sigwaitinfo(&signals.set(), &info);
-        } else {
-            const timespec wait = to_timespec(wake_at - monotonic_ns());
-            received = sigtimedwait(&signals.set(), &info, &wait);
-        }
-        if (now >= next_watch) {
-            // The guardian learns the tree as it grows, so that it can end it if importscope dies.
-            next_watch = now + k_watch_ns;
-            const std::vector<int> descendants = descendants_of(static_cast<int>(::getpid()), not_of_the_tree);
-            for (int descendant : descendants)
-                guardian.watch(descendant);
-            pythons.look(descendants);
-        }
-        if (received <= 0 || received == SIGCHLD || is_one_of(received, k_ignored_signals))
-            continue;
-        if (is_one_of(received, k_passed_signals)) {
-            ::kill(pid, received);
-            continue;
-        }
-        if (!end.forwarded_signal && !ending.started()) {
-            end.forwarded_signal = received;
-            ::kill(-pid, received);
-        } else {
-            ending.kill_now(); // asked again: stop waiting for the target to wind down
-        }
-    }
-
-    end.start_words = read_start_words(start_pipe[0]);
-    bool left_over = true; // whether a walk for what outlived the run is still due
-    if (end.timed_out || end.stopped || end.forwarded_signal) {
-        ::kill(-pid, SIGKILL); // what is left of the group was ours to end
-    } else {
-        // Let the rest of the tree wind down (a resource tracker sees its pipe close), reaping
-        // those handed to us; whatever still runs after the linger is ended.
-        const std::int64_t until = monotonic_ns() + seconds_to_ns(options.linger_s);
-        while (::kill(-pid, 0) == 0 && monotonic_ns() < until) {
-            reap_orphans(end, 0);
-            ::usleep(10'000);
-        }
-        reap_orphans(end, 0);
-        left_over = terminate_then_wait(not_of_the_tree, end, options.grace_s, pythons);
-    }
-    // Those that left the group or the session too: the subreaper's descendants, by /proc.
-    if (left_over)
-        end.ended_by_importscope = merged(end.ended_by_importscope, kill_descendants(not_of_the_tree));
-    reap_orphans(end, 0); // those it killed are zombies by now
-    guardian.release();
-    end.pythons_seen = pythons.seen();
-    return end;
+    return Supervision(options).run(child_main);
 }
 
 } // namespace importscope::supervisor

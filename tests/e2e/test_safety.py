@@ -160,7 +160,8 @@ def _start_tree(tmp_path, *options):
 
 @pytest.mark.parametrize("ending", ["timeout", "sigterm", "sigkill", "natural-end"])
 def test_no_process_of_the_tree_survives(tmp_path, ending):
-    options = {"timeout": ["--timeout", "3"], "natural-end": []}.get(ending, [])
+    # The timeout leaves the tree (a spawn worker among it) time to start on a loaded machine.
+    options = {"timeout": ["--timeout", "10"], "natural-end": []}.get(ending, [])
     proc, pid_file = _start_tree(tmp_path, *options)
     if ending == "natural-end":
         (tmp_path / "pids.main-may-end").write_text("")
