@@ -25,7 +25,7 @@ demo: build
 	@echo "== importscope run on the bundled DeepGEMM probe (a vendored package aliased at the top level only) =="
 	@$(BUILD)/importscope run -o importscope-report.json $(BUILD)/probes/deepgemm_pybind/broken.py; \
 	status=$$?; \
-	if [ $$status -eq 1 ]; then echo "== exit status 1: the duplicate init was found; the report is importscope-report.json =="; \
+	if [ $$status -eq 3 ]; then echo "== exit status 3: the duplicate init was found; the report is importscope-report.json =="; \
 	else echo "== unexpected exit status $$status from importscope ==" >&2; exit 1; fi
 
 test: build
