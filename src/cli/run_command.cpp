@@ -501,6 +501,9 @@ int run_run(const RunOptions& options)
         print_to_stderr(fmt::format("importscope: report written to {}\n", options.output));
     if (outcome.reason == "tool-failure")
         print_to_stderr(fmt::format("importscope: error: {}\n", outcome.message));
+    else if (outcome.status != 0 && outcome.reason != "findings" && !options.quiet)
+        // A CI log says at its end why the step failed when importscope found nothing.
+        print_to_stderr(fmt::format("importscope: exit status {}: {}\n", outcome.status, outcome.message));
 
     // The records and their texts are not freed one by one before the exit status.
     keep_until_exit(std::move(model));

@@ -73,6 +73,8 @@ def test_a_missing_module_is_the_targets_failure(importscope):
     outcome = run.report["run"]["outcome"]
     assert outcome == {"exit_status": 1, "reason": "target-failed", "failures": [],
                        "message": "the target exited with status 1, with no finding that --fail-on selects"}
+    assert run.stderr.splitlines()[-1] == ("importscope: exit status 1: the target exited with status 1, with no "
+                                           "finding that --fail-on selects")
 
 
 def test_a_killed_target_fails_with_128_plus_the_signal(importscope):

@@ -245,9 +245,10 @@ def test_a_journal_of_frame_references_cannot_blow_up_memory(importscope):
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     assert run.status == 0, run.stderr
     assert any("expand past 32 times its size" in p for p in run.report["problems"])
-    # 3 GB and more before the bound; AddressSanitizer's shadow memory and quarantine (make
-    # sanitize) add about half again.
-    limit = 2_500_000 if "libasan" in os.environ.get("LD_PRELOAD", "") else 1_200_000
+    # 3 GB and more before the bound (frame copies thousands of times the journal's size); 1.2 to
+    # 1.3 GB now (at most 128 MiB + 32 times, and the report text of those records). AddressSanitizer's
+    # shadow memory and quarantine (make sanitize) add about half again.
+    limit = 2_600_000 if "libasan" in os.environ.get("LD_PRELOAD", "") else 1_800_000
     assert max(peak_kib, before) < limit, f"peak {peak_kib} KiB"
 
 
