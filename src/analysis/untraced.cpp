@@ -1,4 +1,5 @@
 #include "importscope/analysis/untraced.hpp"
+#include "importscope/util/python_name.hpp"
 
 #include <fmt/format.h>
 
@@ -14,29 +15,6 @@ std::string_view file_name(std::string_view path)
 {
     const auto slash = path.rfind('/');
     return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
-/// python, python3, python3.11, python3.13t: the minor, or -1 when the name gives none; nullopt
-/// when it is not a Python interpreter's name.
-std::optional<int> python_name_minor(std::string_view name)
-{
-    if (!name.starts_with("python"))
-        return std::nullopt;
-    name.remove_prefix(6);
-    int minor = -1;
-    if (name.starts_with("3.")) {
-        name.remove_prefix(2);
-        minor = 0;
-        while (!name.empty() && name.front() >= '0' && name.front() <= '9') {
-            minor = minor * 10 + (name.front() - '0');
-            name.remove_prefix(1);
-        }
-    } else if (name.starts_with("3")) {
-        name.remove_prefix(1);
-    }
-    if (!name.empty() && name != "d" && name != "t")
-        return std::nullopt;
-    return minor;
 }
 
 /// Python's own short options before its target, joined ("-IS" holds I and S).
@@ -103,10 +81,6 @@ bool is_python_program(const journal::ProgramStart& program, const ProcessRecord
     return minor && interpreter_flags(program.argv).find_first_of("Vh") == std::string::npos;
 }
 
-} // namespace
-
-namespace {
-
 /// The running Python processes that no traced process is, and no untraced start named already.
 void add_observed(const RunModel& model, int linked_minor, const std::vector<ObservedPython>& observed,
                   std::vector<UntracedProcess>& untraced)
@@ -115,7 +89,9 @@ void add_observed(const RunModel& model, int linked_minor, const std::vector<Obs
     for (const ProcessRecord& p : model.processes)
         traced.insert(p.pid);
     for (const ObservedPython& seen : observed) {
-        if (traced.count(seen.pid) || seen.argv.empty())
+        // `python --version` or `-h` runs no Python code: nothing to trace.
+        if (traced.count(seen.pid) || seen.argv.empty() ||
+            interpreter_flags(seen.argv).find_first_of("Vh") != std::string::npos)
             continue;
         const bool named = std::any_of(untraced.begin(), untraced.end(),
                                        [&](const UntracedProcess& u) { return u.argv == seen.argv; });
@@ -127,8 +103,6 @@ void add_observed(const RunModel& model, int linked_minor, const std::vector<Obs
         program.argv = seen.argv;
         program.env = seen.run_environment ? "kept" : "dropped";
         const std::optional<int> minor = python_name_minor(file_name(seen.executable));
-        if (interpreter_flags(seen.argv).find_first_of("Vh") != std::string::npos)
-            continue;
         auto [reason, advice] = explain(program, minor, linked_minor);
         untraced.push_back({seen.ppid, program.via, seen.executable, seen.argv, std::move(reason), std::move(advice)});
     }

@@ -2,6 +2,7 @@
 
 #include "importscope/supervisor/python_locator.hpp"
 #include "importscope/util/error.hpp"
+#include "importscope/util/python_name.hpp"
 
 #include <fmt/format.h>
 
@@ -115,13 +116,7 @@ ResolvedTarget resolve_command(const std::string& name, const std::vector<std::s
 
 bool is_python_name(const std::string& file_name)
 {
-    std::string_view name = file_name;
-    if (!name.starts_with("python"))
-        return false;
-    name.remove_prefix(6);
-    while (!name.empty() && ((name.front() >= '0' && name.front() <= '9') || name.front() == '.'))
-        name.remove_prefix(1);
-    return name.empty() || name == "d" || name == "t" || name == "m" || name == "-dbg";
+    return python_name_minor(file_name).has_value();
 }
 
 Target parse_python_arguments(const std::vector<std::string>& words)

@@ -101,7 +101,7 @@ void on_failed_startup(const PyStatus& status)
         err = errno;
     }
     print_to_stderr(fmt::format("importscope: error: cannot execute {}: {}\n", plan.target.value, std::strerror(err)));
-    (void)!::write(g_start_fd, "F", 1); // the status below says it too
+    (void)write_all(g_start_fd, std::string_view(&start_word::failed, 1)); // the status below says it too
     // As a shell says it: 127 for a program that is not there, 126 for one that cannot be run.
     ::_exit(err == ENOENT ? 127 : 126);
 }
