@@ -13,6 +13,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/json_text.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/keep_until_exit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/embed/worker_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event_decode.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/json_line.cpp

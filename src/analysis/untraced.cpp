@@ -44,7 +44,7 @@ std::string interpreter_flags(const std::vector<std::string>& argv)
 
 /// Why a Python program was not traced, and what to do.
 std::pair<std::string, std::string> explain(const journal::ProgramStart& program, std::optional<int> minor,
-                                            int linked_minor)
+                                            const std::vector<int>& traced_minors)
 {
     const std::string flags = interpreter_flags(program.argv);
     if (flags.find('I') != std::string::npos)
@@ -60,10 +60,11 @@ std::pair<std::string, std::string> explain(const journal::ProgramStart& program
         return {"it was given an environment without IMPORTSCOPE_RUN_DIR or without importscope's bootstrap on "
                 "PYTHONPATH (env= built from scratch)",
                 "build the child's env from os.environ (dict(os.environ, ...)) so that it keeps both"};
-    if (minor && *minor >= 0 && *minor != linked_minor)
-        return {fmt::format("it is Python 3.{}, and importscope's hooks are built for Python 3.{}", *minor,
-                            linked_minor),
-                fmt::format("run that command under an importscope built for Python 3.{}", *minor)};
+    if (minor && *minor >= 0 &&
+        std::find(traced_minors.begin(), traced_minors.end(), *minor) == traced_minors.end())
+        return {fmt::format("it is Python 3.{}, and this importscope has no hooks for that version", *minor),
+                fmt::format("install importscope for Python 3.{} too (build with IMPORTSCOPE_PYTHONS naming it)",
+                            *minor)};
     return {"it wrote no journal: it may have ended before site ran, or could not write into the run directory",
             "see the report's problems, and run that command on its own under importscope"};
 }
@@ -82,7 +83,7 @@ bool is_python_program(const journal::ProgramStart& program, const ProcessRecord
 }
 
 /// The running Python processes that no traced process is, and no untraced start named already.
-void add_observed(const RunModel& model, int linked_minor, const std::vector<ObservedPython>& observed,
+void add_observed(const RunModel& model, const std::vector<int>& traced_minors, const std::vector<ObservedPython>& observed,
                   std::vector<UntracedProcess>& untraced)
 {
     std::set<int> traced;
@@ -103,14 +104,14 @@ void add_observed(const RunModel& model, int linked_minor, const std::vector<Obs
         program.argv = seen.argv;
         program.env = seen.run_environment ? "kept" : "dropped";
         const std::optional<int> minor = python_name_minor(file_name(seen.executable));
-        auto [reason, advice] = explain(program, minor, linked_minor);
+        auto [reason, advice] = explain(program, minor, traced_minors);
         untraced.push_back({seen.ppid, program.via, seen.executable, seen.argv, std::move(reason), std::move(advice)});
     }
 }
 
 } // namespace
 
-std::vector<UntracedProcess> find_untraced(const RunModel& model, int linked_minor,
+std::vector<UntracedProcess> find_untraced(const RunModel& model, const std::vector<int>& traced_minors,
                                            const std::vector<ObservedPython>& observed)
 {
     std::vector<UntracedProcess> untraced;
@@ -132,11 +133,11 @@ std::vector<UntracedProcess> find_untraced(const RunModel& model, int linked_min
             }
             if (found)
                 continue;
-            auto [reason, advice] = explain(program, minor, linked_minor);
+            auto [reason, advice] = explain(program, minor, traced_minors);
             untraced.push_back(
                 {starter.pid, program.via, program.executable, program.argv, std::move(reason), std::move(advice)});
         }
-    add_observed(model, linked_minor, observed, untraced);
+    add_observed(model, traced_minors, observed, untraced);
     return untraced;
 }
 

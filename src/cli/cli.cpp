@@ -1,14 +1,17 @@
 #include "importscope/cli/cli.hpp"
 
+#include "cli/install_layout.hpp"
 #include "cli/report_commands.hpp"
 #include "cli/run_command.hpp"
 #include "cli/usage.hpp"
+#include "importscope/supervisor/python_runtime.hpp"
 #include "importscope/util/console.hpp"
 #include "importscope/util/error.hpp"
 #include "importscope/version.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -19,6 +22,14 @@
 namespace importscope {
 
 namespace {
+
+/// `importscope --version`: the version and the CPython minors it has a worker for.
+std::string version_text()
+{
+    const std::vector<std::string> minors = supervisor::available_minors(cli::find_install_layout().runtime_dir);
+    return fmt::format("importscope {} (CPython {})", k_version,
+                       minors.empty() ? std::string("workers missing") : fmt::format("{}", fmt::join(minors, ", ")));
+}
 
 /// A usage error as one line, with the way to the help of the command it concerns.
 int usage_error(const std::string& message, const std::string& subcommand, ExitStatus status)
@@ -99,7 +110,7 @@ int run_cli(int argc, char** argv)
     ensure_standard_descriptors();
     std::signal(SIGPIPE, SIG_IGN); // NOLINT(cert-err33-c): SIG_IGN cannot fail for SIGPIPE
     CLI::App app{"importscope: find native extensions that Python initializes under two module names.", "importscope"};
-    app.set_version_flag("--version", fmt::format("importscope {} (Python {})", k_version, k_linked_python_version));
+    app.set_version_flag("--version", [] { return version_text(); });
     app.require_subcommand(1);
     app.footer("Run 'importscope run --help' for the options of a run. Documentation: docs/ in the source tree.");
 

@@ -1,6 +1,6 @@
 #include "cli/run_command.hpp"
 
-#include "cli/bootstrap_location.hpp"
+#include "cli/install_layout.hpp"
 #include "cli/live_view.hpp"
 #include "cli/target_resolution.hpp"
 #include "importscope/analysis/finding.hpp"
@@ -19,15 +19,16 @@
 #include "importscope/report/summary.hpp"
 #include "importscope/supervisor/environment.hpp"
 #include "importscope/supervisor/python_locator.hpp"
+#include "importscope/supervisor/python_runtime.hpp"
 #include "importscope/supervisor/run_dir.hpp"
 #include "importscope/supervisor/supervisor.hpp"
+#include "importscope/supervisor/worker_launch.hpp"
 #include "importscope/util/atomic_file.hpp"
 #include "importscope/util/clock.hpp"
 #include "importscope/util/console.hpp"
 #include "importscope/util/error.hpp"
 #include "importscope/util/keep_until_exit.hpp"
 #include "importscope/util/sha256.hpp"
-#include "importscope/version.hpp"
 
 #include <fmt/format.h>
 
@@ -113,6 +114,8 @@ constexpr double k_max_timeout_s = 366.0 * 24 * 3600;
 struct RunRequest {
     ResolvedTarget resolved;
     supervisor::PythonInstallation python;
+    supervisor::PythonRuntime runtime; ///< for a Python target: the worker and libpython it runs on
+    InstallLayout layout;
     report::FailOn gate;
     report::Format summary_format = report::Format::text;
     std::string bootstrap_dir;
@@ -188,16 +191,18 @@ bool stderr_wants_color()
 
 /// The interpreter the target runs on: --python, else the one the command names, else the default.
 /// A program that is not Python needs none of its own: the default is only for the fingerprint.
-supervisor::PythonInstallation choose_python(const RunOptions& options, const ResolvedTarget& resolved)
+supervisor::PythonInstallation choose_python(const RunOptions& options, const ResolvedTarget& resolved,
+                                             const InstallLayout& layout)
 {
     if (!options.python.empty())
         return supervisor::locate_python(options.python);
     if (!resolved.interpreter.empty())
         return supervisor::locate_python(resolved.interpreter);
+    const std::string installed_for = layout.installed ? layout.binary_dir : std::string{};
     if (resolved.target.kind != embed::TargetKind::program)
-        return supervisor::locate_python(supervisor::default_python());
+        return supervisor::locate_python(supervisor::default_python(installed_for));
     try {
-        return supervisor::locate_python(supervisor::default_python());
+        return supervisor::locate_python(supervisor::default_python(installed_for));
     } catch (const Error&) {
         return {}; // its Python descendants each say which interpreter they run
     }
@@ -225,8 +230,11 @@ RunRequest make_request(const RunOptions& options)
     check_writable_destination(options.output, inputs);
     request.gate = report::FailOn::parse(options.fail_on);
     request.summary_format = report::parse_format(options.format);
-    request.python = choose_python(options, request.resolved);
-    request.bootstrap_dir = options.no_follow ? std::string{} : find_bootstrap_dir();
+    request.layout = find_install_layout();
+    request.python = choose_python(options, request.resolved, request.layout);
+    if (request.resolved.target.kind != embed::TargetKind::program)
+        request.runtime = supervisor::choose_runtime(request.python, request.layout.runtime_dir);
+    request.bootstrap_dir = options.no_follow ? std::string{} : bootstrap_dir(request.layout);
     if (options.redact_paths)
         request.redaction.emplace(home_directory(), user_name());
     return request;
@@ -244,6 +252,10 @@ report::RunInfo make_run_info(const RunOptions& options, const RunRequest& reque
     info.target_args = target.args;
     info.interpreter_options = target.interpreter_options;
     info.python_executable = request.python.executable;
+    info.worker_minor = request.runtime.minor;
+    info.python_libpython = request.runtime.libpython;
+    info.python_static_build = request.runtime.own_build;
+    info.python_runtime_version = request.runtime.build_version;
     info.match = options.match;
     info.follow = !options.no_follow;
     if (options.timeout_given)
@@ -272,9 +284,12 @@ Launched launch(const RunOptions& options, const RunRequest& request, const supe
 {
     embed::WorkerPlan plan;
     plan.python_executable = request.python.executable;
-    plan.foreign_installation = request.python.foreign;
-    if (request.python.foreign)
-        plan.fallback_dynload = k_linked_python_dynload;
+    std::error_code ec;
+    plan.foreign_installation =
+        request.runtime.own_build &&
+        request.python.realpath != std::filesystem::canonical(request.runtime.build_executable, ec).string();
+    if (plan.foreign_installation)
+        plan.fallback_dynload = request.runtime.build_dynload;
     plan.target = request.resolved.target;
     plan.match = options.match;
     plan.run_dir = run_dir.path().string();
@@ -301,7 +316,8 @@ Launched launch(const RunOptions& options, const RunRequest& request, const supe
         return live.update() && options.stop_on_finding;
     };
     launched.started_ns = wall_ns();
-    launched.end = supervisor::supervise([&](int start_fd) { embed::run_worker(plan, start_fd); }, supervise_options);
+    launched.end = supervisor::supervise(
+        [&](int start_fd) { supervisor::launch_worker(plan, request.runtime, start_fd); }, supervise_options);
     launched.ended_ns = wall_ns();
     auto messages = inbox.take();
     launched.inbox.insert(launched.inbox.end(), messages.begin(), messages.end());
@@ -369,6 +385,16 @@ std::vector<std::string> tool_failures(const Launched& launched, const report::R
                                        "journals are lost",
                                        run_dir.path().string()));
     return failures;
+}
+
+/// The Python 3 minors whose children importscope traces: those it has hooks for.
+std::vector<int> traced_minors(const InstallLayout& layout)
+{
+    std::vector<int> minors;
+    for (const std::string& minor : supervisor::available_minors(layout.runtime_dir))
+        if (const auto version = supervisor::parse_version(minor))
+            minors.push_back(version->second);
+    return minors;
 }
 
 std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end)
@@ -469,7 +495,7 @@ int run_run(const RunOptions& options)
     journal::ProblemInbox inbox;
     auto live = std::make_unique<LiveView>(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO), redact);
     std::unique_ptr<journal::SharedJournal> shared = make_shared_journal();
-    const std::string data_dir = find_data_dir();
+    const std::string& data_dir = request.layout.data_dir;
     supervisor::Fingerprint fingerprint(request.python.executable,
                                         data_dir.empty() || request.python.executable.empty()
                                             ? ""
@@ -484,7 +510,7 @@ int run_run(const RunOptions& options)
     model.problems.insert(model.problems.end(), failures.begin(), failures.end());
 
     const std::vector<analysis::Finding> findings = find_hazards(model, data_dir);
-    info.untraced = analysis::find_untraced(model, k_linked_python_minor, observed_pythons(launched.end));
+    info.untraced = analysis::find_untraced(model, traced_minors(request.layout), observed_pythons(launched.end));
     info.environment = describe_environment(std::move(fingerprint_facts), model, options);
     // The module records go from the model straight into the file's text (report_text.cpp).
     nlohmann::json report_json = report::build_report(info, model, findings, report::ModuleRecords::deferred);

@@ -50,30 +50,6 @@ void on_startup_failure(StartupFailureHandler handler)
     g_on_startup_failure = handler;
 }
 
-std::vector<std::string> python_command_line(const std::string& python, const Target& target)
-{
-    std::vector<std::string> argv = {python};
-    argv.insert(argv.end(), target.interpreter_options.begin(), target.interpreter_options.end());
-    switch (target.kind) {
-    case TargetKind::module:
-        argv.insert(argv.end(), {"-m", target.value});
-        break;
-    case TargetKind::command:
-        argv.insert(argv.end(), {"-c", target.value});
-        break;
-    case TargetKind::stdin_script:
-        argv.emplace_back("-");
-        break;
-    case TargetKind::script:
-    case TargetKind::program:
-        // A script whose name starts with a dash would be read as an option.
-        argv.push_back(target.value.starts_with("-") ? "./" + target.value : target.value);
-        break;
-    }
-    argv.insert(argv.end(), target.args.begin(), target.args.end());
-    return argv;
-}
-
 Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on_core_ready,
                          const std::function<void()>& on_main_ready)
 {

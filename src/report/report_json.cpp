@@ -161,6 +161,19 @@ json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_
     return process;
 }
 
+/// run.python: the interpreter, and the libpython the target ran on.
+json python_json(const RunInfo& run)
+{
+    json python = {{"executable", run.python_executable}, {"version", run.python_version}};
+    if (!run.python_libpython.empty()) {
+        python["libpython"] = run.python_libpython;
+        python["static_build"] = run.python_static_build;
+    }
+    if (run.python_static_build)
+        python["runtime_version"] = run.python_runtime_version;
+    return python;
+}
+
 } // namespace
 
 json build_report(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings,
@@ -216,7 +229,7 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
 
     return json{
         {"schema", k_schema},
-        {"tool", {{"name", "importscope"}, {"version", k_version}, {"python", k_linked_python_version}}},
+        {"tool", {{"name", "importscope"}, {"version", k_version}, {"python", run.worker_minor}}},
         {"run",
          {{"argv", run.argv},
           {"cwd", run.cwd},
@@ -226,7 +239,7 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
             {"value", run.target},
             {"args", run.target_args},
             {"interpreter_options", run.interpreter_options}}},
-          {"python", {{"executable", run.python_executable}, {"version", run.python_version}}},
+          {"python", python_json(run)},
           {"match", run.match},
           {"timeout_s", optional_json(run.timeout_s)},
           {"follow", run.follow},

@@ -2,7 +2,6 @@
 
 #include "importscope/util/error.hpp"
 #include "importscope/util/run_program.hpp"
-#include "importscope/version.hpp"
 
 #include <fmt/format.h>
 
@@ -97,14 +96,24 @@ bool is_elf(const std::string& path)
     return in.read(magic.data(), magic.size()) && magic == std::array<char, 4>{'\x7f', 'E', 'L', 'F'};
 }
 
-/// Version from the file name of the real binary ("python3.11"), or from a venv's pyvenv.cfg.
-std::optional<std::pair<int, int>> version_from_files(const std::string& executable, const std::string& real)
+/// The ABI flags that name a build of its own: "t", free-threaded (python3.13t).
+bool is_abiflags(std::string_view text)
+{
+    return text.empty() || text == "t";
+}
+
+/// Version from the file name of the real binary ("python3.11", "python3.13t"), or from a venv's
+/// pyvenv.cfg.
+std::optional<std::pair<int, int>> version_from_files(const std::string& executable, const std::string& real,
+                                                      std::string& abiflags)
 {
     const std::string base = fs::path(real).filename().string();
-    if (std::string_view name = base; name.starts_with("python")) { // exactly python<major>.<minor>
+    if (std::string_view name = base; name.starts_with("python")) { // exactly python<major>.<minor>[t]
         name.remove_prefix(6);
-        if (const auto version = take_version(name); version && name.empty())
+        if (const auto version = take_version(name); version && is_abiflags(name)) {
+            abiflags = std::string(name);
             return version;
+        }
     }
     const fs::path bin = fs::path(executable).parent_path();
     for (const fs::path& cfg : {bin.parent_path() / "pyvenv.cfg", bin / "pyvenv.cfg"}) {
@@ -122,11 +131,13 @@ std::optional<std::pair<int, int>> version_from_files(const std::string& executa
     return std::nullopt;
 }
 
-/// Runs the interpreter once to ask what it is: its sys.executable and version.
+/// Runs the interpreter once to ask what it is: its sys.executable and version (with its ABI
+/// flags after a space).
 std::pair<std::string, std::string> ask_interpreter(const std::string& path)
 {
     const auto output = run_and_capture(
-        {path, "-I", "-S", "-c", "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3])"},
+        {path, "-I", "-S", "-c",
+         "import sys; print(sys.executable); print('%d.%d.%d' % sys.version_info[:3], getattr(sys, 'abiflags', ''))"},
         30.0);
     const auto newline = output ? output->find('\n') : std::string::npos;
     if (newline == std::string::npos)
@@ -140,8 +151,13 @@ std::pair<std::string, std::string> ask_interpreter(const std::string& path)
 
 } // namespace
 
-std::string default_python()
+std::string default_python(const std::string& installed_beside)
 {
+    // Installed with pip or pipx: the environment's own interpreter, beside the binary.
+    if (!installed_beside.empty())
+        for (const char* name : {"python3", "python"})
+            if (std::string candidate = installed_beside + "/" + name; is_executable_file(candidate))
+                return candidate;
     if (const char* venv = std::getenv("VIRTUAL_ENV"); venv && *venv) {
         std::string candidate = std::string(venv) + "/bin/python";
         if (is_executable_file(candidate))
@@ -165,7 +181,7 @@ PythonInstallation locate_python(const std::string& path)
     std::error_code ec;
     std::string real = fs::canonical(executable, ec).string();
     if (is_elf(real))
-        version = version_from_files(executable, real);
+        version = version_from_files(executable, real, found.abiflags);
     if (!version) {
         // A wrapper script (a pyenv shim) or an unusual name: ask it.
         auto [asked_executable, asked_version] = ask_interpreter(executable);
@@ -173,19 +189,14 @@ PythonInstallation locate_python(const std::string& path)
             executable = asked_executable;
         real = fs::canonical(executable, ec).string();
         version = parse_version(asked_version);
+        if (const auto blank = asked_version.find(' '); blank != std::string::npos)
+            found.abiflags = asked_version.substr(blank + 1);
         if (!version)
             throw Error(fmt::format("--python {} reported an unreadable version \"{}\"", path, asked_version));
     }
     found.executable = executable;
     found.realpath = real.empty() ? executable : real;
     std::tie(found.major, found.minor) = *version;
-    if (found.major != k_linked_python_major || found.minor != k_linked_python_minor)
-        throw Error(fmt::format(
-            "--python {} is Python {}.{}, but importscope was built for Python {}.{} ({}); rebuild importscope "
-            "with -DPython3_EXECUTABLE={} (for example: make BUILD=build-{}.{} PYTHON={})",
-            path, found.major, found.minor, k_linked_python_major, k_linked_python_minor, k_linked_python_executable,
-            found.executable, found.major, found.minor, found.executable));
-    found.foreign = found.realpath != fs::canonical(k_linked_python_executable, ec).string();
     return found;
 }
 

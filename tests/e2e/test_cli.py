@@ -124,12 +124,13 @@ def test_bad_input_is_one_clear_error_and_status_125(tmp_path, args, message):
     assert not (tmp_path / "importscope-report.json").exists()
 
 
-def test_another_python_version_is_refused_with_how_to_rebuild(tmp_path):
+def test_a_python_version_without_a_worker_is_refused_with_the_versions_there_are(tmp_path):
     fake = tmp_path / "python3.99"
     fake.write_text("#!/bin/sh\necho /opt/python3.99/bin/python3.99\necho 3.99.0\n")
     fake.chmod(0o755)
     proc = subprocess.run([BIN, "run", "--python", str(fake), "-c", "pass"], capture_output=True, text=True,
                           cwd=tmp_path)
     assert proc.returncode == 125
-    assert "is Python 3.99, but importscope was built for Python 3." in proc.stderr
-    assert "-DPython3_EXECUTABLE=" in proc.stderr
+    assert "is Python 3.99, and this importscope has no worker for it (it has: 3." in proc.stderr
+    assert "/opt/python3.99/bin/python3.99 -m pip install ." in proc.stderr
+    assert "-DIMPORTSCOPE_PYTHONS=" in proc.stderr

@@ -9,7 +9,6 @@
 #include "embed/interpreter.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
-#include "importscope/version.hpp"
 
 #include <Python.h>
 
@@ -67,7 +66,7 @@ int main(int argc, char** argv)
     int result = 0;
     {
         embed::WorkerPlan plan;
-        plan.python_executable = k_linked_python_executable;
+        plan.python_executable = IMPORTSCOPE_TEST_PYTHON;
         plan.target.kind = embed::TargetKind::command;
         plan.target.value = "pass";
         embed::Interpreter interpreter(

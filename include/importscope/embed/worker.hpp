@@ -2,10 +2,15 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include <unistd.h>
 
 /// The worker: the process that the supervisor forks. It embeds CPython and runs a Python target,
 /// or executes any other program with Python children traced, and ends the way the target ends.
+/// The embedding part is built once per CPython minor (lib/importscope/cpython-3.X/worker.so) and
+/// loaded by the supervisor's child after the target's libpython (supervisor/worker_launch.cpp).
 namespace importscope::embed {
 
 /// What the target is, as on python's command line, or a program that is not Python.
@@ -37,6 +42,34 @@ inline constexpr char failed = 'F';    ///< importscope could not start the targ
 inline constexpr char exited = 'E';    ///< python ended during start-up as its options asked (--version)
 } // namespace start_word
 
+/// The start channel's write end, until the handshake is written.
+class StartChannel {
+public:
+    explicit StartChannel(int fd) : m_fd(fd) {}
+    /// Writes the handshake's word (and a message); lets go of the channel unless the word is
+    /// `exec` (the program's exec closes it). A supervisor that is gone reads nothing either way.
+    void tell(char word, std::string_view message = {}) noexcept
+    {
+        if (m_fd < 0)
+            return;
+        std::string text(1, word);
+        text += message;
+        for (std::string_view rest = text; !rest.empty();) {
+            const ssize_t n = ::write(m_fd, rest.data(), rest.size());
+            if (n <= 0)
+                break;
+            rest.remove_prefix(static_cast<std::size_t>(n));
+        }
+        if (word != start_word::exec) {
+            ::close(m_fd);
+            m_fd = -1;
+        }
+    }
+
+private:
+    int m_fd;
+};
+
 struct WorkerPlan {
     std::string python_executable;     ///< becomes sys.executable; its installation's paths are used
     bool foreign_installation = false; ///< not the installation libpython came from
@@ -51,9 +84,16 @@ struct WorkerPlan {
     std::size_t shared_journal_capacity = 0;
 };
 
-/// Runs the target with the hooks in place before any of its code, writing the start handshake to
-/// `start_fd` (close-on-exec), then ends the process with the target's exit status. Never returns.
-[[noreturn]] void run_worker(const WorkerPlan& plan, int start_fd);
+/// The worker's entry point, exported by every worker.so: runs the target with the hooks in place
+/// before any of its code, writing the start handshake to `start_fd` (close-on-exec), then ends
+/// the process with the target's exit status. Never returns. The environment for Python children
+/// (export_to_children) is in place before it is called.
+inline constexpr const char* k_worker_entry = "importscope_worker_main";
+using WorkerEntry = void (*)(const WorkerPlan* plan, int start_fd);
+
+/// Sets what Python children need to trace themselves: the run's settings, and the bootstrap
+/// directory first on PYTHONPATH so that their site imports its sitecustomize.
+void export_to_children(const WorkerPlan& plan);
 
 /// The command line python would have been given for an embedded target (sys.orig_argv):
 /// [python, options..., SCRIPT | -m MODULE | -c CODE | -, args...].

@@ -44,6 +44,12 @@ struct RunInfo {
     std::vector<std::string> interpreter_options; ///< python's own options before the target
     std::string python_executable;
     std::string python_version;
+    std::string worker_minor;      ///< the worker that ran the target ("3.11"; "" for a program)
+    std::string python_libpython;  ///< the libpython the target ran on
+    /// The interpreter has no shared libpython: the target ran on that of the interpreter
+    /// importscope's worker was built with (its version is then python_runtime_version).
+    bool python_static_build = false;
+    std::string python_runtime_version;
     std::vector<std::string> match;
     std::optional<double> timeout_s;
     std::int64_t started_ns = 0; ///< wall clock

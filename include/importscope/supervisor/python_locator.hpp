@@ -11,16 +11,17 @@ struct PythonInstallation {
     std::string realpath;   ///< the binary behind any symlinks
     int major = 0;
     int minor = 0;
-    bool foreign = false; ///< not the installation importscope's libpython comes from
+    std::string abiflags; ///< "t" for a free-threaded build (python3.13t)
 };
 
-/// The default --python: $VIRTUAL_ENV/bin/python when a virtual environment is active, else the
-/// first python3 on PATH.
-std::string default_python();
+/// The default --python: the interpreter importscope was installed for (python3 or python in
+/// `installed_beside`, the directory of an installed binary: a pip or pipx environment's bin/),
+/// else $VIRTUAL_ENV/bin/python when a virtual environment is active, else the first python3 on
+/// PATH.
+std::string default_python(const std::string& installed_beside = {});
 
 /// Finds out what `path` is without starting it when its file name says so (python3.11, a venv's
-/// pyvenv.cfg), else by asking it. Throws Error (exit status 2) when it is not a usable Python or
-/// its major.minor differs from the embedded libpython's.
+/// pyvenv.cfg), else by asking it. Throws Error when it is not a usable Python.
 PythonInstallation locate_python(const std::string& path);
 
 /// The first executable regular file called `name` in the directories of $PATH, as a shell finds

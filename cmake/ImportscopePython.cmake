@@ -1,0 +1,98 @@
+# What importscope builds once per CPython minor: the embedding worker (a module that the
+# supervisor loads, after the target's own libpython, in the process that becomes the target) and
+# the children's _importscope extension. Nothing here links libpython: the target's provides it.
+#
+# importscope_add_python(<interpreter>) reads the interpreter's facts (cmake/python_facts.py) and
+# adds, under ${IMPORTSCOPE_RUNTIME_DIR}/cpython-<major>.<minor>/:
+#   worker.so    the embedded main process (embed/ and hook/)
+#   build.json   the facts of the build it was made with, the fallback for a static interpreter
+# and, in ${IMPORTSCOPE_BOOTSTRAP_DIR}, _importscope<EXT_SUFFIX>. It sets, in the caller's scope,
+# IMPORTSCOPE_LAST_TAG (cpython-3.11) and IMPORTSCOPE_LAST_EMBED (the object library of the worker).
+
+set(IMPORTSCOPE_SUPPORTED_MINORS 10 11 12 13)
+
+function(importscope_add_python interpreter)
+  execute_process(
+    COMMAND "${interpreter}" "${PROJECT_SOURCE_DIR}/cmake/python_facts.py"
+    OUTPUT_VARIABLE facts OUTPUT_STRIP_TRAILING_WHITESPACE
+    RESULT_VARIABLE facts_status)
+  if(NOT facts_status EQUAL 0)
+    message(FATAL_ERROR "importscope: ${interpreter} does not run (IMPORTSCOPE_PYTHONS)")
+  endif()
+  list(GET facts 0 version)
+  list(GET facts 1 major)
+  list(GET facts 2 minor)
+  list(GET facts 3 include_dir)
+  list(GET facts 4 ext_suffix)
+  list(GET facts 5 libpython)
+  list(GET facts 6 dynload)
+  list(GET facts 7 executable)
+  list(LENGTH facts count)
+  set(abiflags "")
+  if(count GREATER 8)
+    list(GET facts 8 abiflags)
+  endif()
+  if(abiflags MATCHES "t")
+    message(FATAL_ERROR "importscope: ${interpreter} is a free-threaded CPython (${version}${abiflags}), which "
+                        "importscope does not support yet")
+  endif()
+  if(NOT major EQUAL 3 OR NOT minor IN_LIST IMPORTSCOPE_SUPPORTED_MINORS)
+    message(FATAL_ERROR "importscope: ${interpreter} is CPython ${version}; importscope supports 3.10 to 3.13")
+  endif()
+  set(tag cpython-${major}.${minor})
+  set(mm ${major}${minor})
+  if(TARGET importscope_embed_${mm})
+    message(FATAL_ERROR "importscope: IMPORTSCOPE_PYTHONS names two interpreters of Python ${major}.${minor}")
+  endif()
+  message(STATUS "importscope: worker for Python ${version} (${executable}), libpython ${libpython}")
+
+  # The hooks and the interpreter's owner, compiled against this minor's headers.
+  add_library(importscope_hooks_${mm} OBJECT ${IMPORTSCOPE_HOOK_SOURCES})
+  add_library(importscope_embed_${mm} OBJECT
+    ${IMPORTSCOPE_SRC_DIR}/hook/module.cpp
+    ${IMPORTSCOPE_SRC_DIR}/embed/interpreter.cpp
+    ${IMPORTSCOPE_SRC_DIR}/embed/worker.cpp)
+  foreach(objects importscope_hooks_${mm} importscope_embed_${mm})
+    target_include_directories(${objects} PUBLIC ${include_dir} ${IMPORTSCOPE_SRC_DIR})
+    target_link_libraries(${objects} PUBLIC importscope_analysis)
+    set_target_properties(${objects} PROPERTIES CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  endforeach()
+
+  # The worker: the supervisor's child dlopens it after libpython (RTLD_GLOBAL), so the Python
+  # symbols stay undefined here. Only its entry point is exported.
+  set(out_dir ${IMPORTSCOPE_RUNTIME_DIR}/${tag})
+  add_library(importscope_worker_${mm} MODULE
+    $<TARGET_OBJECTS:importscope_hooks_${mm}> $<TARGET_OBJECTS:importscope_embed_${mm}>)
+  target_link_libraries(importscope_worker_${mm} PRIVATE importscope_analysis)
+  target_link_options(importscope_worker_${mm} PRIVATE -Wl,--exclude-libs,ALL)
+  set_target_properties(importscope_worker_${mm} PROPERTIES
+    OUTPUT_NAME worker PREFIX "" SUFFIX ".so" LIBRARY_OUTPUT_DIRECTORY ${out_dir})
+  set(build_facts "{}")
+  foreach(key version executable libpython dynload)
+    string(REPLACE "\\" "\\\\" text "${${key}}")
+    string(REPLACE "\"" "\\\"" text "${text}")
+    string(JSON build_facts SET "${build_facts}" ${key} "\"${text}\"")
+  endforeach()
+  file(WRITE ${out_dir}/build.json "${build_facts}\n")
+
+  # The children's bootstrap module, loaded by each Python child's own interpreter.
+  add_library(importscope_hook_module_${mm} MODULE
+    $<TARGET_OBJECTS:importscope_hooks_${mm}> ${IMPORTSCOPE_SRC_DIR}/hook/module.cpp)
+  target_compile_definitions(importscope_hook_module_${mm} PRIVATE IMPORTSCOPE_HOOK_EXTENSION)
+  target_include_directories(importscope_hook_module_${mm} PRIVATE ${include_dir} ${IMPORTSCOPE_SRC_DIR})
+  target_link_libraries(importscope_hook_module_${mm} PRIVATE importscope_analysis)
+  target_link_options(importscope_hook_module_${mm} PRIVATE -Wl,--exclude-libs,ALL)
+  set_target_properties(importscope_hook_module_${mm} PROPERTIES
+    OUTPUT_NAME _importscope PREFIX "" SUFFIX "${ext_suffix}"
+    LIBRARY_OUTPUT_DIRECTORY ${IMPORTSCOPE_BOOTSTRAP_DIR}
+    CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  add_dependencies(importscope_bootstrap importscope_worker_${mm} importscope_hook_module_${mm})
+
+  install(TARGETS importscope_worker_${mm} LIBRARY DESTINATION ${IMPORTSCOPE_INSTALL_LIBDIR}/${tag})
+  install(FILES ${out_dir}/build.json DESTINATION ${IMPORTSCOPE_INSTALL_LIBDIR}/${tag})
+  install(TARGETS importscope_hook_module_${mm} LIBRARY DESTINATION ${IMPORTSCOPE_INSTALL_LIBDIR}/bootstrap)
+
+  set(IMPORTSCOPE_LAST_TAG ${tag} PARENT_SCOPE)
+  set(IMPORTSCOPE_LAST_EMBED importscope_embed_${mm} PARENT_SCOPE)
+  set(IMPORTSCOPE_LAST_HOOKS importscope_hooks_${mm} PARENT_SCOPE)
+endfunction()
