@@ -151,7 +151,16 @@ public:
         process().end = end;
     }
 
-    void operator()(journal::ProgramStart& e) { process().programs.push_back(std::move(e)); }
+    void operator()(journal::ProgramStart& e)
+    {
+        auto& programs = process().programs;
+        // subprocess.Popen on CPython 3.13 starts many children through os.posix_spawn, whose
+        // audit event follows Popen's for the same program: one start, not two.
+        if (e.via == "os.posix_spawn" && !programs.empty() && programs.back().via == "subprocess.Popen" &&
+            programs.back().argv == e.argv)
+            return;
+        programs.push_back(std::move(e));
+    }
     void operator()(const journal::Note& e) { m_model.problems.push_back(fmt::format("pid {}: {}", m_pid, e.text)); }
     void operator()(journal::AliasSeen& e) { m_model.aliases.push_back({m_journal, m_pid, std::move(e)}); }
     void operator()(journal::TypeOwners& e) { m_model.type_owners.push_back({m_journal, m_pid, std::move(e)}); }

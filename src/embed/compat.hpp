@@ -1,6 +1,6 @@
 #pragma once
 
-// Every difference between the supported CPython versions (3.9 to 3.13) lives here, but for the
+// Every difference between the supported CPython versions (3.10 to 3.13) lives here, but for the
 // stack walk (frames.cpp), which reads the interpreter's frames on 3.11 with its internal headers.
 
 #include <Python.h>
@@ -65,6 +65,16 @@ inline PyObject* code_line_table(PyCodeObject* code)
 inline int code_first_line(PyCodeObject* code)
 {
     return code->co_firstlineno;
+}
+
+/// Imports the stdlib modules that CPython freezes from the installation's files instead (3.11
+/// froze some 20 of them, os and site among them; 3.10 freezes only importlib's bootstrap, which
+/// never differs from the files of its build).
+inline void use_stdlib_files([[maybe_unused]] PyConfig* config)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    config->use_frozen_modules = 0;
+#endif
 }
 
 } // namespace importscope::embed::compat

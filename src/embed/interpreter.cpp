@@ -1,5 +1,6 @@
 #include "embed/interpreter.hpp"
 
+#include "embed/compat.hpp"
 #include "embed/python_error.hpp"
 #include "importscope/util/error.hpp"
 
@@ -38,6 +39,23 @@ void check_status(PyStatus status)
     Py_ExitStatusException(status);
 }
 
+/// python's command line for the target, as the char* array CPython's functions take.
+class CommandLine {
+public:
+    explicit CommandLine(const WorkerPlan& plan) : m_words(python_command_line(plan.python_executable, plan.target))
+    {
+        m_pointers.reserve(m_words.size());
+        for (auto& word : m_words)
+            m_pointers.push_back(word.data());
+    }
+    Py_ssize_t argc() const { return static_cast<Py_ssize_t>(m_pointers.size()); }
+    char** argv() { return m_pointers.data(); }
+
+private:
+    std::vector<std::string> m_words;
+    std::vector<char*> m_pointers;
+};
+
 void set_string(Config& config, wchar_t** field, const std::string& value)
 {
     check_status(PyConfig_SetBytesString(config.get(), field, value.c_str()));
@@ -50,6 +68,19 @@ void on_startup_failure(StartupFailureHandler handler)
     g_on_startup_failure = handler;
 }
 
+void preinitialize(const WorkerPlan& plan)
+{
+    // As python's main does it, from its command line and environment: -E, -I, -X dev, -X utf8,
+    // PYTHONMALLOC, PYTHONDEVMODE, PYTHONUTF8 and the locale mean what they mean to python. The
+    // memory allocator is chosen here, so whatever CPython allocates for the hooks (the audit hook,
+    // the inittab entry) comes after it and is freed by the allocator that allocated it.
+    PyPreConfig preconfig;
+    PyPreConfig_InitPythonConfig(&preconfig);
+    preconfig.parse_argv = 1;
+    CommandLine command_line(plan);
+    check_status(Py_PreInitializeFromBytesArgs(&preconfig, command_line.argc(), command_line.argv()));
+}
+
 Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on_core_ready,
                          const std::function<void()>& on_main_ready)
 {
@@ -57,17 +88,13 @@ Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on
     set_string(config, &config->program_name, plan.python_executable);
     // The command line python would have had, parsed by CPython itself: its options (-u, -X dev,
     // -W, -I ...) mean what they mean to python, and sys.argv and sys.orig_argv are python's.
-    const std::vector<std::string> argv = python_command_line(plan.python_executable, plan.target);
-    std::vector<char*> pointers;
-    pointers.reserve(argv.size());
-    for (const auto& word : argv)
-        pointers.push_back(const_cast<char*>(word.c_str()));
+    CommandLine command_line(plan);
     config->parse_argv = 1;
-    check_status(PyConfig_SetBytesArgv(config.get(), static_cast<Py_ssize_t>(pointers.size()), pointers.data()));
+    check_status(PyConfig_SetBytesArgv(config.get(), command_line.argc(), command_line.argv()));
 
     // Another installation of this version: its stdlib files, not our frozen copies of them.
     if (plan.foreign_installation)
-        config->use_frozen_modules = 0;
+        compat::use_stdlib_files(config.get());
 
     config->_init_main = 0;
     check_status(Py_InitializeFromConfig(config.get()));

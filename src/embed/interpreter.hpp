@@ -18,6 +18,10 @@ namespace importscope::embed {
 using StartupFailureHandler = void (*)(const PyStatus&);
 void on_startup_failure(StartupFailureHandler handler);
 
+/// Pre-initializes CPython from python's command line for the target and the environment, as
+/// python does first; before anything else asks CPython for memory.
+void preinitialize(const WorkerPlan& plan);
+
 class Interpreter {
 public:
     Interpreter(const WorkerPlan& plan, const std::function<void()>& on_core_ready,

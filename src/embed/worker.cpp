@@ -47,6 +47,8 @@ void on_failed_startup(const PyStatus& status)
 [[noreturn]] void run_worker(const WorkerPlan& plan, int start_fd)
 {
     g_start = StartChannel(start_fd);
+    on_startup_failure(on_failed_startup);
+    preinitialize(plan);
     hook::configure({plan.match, false, plan.fallback_dynload, plan.run_dir, plan.follow});
     if (plan.shared_journal)
         hook::JournalWriter::instance().offer_shared(plan.shared_journal, plan.shared_journal_capacity);
@@ -61,7 +63,6 @@ void on_failed_startup(const PyStatus& status)
     if (PyImport_AppendInittab(hook::k_module_name, hook::init_module) < 0)
         fail("cannot register the hook module");
 
-    on_startup_failure(on_failed_startup);
     int status = EX_SOFTWARE;
     try {
         Interpreter interpreter(

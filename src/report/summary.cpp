@@ -78,6 +78,12 @@ std::string render_summary(const json& report, bool color)
                        run.value("duration_s", 0.0));
     if (const json& exc = run.at("exit").value("exception", json()); exc.is_object())
         out += fmt::format("importscope: uncaught {}: {}\n", exc.value("type", "?"), exc.value("message", ""));
+    if (const json& python = run.value("python", json()); python.is_object() && python.value("static_build", false))
+        out += fmt::format("importscope: note: {} has no shared libpython (a static build): the target ran on "
+                           "importscope's build of Python {} ({}), over that interpreter's stdlib and "
+                           "site-packages\n",
+                           python.value("executable", ""), python.value("runtime_version", ""),
+                           python.value("libpython", ""));
     out +=
         fmt::format("importscope: {}, {} recorded, {}\n", plural(summary.value("processes", 0), "process", "processes"),
                     plural(summary.value("modules", 0), "module", "modules"),

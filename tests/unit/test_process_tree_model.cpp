@@ -62,6 +62,25 @@ TEST_CASE("a pid that exec'd Python again is two processes, never merged", "[tre
     CHECK(analysis::analyze(model).empty()); // two images, one load each
 }
 
+TEST_CASE("subprocess.Popen through os.posix_spawn (CPython 3.13) is one program start", "[tree]")
+{
+    testing::JournalBuilder parent(30);
+    parent.program("subprocess.Popen", "/usr/bin/python3");
+    parent.program("os.posix_spawn", "/usr/bin/python3"); // the same start, seen twice
+    parent.program("os.posix_spawn", "/usr/bin/python3"); // a second child
+    parent.program("subprocess.Popen", "/usr/bin/env");
+    testing::JournalBuilder child(31);
+    child.process(31, 30, "exec", 1'700'000'000'900'000'000);
+    const auto model =
+        analysis::build_model(std::vector{parent.contents("journal-30-0.jsonl"), child.contents("journal-31-0.jsonl")});
+    REQUIRE(model.processes.size() == 2);
+    const auto& programs = model.processes[0].programs;
+    REQUIRE(programs.size() == 3);
+    CHECK(programs[0].via == "subprocess.Popen");
+    CHECK(programs[1].via == "os.posix_spawn");
+    CHECK(programs[2].via == "subprocess.Popen");
+}
+
 TEST_CASE("the report gives each process the end it recorded or that importscope saw", "[tree]")
 {
     testing::JournalBuilder main(30);

@@ -1,0 +1,143 @@
+"""The target runs on its own interpreter's build: what it sees is what plain python gives it."""
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, PYTHON
+
+# What a target can tell of the interpreter it runs on.
+FACTS = r"""
+import json, os, sys, sysconfig
+print(json.dumps({
+    "version": sys.version,
+    "executable": sys.executable,
+    "base_executable": getattr(sys, "_base_executable", None),
+    "prefix": sys.prefix,
+    "base_prefix": sys.base_prefix,
+    "stdlib": sysconfig.get_paths()["stdlib"],
+    "purelib": sysconfig.get_paths()["purelib"],
+    "libdir": sysconfig.get_config_var("LIBDIR"),
+    "os_file": os.__file__,
+    "frozen_os": getattr(os.__spec__, "origin", None),
+    "path": [p for p in sys.path if "importscope" not in p],
+    "ld_library_path": os.environ.get("LD_LIBRARY_PATH"),
+    "malloc": os.environ.get("PYTHONMALLOC"),
+    "dev_mode": sys.flags.dev_mode,
+}, sort_keys=True))
+"""
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+def plain(python, code, env=None):
+    proc = subprocess.run([python, "-c", code], capture_output=True, text=True, env=env, check=True)
+    return json.loads(proc.stdout)
+
+
+def traced(importscope, python, code, env=None):
+    run = importscope("-c", code, python=python, env=env)
+    assert run.status == 0, run.stderr
+    return json.loads(run.stdout), run
+
+
+def has_debian_libpython():
+    return Path("/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0").exists() and Path(DEBIAN_PYTHON).exists()
+
+
+@pytest.mark.parametrize("where", ["installation", "venv"])
+def test_the_target_sees_exactly_what_plain_python_gives_it(importscope, tmp_path, where):
+    python = PYTHON
+    if where == "venv":
+        subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(tmp_path / "venv")], check=True)
+        python = str(tmp_path / "venv" / "bin" / "python")
+    expected = plain(python, FACTS)
+    got, run = traced(importscope, python, FACTS)
+    assert got == expected
+    python = run.report["run"]["python"]
+    assert python["static_build"] is False
+    assert Path(python["libpython"]).name.startswith("libpython3.")
+    assert run.report["tool"]["python"] == "%d.%d" % tuple(map(int, python["version"].split(".")[:2]))
+
+
+@pytest.mark.skipif(not has_debian_libpython(), reason="needs Debian's python3 and libpython3.11")
+def test_debian_python_runs_on_debians_own_libpython(importscope, tmp_path):
+    expected = plain(DEBIAN_PYTHON, FACTS)
+    got, run = traced(importscope, DEBIAN_PYTHON, FACTS)
+    assert got == expected
+    assert run.report["run"]["python"]["libpython"] == "/usr/lib/x86_64-linux-gnu/libpython3.11.so.1.0"
+    assert run.report["run"]["python"]["version"] == run.report["environment"]["python"]["version"]
+    # A venv made under importscope is a venv of Debian's Python.
+    run = importscope("-m", "venv", "--without-pip", str(tmp_path / "venv"), python=DEBIAN_PYTHON)
+    assert run.status == 0, run.stderr
+    plain_version = subprocess.run([DEBIAN_PYTHON, "-c", "import platform; print(platform.python_version())"],
+                                   capture_output=True, text=True, check=True).stdout.strip()
+    assert f"version = {plain_version}" in (tmp_path / "venv" / "pyvenv.cfg").read_text()
+
+
+@pytest.mark.skipif(not has_debian_libpython(), reason="needs Debian's python3 and libpython3.11")
+def test_debian_packages_import_under_debian_python(importscope):
+    code = "import lxml.etree, pikepdf; print(lxml.etree.__file__); print(pikepdf.__file__)"
+    probe = subprocess.run([DEBIAN_PYTHON, "-c", code], capture_output=True, text=True)
+    if probe.returncode != 0:
+        pytest.skip("python3-lxml and python3-pikepdf are not installed")
+    run = importscope("-c", code, python=DEBIAN_PYTHON)
+    assert run.status == 0, run.stderr
+    assert run.stdout == probe.stdout
+    loaded = {m["name"] for m in run.report["modules"] if m.get("kind") == "extension"}
+    assert "lxml.etree" in loaded and any(name.startswith("pikepdf._") for name in loaded)
+
+
+@pytest.mark.parametrize("variable", [{"PYTHONMALLOC": "debug"}, {"PYTHONDEVMODE": "1"},
+                                      {"PYTHONMALLOC": "malloc"}, {"PYTHONMALLOC": "pymalloc_debug"}])
+def test_python_variables_behave_as_under_plain_python(importscope, variable):
+    env = dict(os.environ, **variable)
+    code = "import json, sys; json.dumps(list(range(1000))); print(sys.flags.dev_mode)"
+    expected = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env)
+    run = importscope("-c", code, env=env)
+    assert (run.status, run.stdout) == (expected.returncode, expected.stdout), run.stderr
+    assert "Debug memory block" not in run.stderr
+
+
+def test_the_users_library_path_is_what_the_target_and_its_children_see(importscope, tmp_path):
+    code = ("import os, subprocess, sys; print(os.environ.get('LD_LIBRARY_PATH')); "
+            "subprocess.run([sys.executable, '-c', 'import os; print(os.environ.get(\"LD_LIBRARY_PATH\"))'])")
+    env = dict(os.environ, LD_LIBRARY_PATH=str(tmp_path / "mine"))
+    run = importscope("-c", code, env=env)
+    assert run.stdout.split() == [str(tmp_path / "mine")] * 2, run.stderr
+    env.pop("LD_LIBRARY_PATH")
+    run = importscope("-c", code, env=env)
+    assert run.stdout.split() == ["None", "None"], run.stderr
+
+
+def test_a_static_interpreter_runs_on_importscopes_build_and_says_so(importscope, tmp_path):
+    # A copy of the interpreter in a prefix with no libpython beside it stands for a static build.
+    real = Path(os.path.realpath(PYTHON))
+    (tmp_path / "static" / "bin").mkdir(parents=True)
+    copy = tmp_path / "static" / "bin" / real.name
+    shutil.copy2(real, copy)
+    run = importscope("-c", "import sys; print(sys.version_info[:2])", python=str(copy))
+    assert run.status == 0, run.stderr
+    python = run.report["run"]["python"]
+    assert python["static_build"] is True
+    built_with = subprocess.run([PYTHON, "-c", "import platform; print(platform.python_version())"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    assert python["runtime_version"] == built_with
+    assert "has no shared libpython (a static build)" in run.stderr
+    assert python["libpython"] and Path(python["libpython"]).exists()
+
+
+def test_a_version_is_named_when_no_worker_exists_for_it(tmp_path):
+    fake = tmp_path / "python3.14"
+    fake.write_text("#!/bin/sh\necho /opt/python3.14/bin/python3.14\necho 3.14.0\n")
+    fake.chmod(0o755)
+    proc = subprocess.run([BIN, "run", "--python", str(fake), "-c", "pass"], capture_output=True, text=True,
+                          cwd=tmp_path)
+    assert proc.returncode == 125
+    assert "is Python 3.14, and this importscope has no worker for it" in proc.stderr
+    versions = subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout
+    assert versions.startswith("importscope ") and "(CPython 3." in versions
