@@ -155,9 +155,10 @@ public:
     {
         auto& programs = process().programs;
         // subprocess.Popen on CPython 3.13 starts many children through os.posix_spawn, whose
-        // audit event follows Popen's for the same program: one start, not two.
+        // audit event comes right after Popen's (the next event of the process) for the same
+        // program: one start, not two.
         if (e.via == "os.posix_spawn" && !programs.empty() && programs.back().via == "subprocess.Popen" &&
-            programs.back().argv == e.argv)
+            programs.back().seq + 1 == e.seq && programs.back().argv == e.argv)
             return;
         programs.push_back(std::move(e));
     }
