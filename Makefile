@@ -7,16 +7,29 @@ PYTHON_REAL := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/n
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
-.PHONY: all deps configure build demo test sanitize tidy bench fuzz clean
+.PHONY: all deps tools-venv configure build demo test sanitize tidy bench fuzz matrix clean
+
+# pybind11 3.x and nanobind from PyPI (tools/python-tools.txt), for the probes: a project-local venv.
+TOOLS_VENV ?= .venv-tools
+TOOLS_STAMP := $(TOOLS_VENV)/.installed
+$(TOOLS_STAMP): tools/python-tools.txt
+	@test -n "$(PYTHON_REAL)" || { echo "importscope: $(PYTHON) does not run; set PYTHON=/path/to/python3" >&2; exit 1; }
+	$(PYTHON_REAL) -m venv $(TOOLS_VENV)
+	$(TOOLS_VENV)/bin/pip install -q --disable-pip-version-check -r tools/python-tools.txt
+	touch $@
+tools-venv: $(TOOLS_STAMP)
+# The CMake definitions that build the probes with them.
+PROBE_FLAGS = -DIMPORTSCOPE_PYBIND11_3_INCLUDE="$$($(TOOLS_VENV)/bin/python -c 'import pybind11; print(pybind11.get_include())')" \
+  -DIMPORTSCOPE_NANOBIND_DIR="$$($(TOOLS_VENV)/bin/python -m nanobind --cmake_dir)"
 
 all: build
 
 deps:
 	@sh tools/install-deps.sh
 
-configure: deps
+configure: deps tools-venv
 	@test -n "$(PYTHON_REAL)" || { echo "importscope: $(PYTHON) does not run; set PYTHON=/path/to/python3" >&2; exit 1; }
-	cmake -S . -B $(BUILD) -DPython3_EXECUTABLE=$(PYTHON_REAL) $(CMAKE_FLAGS)
+	cmake -S . -B $(BUILD) -DPython3_EXECUTABLE=$(PYTHON_REAL) $(PROBE_FLAGS) $(CMAKE_FLAGS)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -32,9 +45,9 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 # The whole test suite once more, everything built with AddressSanitizer and UndefinedBehaviorSanitizer.
-sanitize: deps
+sanitize: deps tools-venv
 	@test -n "$(PYTHON_REAL)" || { echo "importscope: $(PYTHON) does not run; set PYTHON=/path/to/python3" >&2; exit 1; }
-	cmake -S . -B $(BUILD)-sanitize -DPython3_EXECUTABLE=$(PYTHON_REAL) -DIMPORTSCOPE_SANITIZE=ON \
+	cmake -S . -B $(BUILD)-sanitize -DPython3_EXECUTABLE=$(PYTHON_REAL) -DIMPORTSCOPE_SANITIZE=ON $(PROBE_FLAGS) \
 	  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_UNITY_BUILD=ON $(CMAKE_FLAGS)
 	cmake --build $(BUILD)-sanitize -j $(JOBS)
 	cd $(BUILD)-sanitize && ctest --output-on-failure -j $(JOBS)
@@ -43,10 +56,10 @@ sanitize: deps
 # configuration, so that each library's headers are parsed once, not once per file (and its files
 # #include .cpp files, which bugprone-suspicious-include would flag).
 TIDY_BUILD = $(BUILD)-tidy
-tidy: deps
+tidy: deps tools-venv
 	@sh tools/install-deps.sh clang-tidy-14
 	@test -n "$(PYTHON_REAL)" || { echo "importscope: $(PYTHON) does not run; set PYTHON=/path/to/python3" >&2; exit 1; }
-	cmake -S . -B $(TIDY_BUILD) -DPython3_EXECUTABLE=$(PYTHON_REAL) -DCMAKE_UNITY_BUILD=ON \
+	cmake -S . -B $(TIDY_BUILD) -DPython3_EXECUTABLE=$(PYTHON_REAL) -DCMAKE_UNITY_BUILD=ON $(PROBE_FLAGS) \
 	  -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 $(CMAKE_FLAGS) > /dev/null
 	run-clang-tidy-14 -p $(TIDY_BUILD) -quiet -j $(JOBS) -checks=-bugprone-suspicious-include '$(abspath $(TIDY_BUILD))/(src|tests)/.*\.cxx$$'
 

@@ -96,6 +96,8 @@ public:
         ModuleRecord& r = m_model.modules[it->second.index];
         r.status = e.error ? ImportStatus::error : ImportStatus::ok;
         r.error = std::move(e.error);
+        for (auto& warning : e.warnings)
+            r.warnings.push_back(redact_text(warning));
         if (r.error) { // an error's text may quote a URL with its password, or a token
             r.error->message = redact_text(r.error->message);
             r.error->traceback = redact_text(r.error->traceback);

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <tuple>
 
 namespace importscope::analysis {
@@ -34,17 +35,62 @@ std::string relation_text(const std::string& relation)
     return "from a different library that binds the same C++ type globally";
 }
 
-std::string advice_for(const std::string& relation, const std::string& type_name)
+std::string advice_for(const std::string& relation, const std::string& type_name, const std::string& binding)
 {
     if (relation == "same-file")
         return "Load the extension under one module name only (see duplicate-extension-init and partial-alias).";
     if (relation == "copies")
         return "Keep one copy of the extension importable: remove the second installation or the vendored copy, "
                "or import both through the same package.";
+    if (binding == "nanobind")
+        return fmt::format("Two libraries bind the C++ type {} with nanobind. Import only one of them in this "
+                           "process, or keep them in separate processes.",
+                           type_name);
     return fmt::format("Two libraries register the C++ type {} in pybind11's global registry. Import only one of "
                        "them in this process, upgrade to versions that bind it with py::module_local(), or keep "
                        "them in separate processes.",
                        type_name);
+}
+
+/// A type bound twice, as the binding library said it: pybind11 refuses (an ImportError), nanobind
+/// warns and binds another Python type over the same C++ type.
+struct Rebinding {
+    std::string type_name;
+    std::string binding; ///< "pybind11" or "nanobind"
+    std::string said;    ///< the error message or the warning
+};
+
+std::optional<Rebinding> rebinding_of(const ModuleRecord& r)
+{
+    if (r.error) {
+        if (auto type_name = journal::already_registered_type(r.error->message))
+            return Rebinding{std::move(*type_name), "pybind11", r.error->message};
+        if (auto type_name = journal::nanobind_rebound_type(r.error->message)) // -W error::RuntimeWarning
+            return Rebinding{std::move(*type_name), "nanobind", r.error->message};
+    }
+    for (const std::string& warning : r.warnings)
+        if (auto type_name = journal::nanobind_rebound_type(warning))
+            return Rebinding{std::move(*type_name), "nanobind", warning};
+    return std::nullopt;
+}
+
+void describe(Finding& f, const ModuleRecord& r, const Rebinding& rebinding)
+{
+    if (rebinding.binding == "nanobind") {
+        f.severity = Severity::warning;
+        f.message = fmt::format("importing {} bound nanobind type \"{}\" a second time", r.name, rebinding.type_name);
+        f.explanation = "nanobind keeps one registry of bound C++ types per process. A second binding of the same C++ "
+                        "type, by the same extension initialized again or by another library, only warns: the "
+                        "second module's type is another Python type over the same C++ type, so its objects are "
+                        "refused where the first one's are expected, and the other way round.";
+        return;
+    }
+    f.severity = Severity::error;
+    f.message = fmt::format("importing {} failed: pybind11 type \"{}\" is already registered", r.name, rebinding.type_name);
+    f.explanation = "pybind11 keeps one registry of bound C++ types per process (per pybind11 ABI). A second "
+                    "registration of the same C++ type, by the same extension initialized again or by another "
+                    "library, fails with this ImportError, and the half-initialized module may crash the "
+                    "process at exit.";
 }
 
 } // namespace
@@ -53,20 +99,21 @@ std::vector<Finding> find_native_type_conflicts(const RunModel& model, const Fil
 {
     // The modules that imported the failing one fail with the same message; the failure itself is
     // the innermost of them (the last to begin), normally the extension whose PyInit raised.
-    std::map<std::tuple<std::string, int, std::string>, const ModuleRecord*> failures;
+    std::map<std::tuple<std::string, int, std::string>, std::pair<const ModuleRecord*, Rebinding>> failures;
     for (const auto& r : model.modules) {
-        std::optional<std::string> type_name = r.error ? journal::already_registered_type(r.error->message) : std::nullopt;
-        if (!type_name)
+        std::optional<Rebinding> rebinding = rebinding_of(r);
+        if (!rebinding)
             continue;
-        const ModuleRecord*& chosen = failures[{r.journal, r.pid, std::move(*type_name)}];
-        if (!chosen || r.order > chosen->order)
-            chosen = &r;
+        auto [it, inserted] = failures.try_emplace({r.journal, r.pid, rebinding->type_name}, &r, *rebinding);
+        if (!inserted && r.order > it->second.first->order)
+            it->second = {&r, std::move(*rebinding)};
     }
 
     std::vector<Finding> findings;
     for (const auto& [key, failure] : failures) {
-        const ModuleRecord& r = *failure;
-        const std::string& type_name = std::get<2>(key);
+        const ModuleRecord& r = *failure.first;
+        const Rebinding& rebinding = failure.second;
+        const std::string& type_name = rebinding.type_name;
 
         nlohmann::json owners = nlohmann::json::array();
         std::string first_relation;
@@ -88,23 +135,21 @@ std::vector<Finding> find_native_type_conflicts(const RunModel& model, const Fil
         }
         Finding f;
         f.kind = "native-type-conflict";
-        f.severity = Severity::error;
         f.pid = r.pid;
         f.module_names = names;
         f.file = r.file();
-        f.message = fmt::format("importing {} failed: pybind11 type \"{}\" is already registered", r.name, type_name);
+        describe(f, r, rebinding);
         if (!owners.empty())
             f.message +=
                 fmt::format(", by {} {}", owners[0]["module"].get<std::string>(), relation_text(first_relation));
         else
             f.message += " (no loaded module exposes a type of that name)";
-        f.explanation = "pybind11 keeps one registry of bound C++ types per process (per pybind11 ABI). A second "
-                        "registration of the same C++ type, by the same extension initialized again or by another "
-                        "library, fails with this ImportError, and the half-initialized module may crash the "
-                        "process at exit.";
-        f.advice = advice_for(first_relation.empty() ? "different-libraries" : first_relation, type_name);
+        f.advice = advice_for(first_relation.empty() ? "different-libraries" : first_relation, type_name,
+                              rebinding.binding);
         f.evidence = {{"type_name", type_name},
-                      {"error", *r.error},
+                      {"binding", rebinding.binding},
+                      {"error", r.error ? nlohmann::json(*r.error) : nlohmann::json(nullptr)},
+                      {"warning", rebinding.binding == "nanobind" ? nlohmann::json(rebinding.said) : nlohmann::json(nullptr)},
                       {"failed_module", r.name},
                       {"owners", owners},
                       {"relation", first_relation.empty() ? nlohmann::json(nullptr) : nlohmann::json(first_relation)},

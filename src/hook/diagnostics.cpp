@@ -80,6 +80,8 @@ void note_type_owners(const std::string& error_message)
 {
     assert(PyGILState_Check());
     std::optional<std::string> type_name = journal::already_registered_type(error_message);
+    if (!type_name)
+        type_name = journal::nanobind_rebound_type(error_message);
     if (!type_name || !g_type_conflicts_seen.insert(*type_name).second)
         return;
     JournalWriter& journal = JournalWriter::instance();

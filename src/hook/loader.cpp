@@ -2,6 +2,7 @@
 
 #include "hook/diagnostics.hpp"
 #include "hook/file_facts.hpp"
+#include "hook/init_warnings.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
 
@@ -32,7 +33,28 @@ struct LoaderWrapper {
     int pid; // the process that began the load; a fork in the middle ends it in the parent only
     bool begun;
     bool ended;
+    bool extension;                      // an extension's init runs in the load: its warnings count
+    std::vector<std::string>* warnings;  // what the init warned (owned; null until it warns)
 };
+
+/// Calls `load` (the wrapped create_module or exec_module) and, for an extension, keeps what its
+/// init warned.
+template <typename Load>
+PyObject* load_keeping_warnings(LoaderWrapper* self, Load&& load)
+{
+    if (!self->extension)
+        return load();
+    InitWarnings warnings;
+    PyObject* result = load();
+    std::vector<std::string> seen;
+    warnings.finish(seen);
+    if (!seen.empty()) {
+        if (!self->warnings)
+            self->warnings = new std::vector<std::string>();
+        self->warnings->insert(self->warnings->end(), seen.begin(), seen.end());
+    }
+    return result;
+}
 
 PyTypeObject* g_wrapper_type = nullptr; // owned by the _importscope module
 
@@ -127,6 +149,11 @@ void record_end(LoaderWrapper* self, PyObject* exception)
         e.error = journal::ExceptionInfo{d.type_name, d.message, d.traceback};
         note_type_owners(d.message);
     }
+    if (self->warnings) {
+        e.warnings = std::move(*self->warnings);
+        for (const std::string& warning : e.warnings)
+            note_type_owners(warning);
+    }
     journal.append(std::move(e));
 }
 
@@ -157,7 +184,8 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    PyRef module = PyRef::steal(PyObject_CallOneArg(method.get(), spec));
+    PyRef module =
+        PyRef::steal(load_keeping_warnings(self, [&] { return PyObject_CallOneArg(method.get(), spec); }));
     if (!module) {
         // For an extension this is where PyInit failed; the spec is dropped, the error goes on.
         PyRef exception = PyRef::steal(embed::compat::fetch_exception());
@@ -183,8 +211,10 @@ PyObject* wrapper_exec_module(PyObject* self_object, PyObject* module)
         PyErr_Clear();
     }
     PyObject* exec_name = embed::interned("exec_module");
-    PyRef result = PyRef::steal(exec_name ? PyObject_CallMethodOneArg(self->wrapped, exec_name, module)
-                                          : PyObject_CallMethod(self->wrapped, "exec_module", "O", module));
+    PyRef result = PyRef::steal(load_keeping_warnings(self, [&] {
+        return exec_name ? PyObject_CallMethodOneArg(self->wrapped, exec_name, module)
+                         : PyObject_CallMethod(self->wrapped, "exec_module", "O", module);
+    }));
     PyRef exception = result ? PyRef() : PyRef::steal(embed::compat::fetch_exception());
     give_back_loader(self, module, "__loader__");
     give_back_loader(self, spec.get(), "loader");
@@ -217,6 +247,7 @@ void wrapper_dealloc(PyObject* self_object)
     LoaderWrapper* self = as_wrapper(self_object);
     Py_XDECREF(self->wrapped);
     Py_XDECREF(self->name);
+    delete self->warnings;
     PyTypeObject* type = Py_TYPE(self_object);
     type->tp_free(self_object);
     Py_DECREF(type);
@@ -292,6 +323,8 @@ bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name)
     wrapper->pid = 0;
     wrapper->begun = false;
     wrapper->ended = false;
+    wrapper->extension = std::strcmp(loader_kind(loader), "extension") == 0;
+    wrapper->warnings = nullptr;
     PyRef owned = PyRef::steal(reinterpret_cast<PyObject*>(wrapper));
     return embed::set_attribute(spec, "loader", owned.get()) == 0;
 }

@@ -93,6 +93,10 @@ public:
         number("id", e.id);
         pid_and_seq(e);
         number("t", e.mono_ns);
+        if (!e.warnings.empty()) {
+            m_json.key("warnings");
+            m_json.strings(e.warnings);
+        }
         m_json.end_object();
     }
     void operator()(const UncaughtException& e)

@@ -244,6 +244,8 @@ Event decode_object(Fields& j)
         e.id = j.integer<std::uint64_t>("id");
         if (j.find("error"))
             e.error = j.exception("error");
+        if (j.find("warnings"))
+            e.warnings = j.strings("warnings");
         return e;
     }
     if (tag == "ext") {

@@ -78,7 +78,7 @@ json module_json(const analysis::ModuleRecord& r)
     json identity = nullptr;
     if (r.identity)
         identity = {{"dev", r.identity->dev}, {"ino", r.identity->ino}};
-    return json{{"pid", r.pid},
+    json record{{"pid", r.pid},
                 {"order", r.order},
                 {"name", r.name},
                 {"kind", r.kind},
@@ -94,6 +94,9 @@ json module_json(const analysis::ModuleRecord& r)
                 {"stack", r.stack},
                 {"via_finder", r.via_finder},
                 {"initialized_extension", r.initialized_extension}};
+    if (!r.warnings.empty())
+        record["warnings"] = r.warnings;
+    return record;
 }
 
 json finding_json(const analysis::Finding& f)

@@ -172,6 +172,15 @@ void write_module(RecordText& j, FrameTexts& frames, const analysis::ModuleRecor
     j.string(analysis::to_string(r.status));
     j->key("via_finder");
     j->boolean(r.via_finder);
+    if (!r.warnings.empty()) {
+        j->key("warnings");
+        j->begin_array();
+        for (const auto& warning : r.warnings) {
+            j->item();
+            j.string(warning);
+        }
+        j->end_array();
+    }
     j->end_object();
 }
 

@@ -48,6 +48,52 @@ def test_pybind11_alias_is_found_with_the_import_error_and_the_abort(importscope
     assert "killed by SIGABRT" in run.stderr
 
 
+def test_pybind11_3_multi_phase_init_still_fails_and_is_found(importscope):
+    # pybind11 3.x (PyPI) initializes modules in two phases; the second init of the same file still
+    # raises in its exec phase, and no longer aborts at exit.
+    run = importscope(probe("deepgemm_pybind3"))
+    assert run.status == 3, run.stderr
+    [finding] = run.findings("duplicate-extension-init")
+    assert finding["module_names"] == [VENDORED, ALIAS]
+    first, second = finding["evidence"]["initializations"]
+    assert (first["status"], second["status"]) == ("ok", "error")
+    assert second["error"]["message"] == ALREADY_REGISTERED
+    [conflict] = run.findings("native-type-conflict")
+    assert conflict["evidence"]["binding"] == "pybind11"
+    assert conflict["evidence"]["relation"] == "same-file"
+    assert run.exit["code"] == 1 and run.exit["signal"] is None
+
+
+NANOBIND_WARNING = "RuntimeWarning: nanobind: type 'Runtime' was already registered!"
+
+
+def test_nanobind_rebinding_only_warns_and_is_still_reported(importscope):
+    run = importscope(probe("deepgemm_nanobind"))
+    assert run.status == 3, run.stderr
+    assert run.exit["code"] == 0  # nothing crashed
+    [finding] = run.findings("duplicate-extension-init")
+    assert finding["module_names"] == [VENDORED, ALIAS]
+    assert [i["status"] for i in finding["evidence"]["initializations"]] == ["ok", "ok"]
+    [conflict] = run.findings("native-type-conflict")
+    assert conflict["severity"] == "warning"
+    assert conflict["evidence"]["binding"] == "nanobind"
+    assert conflict["evidence"]["warning"] == NANOBIND_WARNING
+    assert conflict["evidence"]["relation"] == "same-file"
+    assert 'bound nanobind type "Runtime" a second time' in conflict["message"]
+    [alias] = run.modules(ALIAS)
+    assert alias["warnings"] == [NANOBIND_WARNING]
+    # The target's own warning reaches its stderr once, as under plain python.
+    assert run.stderr.count("RuntimeWarning: nanobind: type 'Runtime' was already registered!") == 1
+
+
+def test_a_warning_the_target_ignores_is_neither_shown_nor_made_up(importscope):
+    env = dict(os.environ, PYTHONWARNINGS="ignore::RuntimeWarning")
+    run = importscope(probe("deepgemm_nanobind"), env=env)
+    assert "already registered" not in run.stderr.split("importscope:")[0]
+    assert run.findings("native-type-conflict") == []
+    assert len(run.findings("duplicate-extension-init")) == 1  # the init itself is still seen
+
+
 def test_torch_library_style_extension_runs_through_and_is_still_reported(importscope):
     run = importscope(probe("deepgemm_capi"))
     assert run.status == 3, run.stderr
@@ -58,7 +104,8 @@ def test_torch_library_style_extension_runs_through_and_is_still_reported(import
     assert "init_count=2" in run.stdout  # the probe itself saw its init run twice
 
 
-@pytest.mark.parametrize("variant", ["deepgemm_pybind", "deepgemm_pybind_local", "deepgemm_capi"])
+@pytest.mark.parametrize("variant", ["deepgemm_pybind", "deepgemm_pybind_local", "deepgemm_capi", "deepgemm_pybind3",
+                                     "deepgemm_nanobind"])
 def test_fixed_alias_is_clean(importscope, variant):
     run = importscope(probe(variant, "fixed.py"))
     assert run.status == 0, run.stderr

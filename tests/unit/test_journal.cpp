@@ -49,8 +49,8 @@ TEST_CASE("each event is one canonical JSON line that decodes to what was encode
     start.mono_ns = 5;
     journal::ExtensionLoad ext{7, 2, 6, "pkg._C", "/p/_C.so", "/real/_C.so", journal::FileIdentity{~0ULL, 1}, stack};
     journal::ImportBegin begin{7, 3, 1, 7, odd, "source", "/p/" + odd, "", std::nullopt, "Loader", "pkg", stack};
-    journal::ImportEnd end{7, 4, 1, 8, error};
-    journal::ImportEnd end_ok{7, 5, 2, 9, std::nullopt};
+    journal::ImportEnd end{7, 4, 1, 8, error, {"RuntimeWarning: nanobind: type '" + odd + "' was already registered!"}};
+    journal::ImportEnd end_ok{7, 5, 2, 9, std::nullopt, {}};
     journal::UncaughtException uncaught{7, 6, 10, error};
     journal::ProcessEnd exit{7, 7, 11, 12, "signal", 6};
     journal::ProgramStart program{7, 8, 13, "subprocess.Popen", "", {"sh", "-c", odd}};

@@ -37,6 +37,7 @@ struct ModuleRecord {
     std::string parent;
     ImportStatus status = ImportStatus::unknown;
     std::optional<journal::ExceptionInfo> error;
+    std::vector<std::string> warnings; ///< what an extension's init warned ("RuntimeWarning: ...")
     std::optional<double> duration_ms;
     std::vector<journal::Frame> stack;  ///< innermost last; back() is the call site
     bool via_finder = false;            ///< the meta-path finder saw it

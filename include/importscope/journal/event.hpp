@@ -127,6 +127,9 @@ struct ImportEnd {
     std::uint64_t id = 0;
     std::int64_t mono_ns = 0;
     std::optional<ExceptionInfo> error;
+    /// The warnings an extension's init issued ("RuntimeWarning: nanobind: type 'Runtime' was
+    /// already registered!"), as "<category>: <message>".
+    std::vector<std::string> warnings;
 };
 
 /// An exception reached sys.excepthook (the `sys.excepthook` audit event): the target is ending

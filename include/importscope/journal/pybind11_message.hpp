@@ -24,4 +24,21 @@ inline std::optional<std::string> already_registered_type(std::string_view messa
     return std::nullopt;
 }
 
+/// The type name in nanobind's warning that a type was bound twice, `nanobind: type 'Runtime' was
+/// already registered!` (nanobind keeps the first binding and makes the second module's type
+/// another Python type), anywhere in `message`; nullopt when the message has none.
+inline std::optional<std::string> nanobind_rebound_type(std::string_view message)
+{
+    constexpr std::string_view k_head = "nanobind: type '";
+    constexpr std::string_view k_tail = "' was already registered!";
+    const std::size_t at = message.find(k_head);
+    if (at == std::string_view::npos)
+        return std::nullopt;
+    const std::size_t name = at + k_head.size();
+    const std::size_t tail = message.find(k_tail, name);
+    if (tail == std::string_view::npos || tail == name)
+        return std::nullopt;
+    return std::string(message.substr(name, tail - name));
+}
+
 } // namespace importscope::journal
