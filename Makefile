@@ -82,5 +82,10 @@ fuzz:
 	    -artifact_prefix=$(BUILD)-fuzz/crash-$$target- $$corpus || exit 1; \
 	done
 
+# Every CPython 3.10 to 3.13 found (pyenv, PATH, or MATRIX_PYTHONS): its build and whole suite, and
+# `pip install .` into a venv of it whose importscope finds the DeepGEMM duplicate (tools/matrix.sh).
+matrix: build
+	@BUILD=$(BUILD) JOBS=$(JOBS) TOOLS_VENV=$(TOOLS_VENV) sh tools/matrix.sh
+
 clean:
-	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-tidy $(BUILD)-fuzz
+	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-tidy $(BUILD)-fuzz build-matrix

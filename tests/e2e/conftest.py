@@ -72,6 +72,21 @@ def probe(variant, script="broken.py"):
     return PROBES / variant / script
 
 
+_PLAIN_ENDINGS = {}
+
+
+def plain_ending(script, *args, env=None):
+    """How `PYTHON script args` ends without importscope: (code, signal), one of them None. Whether
+    the pybind11 probes abort at exit depends on the pybind11 and CPython versions (pybind11 2.10
+    on CPython 3.11 does; pybind11 2.13 on 3.12 and pybind11 3 do not)."""
+    key = (str(script), args, tuple(sorted((env or {}).items())))
+    if key not in _PLAIN_ENDINGS:
+        status = subprocess.run([PYTHON, str(script), *args], capture_output=True, timeout=120,
+                                env=env).returncode
+        _PLAIN_ENDINGS[key] = (None, -status) if status < 0 else (status, None)
+    return _PLAIN_ENDINGS[key]
+
+
 SIGNALS = signal.Signals
 
 

@@ -4,7 +4,7 @@ import signal
 
 import pytest
 
-from conftest import probe
+from conftest import plain_ending, probe
 
 VENDORED = "vllm_mini.third_party.deep_gemm._C"
 ALIAS = "deep_gemm._C"
@@ -12,7 +12,7 @@ ALREADY_REGISTERED = 'generic_type: type "Runtime" is already registered!'
 
 
 @pytest.mark.parametrize("variant", ["deepgemm_pybind", "deepgemm_pybind_local"])
-def test_pybind11_alias_is_found_with_the_import_error_and_the_abort(importscope, variant):
+def test_pybind11_alias_is_found_with_the_import_error_and_the_ending_python_gives(importscope, variant):
     run = importscope(probe(variant))
     assert run.status == 3, run.stderr
     [finding] = run.findings("duplicate-extension-init")
@@ -28,10 +28,13 @@ def test_pybind11_alias_is_found_with_the_import_error_and_the_abort(importscope
     assert second["call_site"]["line"] == 1
     assert second["call_site"]["module"] == "deep_gemm.utils.layout"
 
-    # The target ended the way it does without importscope: the ImportError, then abort at exit.
-    assert run.exit["signal"] == signal.SIGABRT
-    assert run.exit["signal_name"] == "SIGABRT"
-    assert run.exit["code"] is None
+    # The target ended the way it does without importscope: the ImportError, then (pybind11 2.10 on
+    # CPython 3.11) abort at exit.
+    code, sig = plain_ending(probe(variant))
+    assert (run.exit["code"], run.exit["signal"]) == (code, sig)
+    if sig:
+        assert run.exit["signal_name"] == signal.Signals(sig).name
+        assert f"killed by {signal.Signals(sig).name}" in run.stderr
     assert run.exit["exception"]["type"] == "ImportError"
     assert run.exit["exception"]["message"] == ALREADY_REGISTERED
     assert "layout.py" in run.exit["exception"]["traceback"]
@@ -45,7 +48,6 @@ def test_pybind11_alias_is_found_with_the_import_error_and_the_abort(importscope
     # The stderr summary says what, where and what to do.
     assert "error: duplicate-extension-init" in run.stderr
     assert "deep_gemm is an alias of vllm_mini.third_party.deep_gemm" in run.stderr
-    assert "killed by SIGABRT" in run.stderr
 
 
 def test_pybind11_3_multi_phase_init_still_fails_and_is_found(importscope):
@@ -122,4 +124,4 @@ def test_quantized_path_does_not_reach_the_alias_unless_the_fused_stage_is_off(i
     env = dict(os.environ, FLASHINFER_MEGA_FUSED_STAGE="0")
     broken = importscope(probe("deepgemm_pybind"), "--quantized", env=env)
     assert broken.status == 3
-    assert broken.exit["signal"] == signal.SIGABRT
+    assert (broken.exit["code"], broken.exit["signal"]) == plain_ending(probe("deepgemm_pybind"), "--quantized", env=env)

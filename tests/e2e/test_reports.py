@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from conftest import BIN, PROBES, SOURCE, Run, probe, validate
+from conftest import BIN, PROBES, PYTHON, SOURCE, Run, probe, validate
 
 GOLDEN = SOURCE / "tests" / "golden"
 FIXTURE = GOLDEN / "report.json"
@@ -66,7 +66,8 @@ def test_markdown_for_an_issue():
 def broken_and_fixed(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("runs")
     for name in ("broken", "fixed"):
-        subprocess.run([BIN, "run", "-q", "-o", str(tmp / f"{name}.json"), str(probe("deepgemm_pybind", f"{name}.py"))],
+        subprocess.run([BIN, "run", "-q", "--python", PYTHON, "-o", str(tmp / f"{name}.json"),
+                        str(probe("deepgemm_pybind", f"{name}.py"))],
                        capture_output=True, timeout=120)
     return tmp / "broken.json", tmp / "fixed.json"
 
