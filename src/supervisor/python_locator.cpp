@@ -153,8 +153,10 @@ std::pair<std::string, std::string> ask_interpreter(const std::string& path)
 
 std::string default_python(const std::string& installed_beside)
 {
-    // Installed with pip or pipx: the environment's own interpreter, beside the binary.
-    if (!installed_beside.empty())
+    // Installed with pip: the environment's own interpreter, beside the binary. A pipx environment
+    // holds importscope alone, so its interpreter is no one's target.
+    std::error_code ec;
+    if (!installed_beside.empty() && !fs::exists(fs::path(installed_beside).parent_path() / "pipx_metadata.json", ec))
         for (const char* name : {"python3", "python"})
             if (std::string candidate = installed_beside + "/" + name; is_executable_file(candidate))
                 return candidate;

@@ -141,3 +141,49 @@ def test_a_version_is_named_when_no_worker_exists_for_it(tmp_path):
     assert "is Python 3.14, and this importscope has no worker for it" in proc.stderr
     versions = subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout
     assert versions.startswith("importscope ") and "(CPython 3." in versions
+
+
+def installed_copy(tmp_path):
+    """importscope installed by `cmake --install` into a prefix of its own."""
+    build = os.environ["IMPORTSCOPE_BUILD_DIR"]
+    prefix = tmp_path / "prefix"
+    subprocess.run(["cmake", "--install", build, "--prefix", str(prefix)], check=True, capture_output=True)
+    return prefix
+
+
+def test_cmake_install_gives_a_prefix_layout_the_binary_finds(tmp_path):
+    prefix = installed_copy(tmp_path)
+    assert (prefix / "bin" / "importscope").is_file()
+    assert list((prefix / "lib" / "importscope").glob("cpython-3.*/worker.so"))
+    assert (prefix / "lib" / "importscope" / "bootstrap" / "sitecustomize.py").is_file()
+    assert list((prefix / "lib" / "importscope" / "bootstrap").glob("_importscope.cpython-3*.so"))
+    assert (prefix / "share" / "importscope" / "known-issues.json").is_file()
+    # The installed binary, reached through a symlink as pipx and package managers place it.
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "importscope").symlink_to(prefix / "bin" / "importscope")
+    report = tmp_path / "report.json"
+    proc = subprocess.run([str(tmp_path / "bin" / "importscope"), "run", "--python", PYTHON, "-o", str(report), "-c",
+                           "import subprocess, sys; subprocess.run([sys.executable, '-c', 'pass'], check=True)"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(report.read_text())
+    assert data["summary"]["python_processes"] == 2 and data["untraced"] == []  # the child found the bootstrap
+
+
+def test_an_installed_binary_runs_on_its_environments_python_by_default(tmp_path):
+    prefix = installed_copy(tmp_path)
+    (prefix / "bin" / "python3").symlink_to(os.path.realpath(PYTHON))
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env["PATH"] = "/usr/bin:/bin"  # whose python3 is another installation
+    code = "import sys; print(sys.executable)"
+    proc = subprocess.run([str(prefix / "bin" / "importscope"), "run", "-q", "-o", str(tmp_path / "r.json"), "-c", code],
+                          capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(prefix / "bin" / "python3")
+    # A pipx environment holds importscope alone: its interpreter is not the default.
+    (prefix / "pipx_metadata.json").write_text("{}")
+    env["PATH"] = f"{Path(PYTHON).parent}:/usr/bin:/bin"
+    proc = subprocess.run([str(prefix / "bin" / "importscope"), "run", "-q", "-o", str(tmp_path / "r.json"), "-c", code],
+                          capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert Path(proc.stdout.strip()).parent == Path(PYTHON).parent

@@ -15,7 +15,8 @@ struct PythonInstallation {
 };
 
 /// The default --python: the interpreter importscope was installed for (python3 or python in
-/// `installed_beside`, the directory of an installed binary: a pip or pipx environment's bin/),
+/// `installed_beside`, the directory of an installed binary: a pip environment's bin/; not a pipx
+/// environment's, which holds importscope alone),
 /// else $VIRTUAL_ENV/bin/python when a virtual environment is active, else the first python3 on
 /// PATH.
 std::string default_python(const std::string& installed_beside = {});
