@@ -191,18 +191,26 @@ bool stderr_wants_color()
 
 /// The interpreter the target runs on: --python, else the one the command names, else the default.
 /// A program that is not Python needs none of its own: the default is only for the fingerprint.
+supervisor::PythonInstallation chosen_as(supervisor::PythonInstallation python, const char* how)
+{
+    python.chosen_as = how;
+    return python;
+}
+
 supervisor::PythonInstallation choose_python(const RunOptions& options, const ResolvedTarget& resolved,
                                              const InstallLayout& layout)
 {
     if (!options.python.empty())
         return supervisor::locate_python(options.python);
     if (!resolved.interpreter.empty())
-        return supervisor::locate_python(resolved.interpreter);
+        return chosen_as(supervisor::locate_python(resolved.interpreter), "the command's interpreter");
     const std::string installed_for = layout.installed ? layout.binary_dir : std::string{};
     if (resolved.target.kind != embed::TargetKind::program)
-        return supervisor::locate_python(supervisor::default_python(installed_for));
+        return chosen_as(supervisor::locate_python(supervisor::default_python(installed_for)),
+                         "the default interpreter");
     try {
-        return supervisor::locate_python(supervisor::default_python(installed_for));
+        return chosen_as(supervisor::locate_python(supervisor::default_python(installed_for)),
+                         "the default interpreter");
     } catch (const Error&) {
         return {}; // its Python descendants each say which interpreter they run
     }

@@ -29,10 +29,10 @@ nlohmann::json read_build_facts(const fs::path& file)
 std::string no_worker_message(const PythonInstallation& python, const std::vector<std::string>& minors)
 {
     const std::string have = minors.empty() ? "none" : fmt::format("{}", fmt::join(minors, ", "));
-    return fmt::format("--python {} is Python {}.{}, and this importscope has no worker for it (it has: {}); "
+    return fmt::format("{} is Python {}.{}, and this importscope has no worker for it (it has: {}); "
                        "install importscope for that interpreter (in a clone: \"{} -m pip install .\"), or build "
                        "it with -DIMPORTSCOPE_PYTHONS=\"...;{}\"",
-                       python.executable, python.major, python.minor, have, python.executable, python.executable);
+                       python.described(), python.major, python.minor, have, python.executable, python.executable);
 }
 
 } // namespace
@@ -71,9 +71,9 @@ std::string find_libpython(const PythonInstallation& python)
 PythonRuntime choose_runtime(const PythonInstallation& python, const std::string& runtime_dir)
 {
     if (python.abiflags.find('t') != std::string::npos)
-        throw Error(fmt::format("--python {} is a free-threaded CPython ({}.{}{}), which importscope does not "
+        throw Error(fmt::format("{} is a free-threaded CPython ({}.{}{}), which importscope does not "
                                 "support yet; use the interpreter with the GIL (python{}.{})",
-                                python.executable, python.major, python.minor, python.abiflags, python.major,
+                                python.described(), python.major, python.minor, python.abiflags, python.major,
                                 python.minor),
                     ExitStatus::tool_failure);
     PythonRuntime runtime;
@@ -93,10 +93,10 @@ PythonRuntime choose_runtime(const PythonInstallation& python, const std::string
     runtime.build_version = facts.value("version", "");
     runtime.build_dynload = facts.value("dynload", "");
     if (runtime.libpython.empty() || !fs::exists(runtime.libpython, ec))
-        throw Error(fmt::format("--python {} has no shared libpython (lib/libpython{}.so.1.0: a static build), and "
+        throw Error(fmt::format("{} has no shared libpython (lib/libpython{}.so.1.0: a static build), and "
                                 "neither has the Python {} importscope was built with; importscope needs one "
                                 "libpython{}.so.1.0 to run the target on",
-                                python.executable, runtime.minor, runtime.minor, runtime.minor),
+                                python.described(), runtime.minor, runtime.minor, runtime.minor),
                     ExitStatus::tool_failure);
     return runtime;
 }

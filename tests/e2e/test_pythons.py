@@ -141,6 +141,13 @@ def test_a_version_is_named_when_no_worker_exists_for_it(tmp_path):
     assert "is Python 3.14, and this importscope has no worker for it" in proc.stderr
     versions = subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout
     assert versions.startswith("importscope ") and "(CPython 3." in versions
+    # Chosen by default (python3 on PATH), it is named as such.
+    (tmp_path / "python3").symlink_to(fake)
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env["PATH"] = f"{tmp_path}:/usr/bin:/bin"
+    proc = subprocess.run([BIN, "run", "-c", "pass"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert proc.returncode == 125
+    assert "the default interpreter /opt/python3.14/bin/python3.14 is Python 3.14" in proc.stderr
 
 
 def installed_copy(tmp_path):

@@ -12,6 +12,10 @@ struct PythonInstallation {
     int major = 0;
     int minor = 0;
     std::string abiflags; ///< "t" for a free-threaded build (python3.13t)
+    /// How it was chosen, for messages: "--python", "the command's interpreter", "the default interpreter".
+    std::string chosen_as = "--python";
+
+    std::string described() const { return chosen_as + " " + executable; }
 };
 
 /// The default --python: the interpreter importscope was installed for (python3 or python in
