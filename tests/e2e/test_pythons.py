@@ -194,3 +194,26 @@ def test_an_installed_binary_runs_on_its_environments_python_by_default(tmp_path
                           capture_output=True, text=True, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr
     assert Path(proc.stdout.strip()).parent == Path(PYTHON).parent
+
+
+def other_workers():
+    """The interpreters of the build's workers for minors other than PYTHON's (build.json)."""
+    build = Path(os.environ["IMPORTSCOPE_BUILD_DIR"])
+    mine = subprocess.run([PYTHON, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    return [json.loads(facts.read_text())["executable"]
+            for facts in sorted((build / "lib" / "importscope").glob("cpython-3.*/build.json"))
+            if facts.parent.name != f"cpython-{mine}"]
+
+
+@pytest.mark.skipif(not other_workers(), reason="this build has a worker for one minor only (make matrix has two)")
+def test_a_child_of_another_minor_is_traced_by_that_minors_hooks(importscope):
+    other = other_workers()[0]
+    code = f"import subprocess; subprocess.run([{other!r}, '-c', 'import json'], check=True)"
+    run = importscope("-c", code)
+    assert run.status == 0, run.stderr
+    versions = [p["python_version"] for p in run.report["processes"]]
+    expected = subprocess.run([other, "-c", "import platform; print(platform.python_version())"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+    assert len(versions) == 2 and versions[1] == expected
+    assert run.report["untraced"] == []
