@@ -9,7 +9,9 @@
 #      the default build ($(BUILD), the minor `make test` already ran) is reused;
 #   2. `pip install .` into a fresh venv of that interpreter, and the DeepGEMM probe run by the
 #      venv's own importscope with no --python: it must run the target on the venv's Python and
-#      find the duplicate init.
+#      find the duplicate init;
+#   3. for the default minor, `pipx install .` (into a scratch PIPX_HOME), whose importscope is run
+#      on the probe with --python (a pipx environment is no one's default interpreter).
 # Everything is built one minor at a time (2 cores); a failure of any step fails the run.
 set -eu
 cd "$(dirname "$0")/.."
@@ -95,6 +97,21 @@ for python in $pythons; do
     /usr/bin/python3 tools/matrix_check.py "$report" "$status" "$venv" "$minor"
     summary="$summary  CPython $minor: suite passed; pip install . and the DeepGEMM probe from its venv passed
 "
+    if [ "$minor" = "$default_minor" ]; then
+        pipx_home=$PWD/$OUT/pipx
+        rm -rf "$pipx_home"
+        PIPX_HOME=$pipx_home PIPX_BIN_DIR=$pipx_home/bin "$TOOLS_VENV"/bin/pipx install --python "$python" . \
+            > "$OUT/pipx.log" 2>&1 || { tail -40 "$OUT/pipx.log"; exit 1; }
+        report=$PWD/$OUT/deepgemm-pipx.json
+        set +e
+        (cd "$OUT" && "$pipx_home/bin/importscope" run -q --python "$PWD/$venv/bin/python3" -o "$report" "$target" \
+            > /dev/null 2>&1)
+        status=$?
+        set -e
+        /usr/bin/python3 tools/matrix_check.py "$report" "$status" "$venv" "$minor"
+        summary="$summary  CPython $minor: pipx install . and the DeepGEMM probe run by it passed
+"
+    fi
 done
 echo "== matrix passed"
 printf '%s' "$summary"

@@ -265,6 +265,14 @@ void ModelBuilder::add(const std::string& journal, journal::Event&& event)
     part(journal).add(event, m_on_final);
 }
 
+const RunModel* ModelBuilder::part_model(const std::string& journal) const
+{
+    for (const auto& p : m_parts)
+        if (p->journal == journal && !p->taken)
+            return &p->model;
+    return nullptr;
+}
+
 RunModel ModelBuilder::finish(std::vector<journal::JournalContents>&& journals)
 {
     RunModel model;

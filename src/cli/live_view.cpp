@@ -37,12 +37,14 @@ constexpr const char* k_restore_cursor = "\x1b" "8";
 
 } // namespace
 
-LiveView::LiveView(std::filesystem::path run_dir, bool show_status, const report::PathRedaction* redaction)
+LiveView::LiveView(std::filesystem::path run_dir, bool show_status, const report::PathRedaction* redaction,
+                   analysis::AnalysisOptions analysis)
     : m_texts(redaction),
       m_builder([this](const analysis::ModuleRecord& record) { m_texts.add(record); }),
+      m_findings(std::move(analysis)),
       m_tail(std::move(run_dir),
              [this](const std::string& journal, journal::Event&& e) {
-                 m_tally.add(e);
+                 m_findings.saw(journal, e);
                  m_builder.add(journal, std::move(e));
              }),
       m_show_status(show_status), m_started_ns(monotonic_ns())
@@ -52,21 +54,22 @@ LiveView::LiveView(std::filesystem::path run_dir, bool show_status, const report
 bool LiveView::update()
 {
     m_tail.poll();
-    m_tally.update();
+    m_findings.update(m_builder);
     const std::int64_t now = monotonic_ns();
     if (m_show_status && now - m_drawn_ns >= k_redraw_ns) {
         m_drawn_ns = now;
         const double elapsed = static_cast<double>(now - m_started_ns) / 1e9;
+        const std::vector<analysis::Finding> findings = m_findings.findings();
         std::string line = fmt::format("importscope: {:.1f} s | {} process{} | {} imports | {} finding{}", elapsed,
-                                       m_tally.processes(), m_tally.processes() == 1 ? "" : "es", m_tally.imports(),
-                                       m_tally.findings().size(), m_tally.findings().size() == 1 ? "" : "s");
-        if (!m_tally.findings().empty()) {
-            const auto& newest = m_tally.findings().back();
+                                       m_findings.processes(), m_findings.processes() == 1 ? "" : "es",
+                                       m_findings.imports(), findings.size(), findings.size() == 1 ? "" : "s");
+        if (!findings.empty()) {
+            const auto& newest = findings.back();
             line += fmt::format(" | {} in pid {}: {}", newest.kind, newest.pid, newest.file);
         }
         draw(line);
     }
-    return m_tally.errors() > 0;
+    return m_findings.errors() > 0;
 }
 
 analysis::RunModel LiveView::finish()

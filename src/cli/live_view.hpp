@@ -1,6 +1,6 @@
 #pragma once
 
-#include "importscope/analysis/live_tally.hpp"
+#include "importscope/analysis/live_findings.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/journal/tail.hpp"
 #include "importscope/report/report.hpp"
@@ -13,13 +13,16 @@ namespace importscope::cli {
 
 /// The run as it goes on: reads the journals as they grow (the supervisor has nothing else to do
 /// then, and has a core of its own), folds their events into the model, makes the report text of
-/// each module record once it is final, keeps a LiveTally, and on a terminal keeps one status line
+/// each module record once it is final, keeps the findings so far (LiveFindings: the final
+/// report's analysis, run again on a journal only after an event that can make a finding), and on a terminal keeps one status line
 /// on stderr's last row, below the target's output, up to date (elapsed time, processes, imports, findings, the newest one). What is left
 /// when the target ends is the little the journals gained since the last update.
 class LiveView {
 public:
     /// Record texts pass through `redaction`, if given, which must outlive this.
-    LiveView(std::filesystem::path run_dir, bool show_status, const report::PathRedaction* redaction = nullptr);
+    /// `analysis` as for the final analysis of the run.
+    LiveView(std::filesystem::path run_dir, bool show_status, const report::PathRedaction* redaction = nullptr,
+             analysis::AnalysisOptions analysis = {});
     ~LiveView() { clear(); }
     LiveView(const LiveView&) = delete;
     LiveView& operator=(const LiveView&) = delete;
@@ -44,7 +47,7 @@ public:
 private:
     report::RecordTexts m_texts;
     analysis::ModelBuilder m_builder;
-    analysis::LiveTally m_tally;
+    analysis::LiveFindings m_findings;
     journal::JournalTail m_tail;
     bool m_show_status;
     static constexpr std::int64_t k_redraw_ns = 100'000'000; ///< updates come more often than a person reads

@@ -413,17 +413,24 @@ std::vector<analysis::ObservedPython> observed_pythons(const supervisor::Process
     return observed;
 }
 
-/// Analyze: the findings, with content hashes of loaded extensions (once each) and known issues.
-std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std::string& data_dir)
+/// Content hashes of loaded extensions, each file hashed once for the live and the final analysis.
+analysis::FileHasher cached_hasher()
 {
-    std::map<std::string, std::optional<std::string>> hashes;
-    analysis::AnalysisOptions analysis_options;
-    analysis_options.hash_file = [&](const std::string& path) {
-        auto [it, inserted] = hashes.try_emplace(path);
+    auto hashes = std::make_shared<std::map<std::string, std::optional<std::string>>>();
+    return [hashes](const std::string& path) {
+        auto [it, inserted] = hashes->try_emplace(path);
         if (inserted)
             it->second = sha256_file(path);
         return it->second;
     };
+}
+
+/// Analyze: the findings, with content hashes of loaded extensions and known issues.
+std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std::string& data_dir,
+                                            const analysis::FileHasher& hash_file)
+{
+    analysis::AnalysisOptions analysis_options;
+    analysis_options.hash_file = hash_file;
     // The catalogue is read only when there are findings: compiling its patterns costs a run
     // without findings several milliseconds.
     std::optional<analysis::KnownIssueCatalogue> catalogue;
@@ -501,7 +508,11 @@ int run_run(const RunOptions& options)
     const report::PathRedaction* redact = request.redaction ? &*request.redaction : nullptr;
     supervisor::RunDir run_dir;
     journal::ProblemInbox inbox;
-    auto live = std::make_unique<LiveView>(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO), redact);
+    const analysis::FileHasher hash_file = cached_hasher();
+    analysis::AnalysisOptions live_analysis;
+    live_analysis.hash_file = hash_file;
+    auto live = std::make_unique<LiveView>(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO), redact,
+                                           std::move(live_analysis));
     std::unique_ptr<journal::SharedJournal> shared = make_shared_journal();
     const std::string& data_dir = request.layout.data_dir;
     supervisor::Fingerprint fingerprint(request.python.executable,
@@ -517,7 +528,7 @@ int run_run(const RunOptions& options)
     std::vector<std::string> failures = tool_failures(launched, info, request, run_dir, shared.get());
     model.problems.insert(model.problems.end(), failures.begin(), failures.end());
 
-    const std::vector<analysis::Finding> findings = find_hazards(model, data_dir);
+    const std::vector<analysis::Finding> findings = find_hazards(model, data_dir, hash_file);
     info.untraced = analysis::find_untraced(model, traced_minors(request.layout), observed_pythons(launched.end));
     info.environment = describe_environment(std::move(fingerprint_facts), model, options);
     // The module records go from the model straight into the file's text (report_text.cpp).

@@ -227,3 +227,14 @@ def test_a_fork_behind_pythons_back_does_not_write_into_the_parents_journal(impo
     mine = [m["name"] for m in run.report["modules"] if m["pid"] == main["pid"]]
     assert "deep_gemm_before" in mine and "deep_gemm_after" in mine
     assert "deep_gemm_in_child" not in mine
+
+
+def test_stop_on_finding_fires_on_a_type_conflict_between_two_libraries(importscope):
+    # No file is initialized twice: only the analysis of the final report knew this finding before.
+    started = time.monotonic()
+    run = importscope("--stop-on-finding", "--timeout", "60", PROBES / "type_conflict" / "serve.py", timeout=90)
+    assert time.monotonic() - started < 15
+    assert run.status == 3, run.stderr
+    assert run.exit["stopped_on_finding"] is True
+    assert [f["kind"] for f in run.findings() if f["severity"] == "error"] == ["native-type-conflict"]
+    assert run.findings("duplicate-extension-init") == []

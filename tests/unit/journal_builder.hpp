@@ -107,6 +107,18 @@ public:
         return *this;
     }
 
+    /// An import went through `key`, a sys.modules alias of `original`, as a parent package.
+    JournalBuilder& alias(const std::string& key, const std::string& original)
+    {
+        journal::AliasSeen e;
+        stamp(e);
+        e.key = key;
+        e.module_name = original;
+        e.file = "/s/" + original + "/__init__.py";
+        add(e);
+        return *this;
+    }
+
     /// The finder starts loading `name` below `stack`, whose frames may be numbered or given by
     /// number alone, as the hooks write them; returns the import id for end().
     std::uint64_t begin_below(const std::string& name, const std::string& origin, std::vector<journal::Frame> stack)

@@ -2,7 +2,6 @@
 #include "temp_dir.hpp"
 
 #include "importscope/analysis/finding.hpp"
-#include "importscope/analysis/live_tally.hpp"
 #include "importscope/journal/run_layout.hpp"
 #include "importscope/journal/tail.hpp"
 #include "importscope/report/report.hpp"
@@ -104,26 +103,6 @@ TEST_CASE("the report gives each process the end it recorded or that importscope
     CHECK(processes[1].at("exit").at("description") == "exited with status 1 (os._exit)");
     CHECK(processes[2].at("exit").at("signal_name") == "SIGKILL");
     CHECK(processes[2].at("exit").at("description") == "killed by SIGKILL by importscope at the end of the run");
-}
-
-TEST_CASE("the live tally counts as the journals grow and flags the first duplicate", "[tree]")
-{
-    testing::JournalBuilder b;
-    auto events = b.contents().events;
-    analysis::LiveTally tally;
-    tally.add(events);
-    CHECK(tally.processes() == 1);
-    CHECK(tally.errors() == 0);
-
-    testing::JournalBuilder more;
-    more.extension_import("v.deep_gemm._C", "/s/_C.so", {1, 1});
-    more.extension_import("deep_gemm._C", "/s/_C.so", {1, 1});
-    auto later = more.contents().events;
-    later.erase(later.begin()); // the process start was already counted
-    tally.add(later);
-    CHECK(tally.imports() == 2);
-    CHECK(tally.errors() == 1);
-    CHECK(tally.findings().front().kind == "duplicate-extension-init");
 }
 
 TEST_CASE("the journal tail returns complete lines only, and the rest once finished", "[tree]")

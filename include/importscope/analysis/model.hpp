@@ -114,6 +114,10 @@ public:
     /// Processes come out in order of their start, modules by process, then in load order.
     RunModel finish(std::vector<journal::JournalContents>&& journals);
 
+    /// What add() has folded so far of the journal named `journal` (its records in the order
+    /// they began, the open ones with status unknown), or null for a journal it has not seen.
+    const RunModel* part_model(const std::string& journal) const;
+
 private:
     struct Part;
     Part& part(const std::string& journal);
