@@ -49,7 +49,9 @@ bool LiveFindings::can_make_a_finding(Journal& j, const journal::Event& event)
         ++m_imports;
         if (begin->kind != "source" && begin->kind != "bytecode")
             return false;
-        return !j.sources.insert(begin->realpath.empty() ? begin->origin : begin->realpath).second;
+        if (begin->identity)
+            return !j.sources.emplace(begin->identity->dev, begin->identity->ino).second;
+        return !j.unidentified_sources.insert(begin->realpath.empty() ? begin->origin : begin->realpath).second;
     }
     if (const auto* end = std::get_if<journal::ImportEnd>(&event))
         return says_type_bound_twice(*end) || j.waits_on_outcomes;

@@ -5,6 +5,8 @@
 #include "importscope/journal/event.hpp"
 
 #include <cstddef>
+#include <cstdint>
+#include <utility>
 #include <map>
 #include <set>
 #include <string>
@@ -43,7 +45,8 @@ public:
 private:
     struct Journal {
         std::set<std::string> extension_names; ///< file names of the extensions initialized
-        std::set<std::string> sources;         ///< source files run
+        std::set<std::pair<std::uint64_t, std::uint64_t>> sources; ///< source files run, by (st_dev, st_ino)
+        std::set<std::string> unidentified_sources;                ///< those without an identity, by path
         bool waits_on_outcomes = false;        ///< a finding's severity may change with an import's end
         bool changed = false;
         std::vector<Finding> findings;
