@@ -103,12 +103,13 @@ for python in $pythons; do
         PIPX_HOME=$pipx_home PIPX_BIN_DIR=$pipx_home/bin "$TOOLS_VENV"/bin/pipx install --python "$python" . \
             > "$OUT/pipx.log" 2>&1 || { tail -40 "$OUT/pipx.log"; exit 1; }
         report=$PWD/$OUT/deepgemm-pipx.json
+        venv_python=$PWD/$venv/bin/python3
         set +e
-        (cd "$OUT" && "$pipx_home/bin/importscope" run -q --python "$PWD/$venv/bin/python3" -o "$report" "$target" \
+        (cd "$OUT" && "$pipx_home/bin/importscope" run -q --python "$venv_python" -o "$report" "$target" \
             > /dev/null 2>&1)
         status=$?
         set -e
-        /usr/bin/python3 tools/matrix_check.py "$report" "$status" "$venv" "$minor"
+        /usr/bin/python3 tools/matrix_check.py "$report" "$status" "$venv" "$minor" "pipx's importscope"
         summary="$summary  CPython $minor: pipx install . and the DeepGEMM probe run by it passed
 "
     fi

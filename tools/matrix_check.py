@@ -1,13 +1,13 @@
 """Checks one minor's run of the DeepGEMM probe by a pip-installed importscope (tools/matrix.sh).
 
-Usage: matrix_check.py REPORT STATUS VENV MINOR
+Usage: matrix_check.py REPORT STATUS VENV MINOR [WHICH]   (WHICH names the importscope that ran)
 """
 import json
 import os
 import sys
 
 
-def main(report_path, status, venv, minor):
+def main(report_path, status, venv, minor, which="the venv's importscope"):
     report = json.load(open(report_path))
     problems = []
     if status != "3":
@@ -28,7 +28,7 @@ def main(report_path, status, venv, minor):
         print(f"matrix: CPython {minor}: {problem} ({report_path})", file=sys.stderr)
     if problems:
         sys.exit(1)
-    print(f"== matrix: CPython {minor}: the venv's importscope found the duplicate init on {python['executable']} "
+    print(f"== matrix: CPython {minor}: {which} found the duplicate init on {python['executable']} "
           f"({python['version']}, {python['libpython']})")
 
 
