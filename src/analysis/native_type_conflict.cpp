@@ -74,23 +74,30 @@ std::optional<Rebinding> rebinding_of(const ModuleRecord& r)
     return std::nullopt;
 }
 
+/// What each binding library does with a second binding of a type, and how bad that is.
+struct BindingFacts {
+    Severity severity;
+    const char* message; ///< fmt pattern: the module, the type
+    const char* explanation;
+};
+
+constexpr BindingFacts k_pybind11 = {
+    Severity::error, "importing {} failed: pybind11 type \"{}\" is already registered",
+    "pybind11 keeps one registry of bound C++ types per process (per pybind11 ABI). A second registration of the "
+    "same C++ type, by the same extension initialized again or by another library, fails with this ImportError, "
+    "and the half-initialized module may crash the process at exit."};
+constexpr BindingFacts k_nanobind = {
+    Severity::warning, "importing {} bound nanobind type \"{}\" a second time",
+    "nanobind keeps one registry of bound C++ types per process. A second binding of the same C++ type, by the same "
+    "extension initialized again or by another library, only warns: the second module's type is another Python type "
+    "over the same C++ type, so its objects are refused where the first one's are expected, and the other way round."};
+
 void describe(Finding& f, const ModuleRecord& r, const Rebinding& rebinding)
 {
-    if (rebinding.binding == "nanobind") {
-        f.severity = Severity::warning;
-        f.message = fmt::format("importing {} bound nanobind type \"{}\" a second time", r.name, rebinding.type_name);
-        f.explanation = "nanobind keeps one registry of bound C++ types per process. A second binding of the same C++ "
-                        "type, by the same extension initialized again or by another library, only warns: the "
-                        "second module's type is another Python type over the same C++ type, so its objects are "
-                        "refused where the first one's are expected, and the other way round.";
-        return;
-    }
-    f.severity = Severity::error;
-    f.message = fmt::format("importing {} failed: pybind11 type \"{}\" is already registered", r.name, rebinding.type_name);
-    f.explanation = "pybind11 keeps one registry of bound C++ types per process (per pybind11 ABI). A second "
-                    "registration of the same C++ type, by the same extension initialized again or by another "
-                    "library, fails with this ImportError, and the half-initialized module may crash the "
-                    "process at exit.";
+    const BindingFacts& facts = rebinding.binding == "nanobind" ? k_nanobind : k_pybind11;
+    f.severity = facts.severity;
+    f.message = fmt::format(fmt::runtime(facts.message), r.name, rebinding.type_name);
+    f.explanation = facts.explanation;
 }
 
 } // namespace

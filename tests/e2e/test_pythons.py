@@ -131,23 +131,20 @@ def test_a_static_interpreter_runs_on_importscopes_build_and_says_so(importscope
     assert python["libpython"] and Path(python["libpython"]).exists()
 
 
-def test_a_version_is_named_when_no_worker_exists_for_it(tmp_path):
-    fake = tmp_path / "python3.14"
+def test_a_default_interpreter_without_a_worker_is_named_as_the_default(tmp_path):
+    # A 3.14 as python3 on PATH: refused (the refusal of a --python is tested in test_cli.py), and
+    # named as the interpreter importscope chose by itself.
+    fake = tmp_path / "python3"
     fake.write_text("#!/bin/sh\necho /opt/python3.14/bin/python3.14\necho 3.14.0\n")
     fake.chmod(0o755)
-    proc = subprocess.run([BIN, "run", "--python", str(fake), "-c", "pass"], capture_output=True, text=True,
-                          cwd=tmp_path)
-    assert proc.returncode == 125
-    assert "is Python 3.14, and this importscope has no worker for it" in proc.stderr
-    versions = subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout
-    assert versions.startswith("importscope ") and "(CPython 3." in versions
-    # Chosen by default (python3 on PATH), it is named as such.
-    (tmp_path / "python3").symlink_to(fake)
     env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
     env["PATH"] = f"{tmp_path}:/usr/bin:/bin"
     proc = subprocess.run([BIN, "run", "-c", "pass"], capture_output=True, text=True, cwd=tmp_path, env=env)
     assert proc.returncode == 125
-    assert "the default interpreter /opt/python3.14/bin/python3.14 is Python 3.14" in proc.stderr
+    assert "the default interpreter /opt/python3.14/bin/python3.14 is Python 3.14, and this importscope has no " \
+           "worker for it (it has: 3." in proc.stderr
+    versions = subprocess.run([BIN, "--version"], capture_output=True, text=True).stdout
+    assert versions.startswith("importscope ") and "(CPython 3." in versions
 
 
 def installed_copy(tmp_path):

@@ -17,6 +17,7 @@ using Summary = std::tuple<std::string, analysis::Severity, int, std::string, st
 std::vector<Summary> summaries(const std::vector<analysis::Finding>& findings)
 {
     std::vector<Summary> out;
+    out.reserve(findings.size());
     for (const auto& f : findings)
         out.emplace_back(f.kind, f.severity, f.pid, f.file, f.module_names);
     std::sort(out.begin(), out.end());
