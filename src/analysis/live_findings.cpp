@@ -18,11 +18,10 @@ std::string file_name(const std::string& path)
 /// The import failed or warned the way a second binding of a native type does.
 bool says_type_bound_twice(const journal::ImportEnd& e)
 {
-    if (e.error && (journal::already_registered_type(e.error->message) ||
-                    journal::nanobind_rebound_type(e.error->message)))
+    if (e.error && journal::rebound_type(e.error->message))
         return true;
     return std::any_of(e.warnings.begin(), e.warnings.end(),
-                       [](const std::string& w) { return journal::nanobind_rebound_type(w).has_value(); });
+                       [](const std::string& w) { return journal::rebound_type(w).has_value(); });
 }
 
 } // namespace

@@ -53,24 +53,21 @@ std::string advice_for(const std::string& relation, const std::string& type_name
 }
 
 /// A type bound twice, as the binding library said it: pybind11 refuses (an ImportError), nanobind
-/// warns and binds another Python type over the same C++ type.
+/// warns and binds another Python type over the same C++ type (journal::rebound_type reads both).
 struct Rebinding {
     std::string type_name;
     std::string binding; ///< "pybind11" or "nanobind"
-    std::string said;    ///< the error message or the warning
+    std::string said;    ///< the error message (nanobind's too, under -W error) or the warning
 };
 
 std::optional<Rebinding> rebinding_of(const ModuleRecord& r)
 {
-    if (r.error) {
-        if (auto type_name = journal::already_registered_type(r.error->message))
-            return Rebinding{std::move(*type_name), "pybind11", r.error->message};
-        if (auto type_name = journal::nanobind_rebound_type(r.error->message)) // -W error::RuntimeWarning
-            return Rebinding{std::move(*type_name), "nanobind", r.error->message};
-    }
+    if (r.error)
+        if (auto rebound = journal::rebound_type(r.error->message))
+            return Rebinding{std::move(rebound->type_name), rebound->binding, r.error->message};
     for (const std::string& warning : r.warnings)
-        if (auto type_name = journal::nanobind_rebound_type(warning))
-            return Rebinding{std::move(*type_name), "nanobind", warning};
+        if (auto rebound = journal::rebound_type(warning))
+            return Rebinding{std::move(rebound->type_name), rebound->binding, warning};
     return std::nullopt;
 }
 

@@ -21,13 +21,6 @@ namespace {
 
 StartChannel g_start{-1}; ///< the start channel, until the handshake is written
 
-[[noreturn]] void fail(const std::string& message)
-{
-    print_to_stderr(fmt::format("importscope: error: {}\n", message));
-    g_start.tell(start_word::failed, message);
-    ::_exit(EX_SOFTWARE);
-}
-
 /// A start-up that CPython ended: an exit its options asked for (python --version) is the target's
 /// own; an error (a PYTHONHOME without a stdlib) is importscope's failure to start the target.
 void on_failed_startup(const PyStatus& status)
@@ -58,10 +51,10 @@ void on_failed_startup(const PyStatus& status)
     start.argv = python_command_line(plan.python_executable, plan.target);
     start.executable = plan.python_executable;
     if (!hook::begin_process(std::move(start)))
-        fail(fmt::format("cannot create a journal in {}: {}", plan.run_dir, std::strerror(errno)));
+        g_start.fail(fmt::format("cannot create a journal in {}: {}", plan.run_dir, std::strerror(errno)));
     hook::register_audit_hook();
     if (PyImport_AppendInittab(hook::k_module_name, hook::init_module) < 0)
-        fail("cannot register the hook module");
+        g_start.fail("cannot register the hook module");
 
     int status = EX_SOFTWARE;
     try {
@@ -74,7 +67,7 @@ void on_failed_startup(const PyStatus& status)
         g_start.tell(start_word::ready);
         status = interpreter.run_main();
     } catch (const std::exception& e) {
-        fail(fmt::format("the hooks could not be installed: {}", e.what()));
+        g_start.fail(fmt::format("the hooks could not be installed: {}", e.what()));
     }
     (void)std::fflush(nullptr); // the target's status is what counts
     ::_exit(status);

@@ -79,15 +79,13 @@ void note_parent_alias(PyObject* name)
 void note_type_owners(const std::string& error_message)
 {
     assert(PyGILState_Check());
-    std::optional<std::string> type_name = journal::already_registered_type(error_message);
-    if (!type_name)
-        type_name = journal::nanobind_rebound_type(error_message);
-    if (!type_name || !g_type_conflicts_seen.insert(*type_name).second)
+    std::optional<journal::Rebinding> rebinding = journal::rebound_type(error_message);
+    if (!rebinding || !g_type_conflicts_seen.insert(rebinding->type_name).second)
         return;
     JournalWriter& journal = JournalWriter::instance();
     journal::TypeOwners e;
     journal.stamp(e);
-    e.type_name = std::move(*type_name);
+    e.type_name = std::move(rebinding->type_name);
 
     PyRef modules = PyRef::steal(PyDict_Items(PyImport_GetModuleDict()));
     if (!modules) {

@@ -74,9 +74,9 @@ PyObject* fallback_find_spec(PyObject* name)
     return PyObject_CallMethod(path_finder.get(), "find_spec", "OO", name, path.get());
 }
 
-bool should_record(PyObject* name, PyObject* loader)
+bool should_record(PyObject* name, const char* kind)
 {
-    if (std::strcmp(loader_kind(loader), "extension") == 0)
+    if (std::strcmp(kind, "extension") == 0)
         return true; // duplicate detection covers every extension
     Py_ssize_t size = 0;
     const char* utf8 = PyUnicode_AsUTF8AndSize(name, &size);
@@ -119,10 +119,12 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
         PyErr_Clear();
         return spec.release();
     }
-    if (loader.get() != Py_None && should_record(name, loader.get()) &&
-        has_exec_module(loader.get())) {
+    if (loader.get() == Py_None)
+        return spec.release();
+    const char* kind = loader_kind(loader.get());
+    if (should_record(name, kind) && has_exec_module(loader.get())) {
         note_parent_alias(name);
-        if (!wrap_spec_loader(spec.get(), loader.get(), name))
+        if (!wrap_spec_loader(spec.get(), loader.get(), name, kind))
             PyErr_Clear(); // unrecorded is better than a failed import
     }
     return spec.release();

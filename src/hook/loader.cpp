@@ -33,8 +33,8 @@ struct LoaderWrapper {
     int pid; // the process that began the load; a fork in the middle ends it in the parent only
     bool begun;
     bool ended;
-    bool extension;                      // an extension's init runs in the load: its warnings count
-    std::vector<std::string>* warnings;  // what the init warned (owned; null until it warns)
+    const char* kind;                    // loader_kind() of the wrapped loader (a static string)
+    std::vector<std::string>* warnings;  // what an extension's init warned (owned; null until it warns)
 };
 
 /// Calls `load` (the wrapped create_module or exec_module) and, for an extension, keeps what its
@@ -42,7 +42,7 @@ struct LoaderWrapper {
 template <typename Load>
 PyObject* load_keeping_warnings(LoaderWrapper* self, Load&& load)
 {
-    if (!self->extension)
+    if (std::strcmp(self->kind, "extension") != 0)
         return load();
     InitWarnings warnings;
     PyObject* result = load();
@@ -114,7 +114,7 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     e.seq = journal.next_seq();
     e.id = self->id;
     e.name = embed::to_utf8(self->name);
-    e.kind = loader_kind(self->wrapped);
+    e.kind = self->kind;
     e.origin = embed::attribute_text(spec, "origin");
     e.parent = spec_parent(spec);
     e.loader = loader_type_name(self->wrapped);
@@ -308,7 +308,7 @@ bool ready_loader_type(PyObject* module)
     return true;
 }
 
-bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name)
+bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, const char* kind)
 {
     assert(g_wrapper_type);
     auto* wrapper = PyObject_New(LoaderWrapper, g_wrapper_type);
@@ -323,7 +323,7 @@ bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name)
     wrapper->pid = 0;
     wrapper->begun = false;
     wrapper->ended = false;
-    wrapper->extension = std::strcmp(loader_kind(loader), "extension") == 0;
+    wrapper->kind = kind;
     wrapper->warnings = nullptr;
     PyRef owned = PyRef::steal(reinterpret_cast<PyObject*>(wrapper));
     return embed::set_attribute(spec, "loader", owned.get()) == 0;

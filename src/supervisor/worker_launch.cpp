@@ -14,13 +14,6 @@ namespace importscope::supervisor {
 
 namespace {
 
-[[noreturn]] void fail(embed::StartChannel& start, const std::string& message)
-{
-    print_to_stderr(fmt::format("importscope: error: {}\n", message));
-    start.tell(embed::start_word::failed, message);
-    ::_exit(EX_SOFTWARE);
-}
-
 /// Executes a program that is not Python, whose Python descendants trace themselves.
 [[noreturn]] void exec_program(const embed::WorkerPlan& plan, embed::StartChannel& start)
 {
@@ -63,13 +56,13 @@ std::string dl_failure()
     // The interpreter's own library first and for everything after it, as python's executable
     // links it: the worker and the target's extensions bind to it.
     if (!::dlopen(runtime.libpython.c_str(), RTLD_NOW | RTLD_GLOBAL))
-        fail(start, fmt::format("cannot load {}: {}", runtime.libpython, dl_failure()));
+        start.fail(fmt::format("cannot load {}: {}", runtime.libpython, dl_failure()));
     void* worker = ::dlopen(runtime.worker.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!worker)
-        fail(start, fmt::format("cannot load importscope's worker {}: {}", runtime.worker, dl_failure()));
+        start.fail(fmt::format("cannot load importscope's worker {}: {}", runtime.worker, dl_failure()));
     auto entry = reinterpret_cast<embed::WorkerEntry>(::dlsym(worker, embed::k_worker_entry));
     if (!entry)
-        fail(start, fmt::format("{} has no {}: {}", runtime.worker, embed::k_worker_entry, dl_failure()));
+        start.fail(fmt::format("{} has no {}: {}", runtime.worker, embed::k_worker_entry, dl_failure()));
     entry(&plan, start_fd);
     ::_exit(EX_SOFTWARE); // the entry never returns
 }

@@ -5,6 +5,9 @@
 #include <string_view>
 #include <vector>
 
+#include "importscope/util/console.hpp"
+
+#include <sysexits.h>
 #include <unistd.h>
 
 /// The worker: the process that the supervisor forks. It embeds CPython and runs a Python target,
@@ -54,16 +57,20 @@ public:
             return;
         std::string text(1, word);
         text += message;
-        for (std::string_view rest = text; !rest.empty();) {
-            const ssize_t n = ::write(m_fd, rest.data(), rest.size());
-            if (n <= 0)
-                break;
-            rest.remove_prefix(static_cast<std::size_t>(n));
-        }
+        (void)write_all(m_fd, text);
         if (word != start_word::exec) {
             ::close(m_fd);
             m_fd = -1;
         }
+    }
+
+    /// importscope could not start the target: says why on stderr and to the supervisor, and ends
+    /// the process (the supervisor makes the run a tool failure).
+    [[noreturn]] void fail(std::string_view message) noexcept
+    {
+        print_to_stderr("importscope: error: " + std::string(message) + "\n");
+        tell(start_word::failed, message);
+        ::_exit(EX_SOFTWARE);
     }
 
 private:

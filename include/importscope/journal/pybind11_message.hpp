@@ -41,4 +41,20 @@ inline std::optional<std::string> nanobind_rebound_type(std::string_view message
     return std::string(message.substr(name, tail - name));
 }
 
+/// A type that a binding library was asked to bind a second time, as its message says it.
+struct Rebinding {
+    std::string type_name;
+    const char* binding; ///< "pybind11" (an ImportError) or "nanobind" (a RuntimeWarning)
+};
+
+/// Either library's message, anywhere in `message`; nullopt when it is neither.
+inline std::optional<Rebinding> rebound_type(std::string_view message)
+{
+    if (auto type_name = already_registered_type(message))
+        return Rebinding{std::move(*type_name), "pybind11"};
+    if (auto type_name = nanobind_rebound_type(message))
+        return Rebinding{std::move(*type_name), "nanobind"};
+    return std::nullopt;
+}
+
 } // namespace importscope::journal
