@@ -11,12 +11,11 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/sha256.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/redact.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/util/json_text.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/utf8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/keep_until_exit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/embed/worker_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event_decode.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/journal/json_line.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/run_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/shared_journal.cpp
@@ -32,7 +31,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/analysis/known_issues.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/untraced.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/report_json.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/report/report_text.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/report_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/summary.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/render_markdown.cpp
@@ -46,5 +45,9 @@ add_library(importscope_analysis STATIC
 target_include_directories(importscope_analysis PUBLIC
   ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include ${CMAKE_CURRENT_LIST_DIR})
 find_package(Threads REQUIRED)
-target_link_libraries(importscope_analysis PUBLIC fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
+# RapidJSON: the journal's writer and parser, and the report's streaming writer. OpenSSL: SHA-256.
+find_package(RapidJSON CONFIG REQUIRED)
+find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
+target_include_directories(importscope_analysis SYSTEM PUBLIC ${RAPIDJSON_INCLUDE_DIRS})
+target_link_libraries(importscope_analysis PUBLIC fmt::fmt nlohmann_json::nlohmann_json OpenSSL::Crypto Threads::Threads)
 

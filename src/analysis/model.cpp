@@ -48,8 +48,8 @@ int pid_of(const journal::Event& event)
 /// its journal's part of the model.
 class ProcessFolder {
 public:
-    ProcessFolder(RunModel& part, std::string journal, int pid, const ModelBuilder::OnFinal& on_final)
-        : m_model(part), m_journal(std::move(journal)), m_pid(pid), m_on_final(on_final)
+    ProcessFolder(RunModel& part, std::string journal, int pid)
+        : m_model(part), m_journal(std::move(journal)), m_pid(pid)
     {
     }
 
@@ -104,8 +104,6 @@ public:
         }
         r.duration_ms = static_cast<double>(e.mono_ns - it->second.begin_ns) / 1e6;
         m_open.erase(it);
-        if (m_on_final)
-            m_on_final(r);
     }
 
     void operator()(journal::ExtensionLoad& e)
@@ -135,8 +133,6 @@ public:
         r.stack = std::move(e.stack);
         r.initialized_extension = true;
         m_model.modules.push_back(std::move(r));
-        if (m_on_final)
-            m_on_final(m_model.modules.back());
     }
 
     void operator()(journal::UncaughtException& e) { process().uncaught = std::move(e.exception); }
@@ -190,7 +186,6 @@ private:
     RunModel& m_model;
     std::string m_journal;
     int m_pid;
-    const ModelBuilder::OnFinal& m_on_final;
     std::map<std::uint64_t, Open> m_open; // ordered by id, so rbegin() is the innermost
 };
 
@@ -233,17 +228,17 @@ struct ModelBuilder::Part {
     std::map<int, ProcessFolder> folders;
     bool taken = false; ///< finish() has given it to the model
 
-    void add(journal::Event& event, const OnFinal& on_final)
+    void add(journal::Event& event)
     {
         const int pid = pid_of(event);
         auto it = folders.find(pid);
         if (it == folders.end())
-            it = folders.try_emplace(pid, model, journal, pid, on_final).first;
+            it = folders.try_emplace(pid, model, journal, pid).first;
         std::visit(it->second, event);
     }
 };
 
-ModelBuilder::ModelBuilder(OnFinal on_final) : m_on_final(std::move(on_final)) {}
+ModelBuilder::ModelBuilder() = default;
 
 ModelBuilder::~ModelBuilder() = default;
 
@@ -262,7 +257,7 @@ ModelBuilder::Part& ModelBuilder::part(const std::string& journal)
 
 void ModelBuilder::add(const std::string& journal, journal::Event&& event)
 {
-    part(journal).add(event, m_on_final);
+    part(journal).add(event);
 }
 
 const RunModel* ModelBuilder::part_model(const std::string& journal) const
@@ -289,7 +284,7 @@ RunModel ModelBuilder::finish(std::vector<journal::JournalContents>&& journals)
     for (auto& journal : journals) {
         Part& p = part(journal.source);
         for (journal::Event* e : in_sequence(journal.events))
-            p.add(*e, m_on_final);
+            p.add(*e);
         journal.events = {};
         model.journal_bytes += journal.bytes;
         take(p, std::move(journal.problems));

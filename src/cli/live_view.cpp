@@ -37,11 +37,8 @@ constexpr const char* k_restore_cursor = "\x1b" "8";
 
 } // namespace
 
-LiveView::LiveView(std::filesystem::path run_dir, bool show_status, const report::PathRedaction* redaction,
-                   analysis::AnalysisOptions analysis)
-    : m_texts(redaction),
-      m_builder([this](const analysis::ModuleRecord& record) { m_texts.add(record); }),
-      m_findings(std::move(analysis)),
+LiveView::LiveView(std::filesystem::path run_dir, bool show_status, analysis::AnalysisOptions analysis)
+    : m_findings(std::move(analysis)),
       m_tail(std::move(run_dir),
              [this](const std::string& journal, journal::Event&& e) {
                  m_findings.saw(journal, e);

@@ -3,7 +3,6 @@
 #include "importscope/analysis/live_findings.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/journal/tail.hpp"
-#include "importscope/report/report.hpp"
 
 #include <cstdint>
 #include <filesystem>
@@ -12,17 +11,14 @@
 namespace importscope::cli {
 
 /// The run as it goes on: reads the journals as they grow (the supervisor has nothing else to do
-/// then, and has a core of its own), folds their events into the model, makes the report text of
-/// each module record once it is final, keeps the findings so far (LiveFindings: the final
+/// then, and has a core of its own), folds their events into the model, keeps the findings so far (LiveFindings: the final
 /// report's analysis, run again on a journal only after an event that can make a finding), and on a terminal keeps one status line
 /// on stderr's last row, below the target's output, up to date (elapsed time, processes, imports, findings, the newest one). What is left
 /// when the target ends is the little the journals gained since the last update.
 class LiveView {
 public:
-    /// Record texts pass through `redaction`, if given, which must outlive this.
     /// `analysis` as for the final analysis of the run.
-    LiveView(std::filesystem::path run_dir, bool show_status, const report::PathRedaction* redaction = nullptr,
-             analysis::AnalysisOptions analysis = {});
+    LiveView(std::filesystem::path run_dir, bool show_status, analysis::AnalysisOptions analysis = {});
     ~LiveView() { clear(); }
     LiveView(const LiveView&) = delete;
     LiveView& operator=(const LiveView&) = delete;
@@ -41,11 +37,7 @@ public:
     /// After the run: erases the status line, reads the rest of the journals and gives the model.
     analysis::RunModel finish();
 
-    /// The texts of the records that became final during the run, for report::write_report().
-    const report::RecordTexts& record_texts() const { return m_texts; }
-
 private:
-    report::RecordTexts m_texts;
     analysis::ModelBuilder m_builder;
     analysis::LiveFindings m_findings;
     journal::JournalTail m_tail;

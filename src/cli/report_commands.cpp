@@ -4,6 +4,7 @@
 #include "importscope/report/gate.hpp"
 #include "importscope/report/reader.hpp"
 #include "importscope/report/render.hpp"
+#include "importscope/report/report.hpp"
 #include "importscope/util/atomic_file.hpp"
 #include "importscope/util/error.hpp"
 
@@ -130,7 +131,7 @@ int run_merge(const MergeOptions& options)
         with_report_errors(input, [&] { return report::render(reports.back(), report::Format::markdown, false); });
     }
     const std::string text = with_report_errors(fmt::format("{}", fmt::join(options.inputs, ", ")),
-                                                [&] { return report::merge_reports(reports).dump(2) + "\n"; });
+                                                [&] { return report::pretty_text(report::merge_reports(reports)); });
     write_file_atomically(options.output, text);
     return static_cast<int>(ExitStatus::ok);
 }

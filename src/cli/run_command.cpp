@@ -473,13 +473,12 @@ nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const anal
 
 /// Report: the file, written atomically; if it cannot be, the journals are kept for a later look.
 void write_report_file(const std::string& output, const nlohmann::json& report_json, const analysis::RunModel& model,
-                       const report::PathRedaction* redact, const LiveView& live, supervisor::RunDir& run_dir,
+                       const report::PathRedaction* redact, supervisor::RunDir& run_dir,
                        const journal::SharedJournal* shared)
 {
     try {
-        write_file_atomically(output, [&](const TextSink& sink) {
-            report::write_report(report_json, model, redact, sink, &live.record_texts());
-        });
+        write_file_atomically(output,
+                              [&](const TextSink& sink) { report::write_report(report_json, model, redact, sink); });
     } catch (const Error& e) {
         run_dir.keep();
         if (shared && !shared->name().empty()) // into the empty file that holds its name
@@ -511,7 +510,7 @@ int run_run(const RunOptions& options)
     const analysis::FileHasher hash_file = cached_hasher();
     analysis::AnalysisOptions live_analysis;
     live_analysis.hash_file = hash_file;
-    auto live = std::make_unique<LiveView>(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO), redact,
+    auto live = std::make_unique<LiveView>(run_dir.path(), !options.quiet && ::isatty(STDERR_FILENO),
                                            std::move(live_analysis));
     std::unique_ptr<journal::SharedJournal> shared = make_shared_journal();
     const std::string& data_dir = request.layout.data_dir;
@@ -531,15 +530,15 @@ int run_run(const RunOptions& options)
     const std::vector<analysis::Finding> findings = find_hazards(model, data_dir, hash_file);
     info.untraced = analysis::find_untraced(model, traced_minors(request.layout), observed_pythons(launched.end));
     info.environment = describe_environment(std::move(fingerprint_facts), model, options);
-    // The module records go from the model straight into the file's text (report_text.cpp).
-    nlohmann::json report_json = report::build_report(info, model, findings, report::ModuleRecords::deferred);
+    // The module records go from the model straight into the file's text (report_writer.cpp).
+    nlohmann::json report_json = report::build_report(info, model, findings);
     const report::Outcome outcome = report::decide_outcome(
         {failures, selected_findings(report_json, request.gate), info.exit, options.ignore_target_status});
     report_json["run"]["outcome"] = outcome;
     report::redact_secrets(report_json);
     if (redact)
         report::redact_paths(report_json, *redact);
-    write_report_file(options.output, report_json, model, redact, *live, run_dir, shared.get());
+    write_report_file(options.output, report_json, model, redact, run_dir, shared.get());
     if (!options.quiet || !report_json.at("findings").empty())
         print_to_stderr(report::render(report_json, request.summary_format, stderr_wants_color()));
     if (!options.quiet)
@@ -550,7 +549,7 @@ int run_run(const RunOptions& options)
         // A CI log says at its end why the step failed when importscope found nothing.
         print_to_stderr(fmt::format("importscope: exit status {}: {}\n", outcome.status, outcome.message));
 
-    // The records and their texts are not freed one by one before the exit status.
+    // The records are not freed one by one before the exit status.
     keep_until_exit(std::move(model));
     keep_until_exit(std::move(live));
     keep_until_exit(std::move(shared));

@@ -1,10 +1,13 @@
 #include "importscope/journal/event.hpp"
 
-#include "importscope/util/json_text.hpp"
+#include "importscope/util/utf8.hpp"
 
 #include <nlohmann/json.hpp>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <stdexcept>
+#include <type_traits>
 
 namespace importscope::journal {
 
@@ -22,18 +25,21 @@ void to_json(json& j, const ExceptionInfo& exception)
 
 namespace {
 
+/// The journal's writer: RapidJSON's, compact, into a buffer kept from one event to the next.
+using LineWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+
 /// Writes each event as one compact JSON object with sorted keys, straight into the line: this
 /// runs inside the traced process on every recorded import, where a JSON tree per event would cost
 /// more than the rest of the recording.
 class Encoder {
 public:
-    explicit Encoder(std::string& line) : m_json(line, JsonText::Layout::compact) {}
+    explicit Encoder(LineWriter& writer) : m_json(writer) {}
 
     void operator()(const ProcessStart& e)
     {
-        m_json.begin_object();
-        m_json.key("argv");
-        m_json.strings(e.argv);
+        m_json.StartObject();
+        key("argv");
+        strings(e.argv);
         text("cwd", e.cwd);
         text("ev", "process");
         text("executable", e.executable);
@@ -44,11 +50,11 @@ public:
         text("start_method", e.start_method);
         number("t", e.mono_ns);
         number("wall_ns", e.wall_ns);
-        m_json.end_object();
+        m_json.EndObject();
     }
     void operator()(const ExtensionLoad& e)
     {
-        m_json.begin_object();
+        m_json.StartObject();
         if (e.identity)
             number("dev", e.identity->dev);
         text("ev", "ext");
@@ -61,11 +67,11 @@ public:
         number("seq", e.seq);
         stack("stack", e.stack);
         number("t", e.mono_ns);
-        m_json.end_object();
+        m_json.EndObject();
     }
     void operator()(const ImportBegin& e)
     {
-        m_json.begin_object();
+        m_json.StartObject();
         if (e.identity)
             number("dev", e.identity->dev);
         text("ev", "begin");
@@ -82,11 +88,11 @@ public:
         number("seq", e.seq);
         stack("stack", e.stack);
         number("t", e.mono_ns);
-        m_json.end_object();
+        m_json.EndObject();
     }
     void operator()(const ImportEnd& e)
     {
-        m_json.begin_object();
+        m_json.StartObject();
         if (e.error)
             exception("error", *e.error);
         text("ev", "end");
@@ -94,34 +100,34 @@ public:
         pid_and_seq(e);
         number("t", e.mono_ns);
         if (!e.warnings.empty()) {
-            m_json.key("warnings");
-            m_json.strings(e.warnings);
+            key("warnings");
+            strings(e.warnings);
         }
-        m_json.end_object();
+        m_json.EndObject();
     }
     void operator()(const UncaughtException& e)
     {
-        m_json.begin_object();
+        m_json.StartObject();
         text("ev", "uncaught");
         exception("exception", e.exception);
         pid_and_seq(e);
         number("t", e.mono_ns);
-        m_json.end_object();
+        m_json.EndObject();
     }
     void operator()(const ProcessEnd& e)
     {
-        m_json.begin_object();
+        m_json.StartObject();
         number("code", e.code);
         text("ev", "exit");
         text("how", e.how);
         pid_and_seq(e);
         number("t", e.mono_ns);
         number("wall_ns", e.wall_ns);
-        m_json.end_object();
+        m_json.EndObject();
     }
     void operator()(const AliasSeen& e)
     {
-        m_json.begin_object();
+        m_json.StartObject();
         text("ev", "alias");
         text("file", e.file);
         text("key", e.key);
@@ -129,59 +135,58 @@ public:
         pid_and_seq(e);
         stack("stack", e.stack);
         number("t", e.mono_ns);
-        m_json.end_object();
+        m_json.EndObject();
     }
     void operator()(const TypeOwners& e)
     {
-        m_json.begin_object();
+        m_json.StartObject();
         text("ev", "type_owners");
-        m_json.key("owners");
-        m_json.begin_array();
+        key("owners");
+        m_json.StartArray();
         for (const auto& o : e.owners) {
-            m_json.item();
-            m_json.begin_object();
+                        m_json.StartObject();
             if (o.identity)
                 number("dev", o.identity->dev);
             text("file", o.file);
             if (o.identity)
                 number("ino", o.identity->ino);
             text("module", o.module);
-            m_json.key("pybind11");
-            m_json.boolean(o.pybind11);
+            key("pybind11");
+            m_json.Bool(o.pybind11);
             text("qualname", o.qualname);
             text("realpath", o.realpath);
-            m_json.end_object();
+            m_json.EndObject();
         }
-        m_json.end_array();
+        m_json.EndArray();
         pid_and_seq(e);
         number("t", e.mono_ns);
         text("type", e.type_name);
-        m_json.end_object();
+        m_json.EndObject();
     }
     void operator()(const Installation& e)
     {
-        m_json.begin_object();
+        m_json.StartObject();
         text("ev", "installation");
         text("name", e.name);
         text("origin", e.origin);
         pid_and_seq(e);
         number("t", e.mono_ns);
-        m_json.end_object();
+        m_json.EndObject();
     }
     void operator()(const Note& e)
     {
-        m_json.begin_object();
+        m_json.StartObject();
         text("ev", "note");
         pid_and_seq(e);
         number("t", e.mono_ns);
         text("text", e.text);
-        m_json.end_object();
+        m_json.EndObject();
     }
     void operator()(const ProgramStart& e)
     {
-        m_json.begin_object();
-        m_json.key("argv");
-        m_json.strings(e.argv);
+        m_json.StartObject();
+        key("argv");
+        strings(e.argv);
         if (!e.env.empty())
             text("env", e.env);
         text("ev", "program");
@@ -189,7 +194,7 @@ public:
         pid_and_seq(e);
         number("t", e.mono_ns);
         text("via", e.via);
-        m_json.end_object();
+        m_json.EndObject();
     }
 
 private:
@@ -200,57 +205,77 @@ private:
         number("pid", e.pid);
         number("seq", e.seq);
     }
-    void text(std::string_view key, std::string_view value)
+    void key(std::string_view name) { m_json.Key(name.data(), static_cast<rapidjson::SizeType>(name.size())); }
+    void string(std::string_view value)
     {
-        m_json.key(key);
-        m_json.string(value);
+        const std::string_view valid = valid_utf8(value, m_scratch);
+        m_json.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+    }
+    void text(std::string_view name, std::string_view value)
+    {
+        key(name);
+        string(value);
+    }
+    void strings(const std::vector<std::string>& values)
+    {
+        m_json.StartArray();
+        for (const auto& value : values)
+            string(value);
+        m_json.EndArray();
     }
     template <typename Integer>
-    void number(std::string_view key, Integer value)
+    void number(std::string_view name, Integer value)
     {
-        m_json.key(key);
-        m_json.integer(value);
+        key(name);
+        if constexpr (std::is_signed_v<Integer>)
+            m_json.Int64(value);
+        else
+            m_json.Uint64(value);
     }
-    void exception(std::string_view key, const ExceptionInfo& e)
+    void exception(std::string_view name, const ExceptionInfo& e)
     {
-        m_json.key(key);
-        m_json.begin_object();
+        key(name);
+        m_json.StartObject();
         text("message", e.message);
         text("traceback", e.traceback);
         text("type", e.type);
-        m_json.end_object();
+        m_json.EndObject();
     }
-    void stack(std::string_view key, const std::vector<Frame>& frames)
+    void stack(std::string_view name, const std::vector<Frame>& frames)
     {
-        m_json.key(key);
-        m_json.begin_array();
+        key(name);
+        m_json.StartArray();
         for (const auto& f : frames) {
-            m_json.item();
-            if (f.known) {
-                m_json.integer(f.number);
+                        if (f.known) {
+                m_json.Uint(f.number);
                 continue;
             }
-            m_json.begin_object();
+            m_json.StartObject();
             text("file", f.file);
             text("function", f.function);
             if (f.number != 0)
                 number("id", f.number);
             number("line", f.line);
             text("module", f.module);
-            m_json.end_object();
+            m_json.EndObject();
         }
-        m_json.end_array();
+        m_json.EndArray();
     }
 
-    JsonText m_json;
+    LineWriter& m_json;
+    std::string m_scratch; ///< a string's valid UTF-8, when it was not
 };
 
 } // namespace
 
 void encode_to(std::string& line, const Event& event)
 {
-    Encoder encoder(line);
+    thread_local rapidjson::StringBuffer buffer;
+    buffer.Clear();
+    LineWriter writer(buffer);
+    Encoder encoder(writer);
     std::visit(encoder, event);
+    line.append(buffer.GetString(), buffer.GetSize());
     line.push_back('\n');
 }
 

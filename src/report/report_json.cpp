@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <set>
 #include <cstring>
@@ -71,32 +72,6 @@ json exit_json(const ExitInfo& exit)
                 {"forwarded_signal", exit.forwarded_signal ? json(signal_name(*exit.forwarded_signal)) : json(nullptr)},
                 {"how", exit.how.empty() ? "waited" : exit.how},
                 {"description", describe_exit(exit)}};
-}
-
-json module_json(const analysis::ModuleRecord& r)
-{
-    json identity = nullptr;
-    if (r.identity)
-        identity = {{"dev", r.identity->dev}, {"ino", r.identity->ino}};
-    json record{{"pid", r.pid},
-                {"order", r.order},
-                {"name", r.name},
-                {"kind", r.kind},
-                {"origin", r.origin},
-                {"realpath", r.realpath},
-                {"file_identity", identity},
-                {"loader", r.loader},
-                {"parent", r.parent},
-                {"status", analysis::to_string(r.status)},
-                {"error", optional_json(r.error)},
-                {"duration_ms", optional_json(r.duration_ms)},
-                {"call_site", r.call_site() ? json(*r.call_site()) : json(nullptr)},
-                {"stack", r.stack},
-                {"via_finder", r.via_finder},
-                {"initialized_extension", r.initialized_extension}};
-    if (!r.warnings.empty())
-        record["warnings"] = r.warnings;
-    return record;
 }
 
 json finding_json(const analysis::Finding& f)
@@ -179,8 +154,7 @@ json python_json(const RunInfo& run)
 
 } // namespace
 
-json build_report(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings,
-                  ModuleRecords module_records)
+json build_report(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
 {
     json processes = json::array();
     const analysis::ProcessRecord* main_process = nullptr;
@@ -192,13 +166,8 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
             main_process = &p;
     }
 
-    json modules = json::array();
-    std::size_t extension_inits = 0;
-    for (const auto& r : model.modules) {
-        if (module_records == ModuleRecords::included)
-            modules.push_back(module_json(r));
-        extension_inits += r.initialized_extension ? 1 : 0;
-    }
+    const auto extension_inits = static_cast<std::size_t>(std::count_if(
+        model.modules.begin(), model.modules.end(), [](const auto& r) { return r.initialized_extension; }));
 
     json finding_list = json::array();
     std::size_t errors = 0;
@@ -251,7 +220,6 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
           {"duration_s", static_cast<double>(run.ended_ns - run.started_ns) / 1e9},
           {"exit", exit}}},
         {"processes", processes},
-        {"modules", modules},
         {"findings", finding_list},
         {"aliases", aliases},
         {"problems", model.problems},

@@ -1,112 +1,55 @@
 #include "importscope/util/sha256.hpp"
 
+#include <fmt/format.h>
+#include <openssl/evp.h>
+
 #include <array>
-#include <cstdint>
 #include <fstream>
+#include <memory>
+#include <stdexcept>
 
 namespace importscope {
 
 namespace {
 
-constexpr std::array<std::uint32_t, 64> k_rounds = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-};
-
-constexpr std::uint32_t rotr(std::uint32_t x, int n)
-{
-    return (x >> n) | (x << (32 - n));
-}
-
-/// The streaming hash state: 64-byte blocks in, digest out.
-class Sha256 {
+/// One SHA-256 computation through OpenSSL's EVP interface.
+class Digest {
 public:
-    void update(const unsigned char* data, std::size_t size)
+    Digest() : m_context(EVP_MD_CTX_new(), &EVP_MD_CTX_free)
     {
-        m_length += size;
-        while (size > 0) {
-            const std::size_t take = std::min(size, m_block.size() - m_filled);
-            std::copy(data, data + take, m_block.begin() + static_cast<std::ptrdiff_t>(m_filled));
-            m_filled += take;
-            data += take;
-            size -= take;
-            if (m_filled == m_block.size()) {
-                compress();
-                m_filled = 0;
-            }
-        }
+        if (!m_context || EVP_DigestInit_ex(m_context.get(), EVP_sha256(), nullptr) != 1)
+            throw std::runtime_error("OpenSSL cannot compute SHA-256");
     }
 
-    std::string hex_digest()
+    void update(const char* data, std::size_t size)
     {
-        const std::uint64_t bits = m_length * 8;
-        const unsigned char one = 0x80, zero = 0;
-        update(&one, 1);
-        while (m_filled != 56)
-            update(&zero, 1);
-        for (int i = 7; i >= 0; --i) {
-            const unsigned char byte = static_cast<unsigned char>(bits >> (8 * i));
-            update(&byte, 1);
-        }
-        static const char* digits = "0123456789abcdef";
-        std::string hex;
-        for (std::uint32_t word : m_state)
-            for (int shift = 28; shift >= 0; shift -= 4)
-                hex.push_back(digits[(word >> shift) & 0xf]);
-        return hex;
+        if (EVP_DigestUpdate(m_context.get(), data, size) != 1)
+            throw std::runtime_error("OpenSSL cannot compute SHA-256");
+    }
+
+    std::string hex()
+    {
+        std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
+        unsigned int size = 0;
+        if (EVP_DigestFinal_ex(m_context.get(), digest.data(), &size) != 1)
+            throw std::runtime_error("OpenSSL cannot compute SHA-256");
+        std::string text;
+        for (unsigned int i = 0; i < size; ++i)
+            fmt::format_to(std::back_inserter(text), "{:02x}", digest[i]);
+        return text;
     }
 
 private:
-    void compress()
-    {
-        std::array<std::uint32_t, 64> w{};
-        for (std::size_t i = 0; i < 16; ++i)
-            w[i] = std::uint32_t(m_block[4 * i]) << 24 | std::uint32_t(m_block[4 * i + 1]) << 16 |
-                   std::uint32_t(m_block[4 * i + 2]) << 8 | std::uint32_t(m_block[4 * i + 3]);
-        for (int i = 16; i < 64; ++i) {
-            const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-            const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-            w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-        }
-        auto [a, b, c, d, e, f, g, h] = m_state;
-        for (int i = 0; i < 64; ++i) {
-            const std::uint32_t t1 =
-                h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k_rounds[i] + w[i];
-            const std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-            h = g;
-            g = f;
-            f = e;
-            e = d + t1;
-            d = c;
-            c = b;
-            b = a;
-            a = t1 + t2;
-        }
-        const std::array<std::uint32_t, 8> add = {a, b, c, d, e, f, g, h};
-        for (int i = 0; i < 8; ++i)
-            m_state[i] += add[i];
-    }
-
-    std::array<std::uint32_t, 8> m_state = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                                            0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-    std::array<unsigned char, 64> m_block{};
-    std::size_t m_filled = 0;
-    std::uint64_t m_length = 0;
+    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> m_context;
 };
 
 } // namespace
 
 std::string sha256_hex(std::string_view data)
 {
-    Sha256 hash;
-    hash.update(reinterpret_cast<const unsigned char*>(data.data()), data.size());
-    return hash.hex_digest();
+    Digest digest;
+    digest.update(data.data(), data.size());
+    return digest.hex();
 }
 
 std::optional<std::string> sha256_file(const std::filesystem::path& path)
@@ -114,15 +57,15 @@ std::optional<std::string> sha256_file(const std::filesystem::path& path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return std::nullopt;
-    Sha256 hash;
-    std::array<char, 1 << 16> buffer{};
+    Digest digest;
+    std::array<char, 1 << 16> chunk{};
     while (in) {
-        in.read(buffer.data(), buffer.size());
-        hash.update(reinterpret_cast<const unsigned char*>(buffer.data()), static_cast<std::size_t>(in.gcount()));
+        in.read(chunk.data(), chunk.size());
+        digest.update(chunk.data(), static_cast<std::size_t>(in.gcount()));
     }
     if (in.bad())
         return std::nullopt;
-    return hash.hex_digest();
+    return digest.hex();
 }
 
 } // namespace importscope

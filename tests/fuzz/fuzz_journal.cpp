@@ -19,33 +19,28 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     journal::JournalContents contents;
     contents.source = "journal-1-0.jsonl";
     journal::parse_journal(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz", contents);
-    // As the supervisor reads a run: each event folded as it comes, each final record's text made
-    // then. The texts must give the report the model itself gives, whatever the journal holds.
-    {
-        journal::JournalContents live = contents;
-        report::RecordTexts texts;
-        analysis::ModelBuilder builder([&](const analysis::ModuleRecord& r) { texts.add(r); });
-        for (auto& e : live.events)
-            builder.add(live.source, std::move(e));
-        live.events.clear();
-        std::vector<journal::JournalContents> rest;
-        rest.push_back(std::move(live));
-        const analysis::RunModel followed = builder.finish(std::move(rest));
-        report::RunInfo run;
-        const auto head = report::build_report(run, followed, {}, report::ModuleRecords::deferred);
-        std::string with_texts;
-        report::write_report(head, followed, nullptr, [&](std::string_view piece) { with_texts += piece; }, &texts);
-        if (with_texts != report::dump_report(head, followed))
-            std::abort();
-    }
+    // As the supervisor reads a run: each event folded as it comes. That must give the model the
+    // batch fold gives, whatever the journal holds.
+    journal::JournalContents live = contents;
+    analysis::ModelBuilder builder;
+    for (auto& e : live.events)
+        builder.add(live.source, std::move(e));
+    live.events.clear();
+    std::vector<journal::JournalContents> rest;
+    rest.push_back(std::move(live));
+    const analysis::RunModel followed = builder.finish(std::move(rest));
+
     const auto model = analysis::build_model(contents);
     analysis::AnalysisOptions options;
     options.hash_file = [](const std::string& path) { return std::optional<std::string>(path.substr(0, 3)); };
     const auto findings = analysis::analyze(model, options);
     report::RunInfo run;
     run.main_pid = 1;
-    (void)report::build_report(run, model, findings).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-    // The report file's own writer, which takes the module records straight from the model.
-    (void)report::dump_report(report::build_report(run, model, findings, report::ModuleRecords::deferred), model);
+    const std::string text = report::report_text(report::build_report(run, model, findings), model);
+    if (report::report_text(report::build_report(run, followed, findings), followed) != text)
+        std::abort();
+    // The report is JSON whatever the journal held.
+    if (!nlohmann::json::accept(text))
+        std::abort();
     return 0;
 }

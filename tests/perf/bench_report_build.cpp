@@ -73,7 +73,7 @@ int main(int argc, char** argv)
     report::RunInfo run;
     run.main_pid = 1;
     run.exit.code = 0;
-    const auto report = report::build_report(run, model, findings, report::ModuleRecords::deferred);
+    const auto report = report::build_report(run, model, findings);
     phase("report");
     std::size_t text_size = 0;
     write_file_atomically(dir / "report.json", [&](const TextSink& sink) {

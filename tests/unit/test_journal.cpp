@@ -203,3 +203,40 @@ TEST_CASE("a journal of format 1, whole frames only, is still read", "[journal]"
     REQUIRE(contents.events.size() == 2);
     CHECK(std::get<journal::ImportBegin>(contents.events[1]).stack.at(0).file == "/a.py");
 }
+
+TEST_CASE("a line that is not strict JSON is refused with the parser's reason", "[journal]")
+{
+    // Each value stands as a note's text: the rest of the line is a well-formed event.
+    const char* bad[] = {
+        "\"abc",               // unterminated string
+        "\"a\\x\"",            // unknown escape
+        "\"\\u12\"",           // short \u
+        "\"\\ud800\"",         // lone high surrogate
+        "\"\\ud800\\u0041\"",  // high surrogate without its low half
+        "\"a\x01\"",           // raw control character
+        "\"\xff\"",            // not UTF-8
+        "\"\xc0\xaf\"",        // overlong
+        "\"\xed\xa0\x80\"",    // an encoded surrogate
+        "\"\xf4\x90\x80\x80\"", // past U+10FFFF
+        "\"\xe2\x82\"",        // cut short
+        "01",                  // leading zero
+        "tru",                 // unknown literal
+    };
+    for (const char* value : bad) {
+        const std::string line = std::string(R"({"ev":"note","pid":1,"seq":1,"t":0,"text":)") + value + "}";
+        INFO(line);
+        CHECK_THROWS_WITH(journal::decode(line), Catch::StartsWith("not JSON: "));
+    }
+    CHECK_THROWS_WITH(journal::decode(R"({"ev":"note","pid":1,"seq":1,"t":0,"text":"x"} x)"),
+                      Catch::Contains("not JSON: The document root must not be followed by other values"));
+    CHECK(std::get<journal::Note>(journal::decode(R"({"ev":"note","pid":1,"seq":1,"t":0,"text":"\u00e9\ud83d\ude00"})"))
+              .text == "\xc3\xa9\xf0\x9f\x98\x80");
+    // Nesting as deep as a line can hold is parsed without recursion, then refused as no event.
+    const std::string deep = R"({"ev":"note","pid":1,"seq":1,"t":0,"text":)" + std::string(100'000, '[') +
+                             std::string(100'000, ']') + "}";
+    CHECK_THROWS_WITH(journal::decode(deep), Catch::Contains("field \"text\" is not a string"));
+    CHECK_THROWS_WITH(journal::decode(R"({"ev":"note","pid":1.5,"seq":1,"t":0,"text":""})"),
+                      Catch::Contains("field \"pid\" is not an integer in range"));
+    CHECK_THROWS_WITH(journal::decode(R"({"ev":"note","pid":4294967296,"seq":1,"t":0,"text":""})"),
+                      Catch::Contains("field \"pid\" is not an integer in range"));
+}

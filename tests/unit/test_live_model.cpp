@@ -1,12 +1,11 @@
-// The model and the module records' report text made while the run goes on (cli::LiveView over
-// analysis::ModelBuilder and report::RecordTexts) against the same made at once after the run.
+// The model made while the run goes on (cli::LiveView over analysis::ModelBuilder) against the same
+// made at once after the run.
 
 #include "journal_builder.hpp"
 #include "temp_dir.hpp"
 
 #include "cli/live_view.hpp"
 #include "importscope/analysis/model.hpp"
-#include "importscope/report/redact_paths.hpp"
 #include "importscope/report/report.hpp"
 
 #include <catch2/catch.hpp>
@@ -47,20 +46,14 @@ report::RunInfo run_info()
     return run;
 }
 
-std::string report_text(const analysis::RunModel& model, const report::PathRedaction* redaction,
-                        const report::RecordTexts* made)
+std::string report_text(const analysis::RunModel& model)
 {
-    auto head = report::build_report(run_info(), model, analysis::analyze(model), report::ModuleRecords::deferred);
-    if (redaction)
-        report::redact_paths(head, *redaction);
-    std::string text;
-    report::write_report(head, model, redaction, [&](std::string_view piece) { text += piece; }, made);
-    return text;
+    return report::report_text(report::build_report(run_info(), model, analysis::analyze(model)), model);
 }
 
 } // namespace
 
-TEST_CASE("the model and record texts made as the journals grow are those made at the end", "[live]")
+TEST_CASE("the model made as the journals grow is the one made at the end", "[live]")
 {
     const testing::TempDir scratch;
     const std::filesystem::path& dir = scratch.path;
@@ -88,11 +81,8 @@ TEST_CASE("the model and record texts made as the journals grow are those made a
     child.extension("other._C", "/home/alice/other/_C.so", journal::FileIdentity{1, 9});
     const std::string child_text = child.text() + "not json\n";
 
-    const report::PathRedaction redaction("/home/alice/", "alice");
-    for (const report::PathRedaction* redact : {static_cast<const report::PathRedaction*>(nullptr), &redaction}) {
-        std::filesystem::remove_all(dir);
-        std::filesystem::create_directory(dir);
-        cli::LiveView live(dir, false, redact);
+    {
+        cli::LiveView live(dir, false);
         // Written 41 bytes at a time, cut anywhere, each journal's lines read as they come.
         std::size_t child_at = 0;
         for (std::size_t at = 0; at < main_text.size(); at += 41) {
@@ -115,47 +105,8 @@ TEST_CASE("the model and record texts made as the journals grow are those made a
         CHECK(followed.problems == at_end.problems);
         CHECK(followed.problems.size() == 1); // "not json"
         CHECK(followed.journal_bytes == at_end.journal_bytes);
-        // Every record but the one still open at the end had its text made during the run.
-        CHECK(live.record_texts().size() == 5);
-        const std::string expected = report_text(at_end, redact, nullptr);
-        CHECK(report_text(followed, redact, &live.record_texts()) == expected);
-        CHECK(report_text(followed, redact, nullptr) == expected);
-        CHECK((expected.find("alice") == std::string::npos) == (redact != nullptr));
+        CHECK(report_text(followed) == report_text(at_end));
     }
-}
-
-TEST_CASE("a record text is used only for the one record of its journal and place", "[live]")
-{
-    // Two records of one journal with the same sequence number (never in a journal importscope
-    // wrote): one became final with a text, the other never ended. Neither takes that text.
-    testing::JournalBuilder b;
-    b.extension("x._C", "/s/x.so", journal::FileIdentity{1, 1});
-    std::vector<std::string> lines = lines_of(b.text());
-    journal::JournalContents contents;
-    contents.source = "journal-100-0.jsonl";
-    journal::parse_journal(joined(lines), "t", contents);
-    auto& load = std::get<journal::ExtensionLoad>(contents.events.at(1));
-    journal::ImportBegin same_place;
-    same_place.pid = load.pid;
-    same_place.seq = load.seq;
-    same_place.id = 1;
-    same_place.name = "y";
-    same_place.kind = "source";
-    same_place.origin = "/s/y.py";
-    contents.events.emplace_back(same_place);
-
-    report::RecordTexts texts;
-    analysis::ModelBuilder builder([&](const analysis::ModuleRecord& r) { texts.add(r); });
-    for (auto& e : contents.events)
-        builder.add(contents.source, journal::Event(e));
-    contents.events.clear();
-    const analysis::RunModel model = builder.finish({contents});
-    REQUIRE(model.modules.size() == 2);
-    CHECK(texts.size() == 1);
-    CHECK(report_text(model, nullptr, &texts) == report_text(model, nullptr, nullptr));
-
-    const report::PathRedaction redaction("/s/", "someone");
-    CHECK_THROWS_AS(report_text(model, &redaction, &texts), std::logic_error); // made without it
 }
 
 TEST_CASE("a tail with a sink hands each event over with its journal's name", "[live]")

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 
 using namespace importscope;
@@ -41,7 +42,7 @@ TEST_CASE("a crashed run's report names the signal and the uncaught exception", 
     auto run = sample_run();
     run.exit.signal = SIGABRT;
 
-    const auto r = report::build_report(run, model, findings);
+    const auto r = nlohmann::json::parse(report::report_text(report::build_report(run, model, findings), model));
     CHECK(r.at("schema") == "importscope.report/1");
     CHECK(r.at("run").at("exit").at("signal") == SIGABRT);
     CHECK(r.at("run").at("exit").at("signal_name") == "SIGABRT");
@@ -100,7 +101,7 @@ TEST_CASE("times are ISO 8601 in UTC with milliseconds", "[report]")
     CHECK(report::iso_time(1'700'000'000'123'000'000) == "2023-11-14T22:13:20.123Z");
 }
 
-TEST_CASE("the report file written from the model is the whole report tree's text", "[report]")
+TEST_CASE("the report file streams the module records into the tree's place", "[report]")
 {
     testing::JournalBuilder b;
     b.extension_import("v.deep_gemm._C", "/home/alice/s/_C.so", {1, 1});
@@ -114,23 +115,35 @@ TEST_CASE("the report file written from the model is the whole report tree's tex
     const auto run = sample_run();
     REQUIRE(model.modules.size() == 4);
 
-    auto whole = report::build_report(run, model, findings, report::ModuleRecords::included);
-    const auto head = report::build_report(run, model, findings, report::ModuleRecords::deferred);
-    CHECK(head.at("modules").empty());
+    const auto head = report::build_report(run, model, findings);
+    CHECK_FALSE(head.contains("modules"));
     CHECK(head.at("summary").at("modules") == 4);
-    const auto replace = nlohmann::json::error_handler_t::replace;
-    CHECK(report::dump_report(head, model) == whole.dump(2, ' ', false, replace) + "\n");
+    const std::string text = report::report_text(head, model);
+    const auto whole = nlohmann::json::parse(text);
+    CHECK(text.ends_with("}\n"));
+    CHECK(text.find("\n  \"modules\": [\n    {\n      \"call_site\"") != std::string::npos); // indented by two
+    CHECK(whole.at("findings") == head.at("findings"));
+    CHECK(whole.size() == head.size() + 1);
+    const auto& modules = whole.at("modules");
+    REQUIRE(modules.size() == 4);
+    CHECK(modules[0].at("name") == "v.deep_gemm._C");
+    CHECK(modules[1].at("status") == "error");
+    CHECK(modules[1].at("error").at("message") == "type \"Runtime\"\tis\\already\nregistered");
+    CHECK(modules[1].at("file_identity") == nlohmann::json{{"dev", 1}, {"ino", 1}});
+    CHECK(modules[2].at("origin") == "/home/alice/s/utils-\xc3\xa9-\xef\xbf\xbd.py");
+    CHECK(modules[2].at("duration_ms").is_null());
+    CHECK(modules[3].at("via_finder") == false);
+    CHECK(modules[3].at("call_site").is_null());
+    CHECK(report::pretty_text(whole) == text); // merge writes what run writes
 
-    SECTION("redacted as the tree would be")
+    SECTION("--redact-paths on the records' strings")
     {
         const report::PathRedaction redaction("/home/alice/", "alice");
         auto redacted_head = head;
         report::redact_paths(redacted_head, redaction);
-        report::redact_paths(whole, redaction);
-        const std::string text = report::dump_report(redacted_head, model, &redaction);
-        CHECK(text == whole.dump(2, ' ', false, replace) + "\n");
-        CHECK(text.find("alice") == std::string::npos);
-        CHECK(text.find("~/s/_C.so") != std::string::npos);
+        const std::string redacted = report::report_text(redacted_head, model, &redaction);
+        CHECK(redacted.find("alice") == std::string::npos);
+        CHECK(nlohmann::json::parse(redacted).at("modules")[0].at("origin") == "~/s/_C.so");
     }
     SECTION("a report larger than one piece")
     {
@@ -139,20 +152,20 @@ TEST_CASE("the report file written from the model is the whole report tree's tex
             many.end(many.begin(fmt::format("deep_gemm.m{}", i), "source",
                                 fmt::format("/site/{}/m{}.py", std::string(300, 'd'), i)));
         const auto big = analysis::build_model(many.contents());
-        const auto big_head = report::build_report(run, big, {}, report::ModuleRecords::deferred);
         std::vector<std::size_t> pieces;
-        std::string text;
-        report::write_report(big_head, big, nullptr, [&](std::string_view piece) {
+        std::string big_text;
+        report::write_report(report::build_report(run, big, {}), big, nullptr, [&](std::string_view piece) {
             pieces.push_back(piece.size());
-            text += piece;
+            big_text += piece;
         });
         CHECK(pieces.size() > 1);
-        CHECK(text == report::build_report(run, big, {}).dump(2, ' ', false, replace) + "\n");
+        CHECK(*std::max_element(pieces.begin(), pieces.end()) < (std::size_t{3} << 20) / 2);
+        const auto big_modules = nlohmann::json::parse(big_text).at("modules");
+        REQUIRE(big_modules.size() == 3000);
+        CHECK(big_modules[2999].at("name") == "deep_gemm.m2999");
     }
-    SECTION("frames numbered in their journals, each written once and copied")
+    SECTION("frames numbered in their journals are each journal's own")
     {
-        // Two processes number their frames alike, with other content: a frame's text is its
-        // journal's own.
         auto numbered = [](const std::string& file, int line, std::uint32_t number) {
             return journal::Frame{file, line, "<module>", "__main__", number};
         };
@@ -160,38 +173,31 @@ TEST_CASE("the report file written from the model is the whole report tree's tex
         known.number = 1;
         known.known = true;
         testing::JournalBuilder first(100);
-        first.end(first.begin_below("a", "/home/alice/a.py", {numbered("/home/alice/main.py", 3, 1), numbered("/x/p.py", 1, 2)}));
-        first.end(first.begin_below("b", "/home/alice/b.py", {known, numbered("/x/p.py", 2, 3)}));
-        first.end(first.begin_below("c", "/home/alice/c.py", {known}));
+        first.end(first.begin_below("a", "/x/a.py", {numbered("/x/main.py", 3, 1), numbered("/x/p.py", 1, 2)}));
+        first.end(first.begin_below("b", "/x/b.py", {known, numbered("/x/p.py", 2, 3)}));
         testing::JournalBuilder second(200);
-        second.end(second.begin_below("d", "/home/alice/d.py", {numbered("/home/alice/other.py", 9, 1)}));
-        second.end(second.begin_below("e", "/home/alice/e.py", {known}));
+        second.end(second.begin_below("d", "/x/d.py", {numbered("/x/other.py", 9, 1)}));
+        second.end(second.begin_below("e", "/x/e.py", {known}));
         std::vector<journal::JournalContents> journals;
         journals.push_back(first.contents("journal-100-0.jsonl"));
         journals.push_back(second.contents("journal-200-0.jsonl"));
         const auto shared = analysis::build_model(std::move(journals));
-        REQUIRE(shared.modules.size() == 5);
-        const auto shared_head = report::build_report(run, shared, {}, report::ModuleRecords::deferred);
-        auto shared_whole = report::build_report(run, shared, {});
-        const std::string text = report::dump_report(shared_head, shared);
-        CHECK(text == shared_whole.dump(2, ' ', false, replace) + "\n");
-        CHECK(text.find("other.py") != std::string::npos);
-
-        const report::PathRedaction redaction("/home/alice/", "alice");
-        auto redacted_head = shared_head;
-        report::redact_paths(redacted_head, redaction);
-        report::redact_paths(shared_whole, redaction);
-        CHECK(report::dump_report(redacted_head, shared, &redaction) == shared_whole.dump(2, ' ', false, replace) + "\n");
+        REQUIRE(shared.modules.size() == 4);
+        const auto records = nlohmann::json::parse(report::report_text(report::build_report(run, shared, {}), shared))
+                                 .at("modules");
+        CHECK(records[1].at("stack")[0].at("file") == "/x/main.py");
+        CHECK(records[3].at("stack")[0].at("file") == "/x/other.py");
+        CHECK(records[3].at("call_site").at("line") == 9);
     }
     SECTION("no modules at all")
     {
         const analysis::RunModel empty;
-        const auto empty_head = report::build_report(run, empty, {}, report::ModuleRecords::deferred);
-        CHECK(report::dump_report(empty_head, empty) ==
-              report::build_report(run, empty, {}).dump(2, ' ', false, replace) + "\n");
+        const std::string empty_text = report::report_text(report::build_report(run, empty, {}), empty);
+        CHECK(empty_text.find("\"modules\": []") != std::string::npos);
+        CHECK(nlohmann::json::parse(empty_text).at("modules").empty());
     }
     SECTION("a tree with its modules in it is refused")
     {
-        CHECK_THROWS_AS(report::dump_report(whole, model), std::logic_error);
+        CHECK_THROWS_AS(report::report_text(whole, model), std::logic_error);
     }
 }

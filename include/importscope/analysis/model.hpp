@@ -95,11 +95,7 @@ struct RunModel {
 /// that little is left to fold when the target ends.
 class ModelBuilder {
 public:
-    /// Sees each module record once nothing later in its journal can change it: its import ended,
-    /// or it is a load the finder never saw. Records still open at the end are not shown.
-    using OnFinal = std::function<void(const ModuleRecord&)>;
-
-    explicit ModelBuilder(OnFinal on_final = nullptr);
+    ModelBuilder();
     ~ModelBuilder();
     ModelBuilder(const ModelBuilder&) = delete;
     ModelBuilder& operator=(const ModelBuilder&) = delete;
@@ -122,7 +118,6 @@ private:
     struct Part;
     Part& part(const std::string& journal);
 
-    OnFinal m_on_final;
     std::vector<std::unique_ptr<Part>> m_parts; ///< in order of first appearance
 };
 

@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,57 +70,26 @@ std::string signal_name(int signal);
 /// One phrase for how the target ended: "exited with status 3", "killed by SIGABRT (core dumped)".
 std::string describe_exit(const ExitInfo& exit);
 
-/// Whether build_report puts the module records into the tree.
-enum class ModuleRecords {
-    included, ///< the whole report as one JSON tree
-    deferred, ///< "modules" is left empty, for dump_report to write straight from the model
-};
-
-/// The JSON report (docs/report-format.md); keys sorted, arrays in a defined order.
+/// The JSON report (docs/report-format.md) but its module records, which write_report() writes
+/// from the model: keys sorted, arrays in a defined order.
 nlohmann::json build_report(const RunInfo& run, const analysis::RunModel& model,
-                            const std::vector<analysis::Finding>& findings,
-                            ModuleRecords modules = ModuleRecords::included);
+                            const std::vector<analysis::Finding>& findings);
 
 class PathRedaction;
 
-/// The text of module records made ahead, while the run goes on: the supervisor hands each record
-/// here as it becomes final (analysis::ModelBuilder::OnFinal), on its own core, and write_report()
-/// copies the texts instead of writing the records after the target ended.
-class RecordTexts {
-public:
-    /// Each string passes through `redaction`, if given, which must outlive this.
-    explicit RecordTexts(const PathRedaction* redaction = nullptr);
-    ~RecordTexts();
-    RecordTexts(const RecordTexts&) = delete;
-    RecordTexts& operator=(const RecordTexts&) = delete;
+/// The report file's text, the one way a report is written: `report` (build_report's, redacted
+/// already) with the module records of `model` streamed one at a time into its "modules", each of
+/// their strings passed through `redaction` if given; handed to `sink` a megabyte or so at a time.
+/// Indented by two, keys sorted; invalid UTF-8 replaced.
+void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
+                  const TextSink& sink);
 
-    /// Makes the text of a final record.
-    void add(const analysis::ModuleRecord& record);
-
-    /// How many records have a text.
-    std::size_t size() const;
-
-    struct State;
-
-private:
-    friend void write_report(const nlohmann::json&, const analysis::RunModel&, const PathRedaction*, const TextSink&,
-                             const RecordTexts*);
-    const PathRedaction* m_redaction;
-    std::unique_ptr<State> m_state;
-};
-
-/// The report file's text: `report` (built with ModuleRecords::deferred) as dump(2) writes it, with
-/// the modules of `model` written into its "modules" array straight from the records, each string
-/// passed through `redaction` if given. The text is the one build_report(..., included).dump(2)
-/// gives, without a JSON tree of every record: a run of 100,000 imports would need gigabytes.
-std::string dump_report(const nlohmann::json& report, const analysis::RunModel& model,
+/// The same text, whole.
+std::string report_text(const nlohmann::json& report, const analysis::RunModel& model,
                         const PathRedaction* redaction = nullptr);
 
-/// The same text, handed to `sink` a megabyte or so at a time, for write_file_atomically. With
-/// `made`, filled from the records of this same model with this same redaction, a record whose text
-/// it holds is copied from there.
-void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
-                  const TextSink& sink, const RecordTexts* made = nullptr);
+/// Any JSON tree as write_report lays a report out (`importscope merge`'s report), newline ended.
+std::string pretty_text(const nlohmann::json& value);
 
 /// "2026-11-30T12:34:56.789Z" for nanoseconds since the epoch.
 std::string iso_time(std::int64_t wall_ns);

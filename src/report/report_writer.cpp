@@ -1,0 +1,274 @@
+// The report's one serializer: RapidJSON's pretty writer, streamed to the file a megabyte or so at a
+// time. The parts of a report that stay small (the run, processes, findings, environment) come as
+// a JSON tree (report_json.cpp) and are written as they are; the module records, one per recorded
+// import, are written one at a time straight from the model and never become a tree.
+
+#include "importscope/report/redact_paths.hpp"
+#include "importscope/report/report.hpp"
+#include "importscope/util/utf8.hpp"
+
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace importscope::report {
+
+namespace {
+
+using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+/// The writer, its buffer, and what each string passes through: valid UTF-8 (invalid bytes
+/// replaced) and --redact-paths when it was given.
+class JsonStream {
+public:
+    JsonStream(const TextSink& sink, const PathRedaction* redaction) : m_writer(m_buffer), m_sink(sink), m_redaction(redaction)
+    {
+        m_writer.SetIndent(' ', 2);
+    }
+
+    Writer& operator*() { return m_writer; }
+    Writer* operator->() { return &m_writer; }
+
+    void key(std::string_view name) { m_writer.Key(name.data(), static_cast<rapidjson::SizeType>(name.size())); }
+
+    /// A string of the model's: through --redact-paths.
+    void string(std::string_view text)
+    {
+        std::string_view valid = valid_utf8(text, m_scratch);
+        if (m_redaction) {
+            if (valid.data() != m_scratch.data())
+                m_scratch.assign(valid);
+            m_redaction->apply(m_scratch);
+            valid = m_scratch;
+        }
+        m_writer.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+    }
+
+    /// A string of a tree, which is redacted already.
+    void plain(std::string_view text)
+    {
+        const std::string_view valid = valid_utf8(text, m_scratch);
+        m_writer.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+    }
+
+    void number(double value)
+    {
+        if (std::isfinite(value))
+            m_writer.Double(value);
+        else
+            m_writer.Null(); // as JSON has no NaN
+    }
+
+    /// Any JSON tree, keys in its own (sorted) order.
+    void value(const nlohmann::json& v)
+    {
+        switch (v.type()) {
+        case nlohmann::json::value_t::boolean:
+            m_writer.Bool(v.get<bool>());
+            break;
+        case nlohmann::json::value_t::number_integer:
+            m_writer.Int64(v.get<std::int64_t>());
+            break;
+        case nlohmann::json::value_t::number_unsigned:
+            m_writer.Uint64(v.get<std::uint64_t>());
+            break;
+        case nlohmann::json::value_t::number_float:
+            number(v.get<double>());
+            break;
+        case nlohmann::json::value_t::string:
+            plain(v.get_ref<const std::string&>());
+            break;
+        case nlohmann::json::value_t::array:
+            m_writer.StartArray();
+            for (const auto& item : v)
+                value(item);
+            m_writer.EndArray();
+            break;
+        case nlohmann::json::value_t::object:
+            m_writer.StartObject();
+            for (const auto& [name, item] : v.items()) {
+                key(name);
+                value(item);
+            }
+            m_writer.EndObject();
+            break;
+        default: // null, and what a parsed report never holds (binary, discarded)
+            m_writer.Null();
+        }
+    }
+
+    /// Hands what is written so far to the sink once it is big enough, or at the end.
+    void flush(bool at_end = false)
+    {
+        if (!at_end && m_buffer.GetSize() < k_piece)
+            return;
+        m_sink(std::string_view(m_buffer.GetString(), m_buffer.GetSize()));
+        m_buffer.Clear();
+    }
+
+private:
+    static constexpr std::size_t k_piece = std::size_t{1} << 20;
+
+    rapidjson::StringBuffer m_buffer;
+    Writer m_writer;
+    const TextSink& m_sink;
+    const PathRedaction* m_redaction;
+    std::string m_scratch;
+};
+
+void write_frame(JsonStream& j, const journal::Frame& frame)
+{
+    j->StartObject();
+    j.key("file");
+    j.string(frame.file);
+    j.key("function");
+    j.string(frame.function);
+    j.key("line");
+    j->Int(frame.line);
+    j.key("module");
+    j.string(frame.module);
+    j->EndObject();
+}
+
+void write_error(JsonStream& j, const std::optional<journal::ExceptionInfo>& error)
+{
+    if (!error) {
+        j->Null();
+        return;
+    }
+    j->StartObject();
+    j.key("message");
+    j.string(error->message);
+    j.key("traceback");
+    j.string(error->traceback);
+    j.key("type");
+    j.string(error->type);
+    j->EndObject();
+}
+
+void write_identity(JsonStream& j, const std::optional<journal::FileIdentity>& identity)
+{
+    if (!identity) {
+        j->Null();
+        return;
+    }
+    j->StartObject();
+    j.key("dev");
+    j->Uint64(identity->dev);
+    j.key("ino");
+    j->Uint64(identity->ino);
+    j->EndObject();
+}
+
+/// One module record (docs/report-format.md), keys sorted.
+void write_module(JsonStream& j, const analysis::ModuleRecord& r)
+{
+    j->StartObject();
+    j.key("call_site");
+    if (const journal::Frame* site = r.call_site())
+        write_frame(j, *site);
+    else
+        j->Null();
+    j.key("duration_ms");
+    if (r.duration_ms)
+        j.number(*r.duration_ms);
+    else
+        j->Null();
+    j.key("error");
+    write_error(j, r.error);
+    j.key("file_identity");
+    write_identity(j, r.identity);
+    j.key("initialized_extension");
+    j->Bool(r.initialized_extension);
+    j.key("kind");
+    j.string(r.kind);
+    j.key("loader");
+    j.string(r.loader);
+    j.key("name");
+    j.string(r.name);
+    j.key("order");
+    j->Uint64(r.order);
+    j.key("origin");
+    j.string(r.origin);
+    j.key("parent");
+    j.string(r.parent);
+    j.key("pid");
+    j->Int(r.pid);
+    j.key("realpath");
+    j.string(r.realpath);
+    j.key("stack");
+    j->StartArray();
+    for (const auto& frame : r.stack)
+        write_frame(j, frame);
+    j->EndArray();
+    j.key("status");
+    j.string(analysis::to_string(r.status));
+    j.key("via_finder");
+    j->Bool(r.via_finder);
+    if (!r.warnings.empty()) {
+        j.key("warnings");
+        j->StartArray();
+        for (const auto& warning : r.warnings)
+            j.string(warning);
+        j->EndArray();
+    }
+    j->EndObject();
+}
+
+void write_modules(JsonStream& j, const analysis::RunModel& model)
+{
+    j.key("modules");
+    j->StartArray();
+    for (const auto& record : model.modules) {
+        write_module(j, record);
+        j.flush();
+    }
+    j->EndArray();
+}
+
+} // namespace
+
+void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
+                  const TextSink& sink)
+{
+    if (!report.is_object() || report.contains("modules"))
+        throw std::logic_error("write_report needs build_report's tree, which leaves the module records out");
+    JsonStream j(sink, redaction);
+    j->StartObject();
+    bool modules_written = false;
+    for (const auto& [name, value] : report.items()) {
+        if (!modules_written && name > "modules") {
+            write_modules(j, model);
+            modules_written = true;
+        }
+        j.key(name);
+        j.value(value); // the tree is redacted already
+    }
+    if (!modules_written)
+        write_modules(j, model);
+    j->EndObject();
+    j.flush(true);
+    sink("\n");
+}
+
+std::string report_text(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction)
+{
+    std::string text;
+    write_report(report, model, redaction, [&](std::string_view piece) { text += piece; });
+    return text;
+}
+
+std::string pretty_text(const nlohmann::json& value)
+{
+    std::string text;
+    const TextSink sink = [&](std::string_view piece) { text += piece; };
+    JsonStream j(sink, nullptr);
+    j.value(value);
+    j.flush(true);
+    text += '\n';
+    return text;
+}
+
+} // namespace importscope::report
