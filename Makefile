@@ -52,7 +52,8 @@ sanitize: deps tools-venv
 	cmake --build $(BUILD)-sanitize -j $(JOBS)
 	cd $(BUILD)-sanitize && ctest --output-on-failure -j $(JOBS)
 
-# clang-tidy (.clang-tidy) on every C++ file of src/ and tests/; any finding fails. It reads a unity
+# clang-tidy (.clang-tidy) on every C++ file of src/ and tests/, and for src/ no function over 80
+# lines (tools/clang-tidy-src.yaml); any finding fails. It reads a unity
 # configuration, so that each library's headers are parsed once, not once per file (and its files
 # #include .cpp files, which bugprone-suspicious-include would flag).
 TIDY_BUILD = $(BUILD)-tidy
@@ -61,6 +62,7 @@ tidy: deps tools-venv
 	@test -n "$(PYTHON_REAL)" || { echo "importscope: $(PYTHON) does not run; set PYTHON=/path/to/python3" >&2; exit 1; }
 	cmake -S . -B $(TIDY_BUILD) -DPython3_EXECUTABLE=$(PYTHON_REAL) -DCMAKE_UNITY_BUILD=ON $(PROBE_FLAGS) \
 	  -DCMAKE_UNITY_BUILD_BATCH_SIZE=16 $(CMAKE_FLAGS) > /dev/null
+	mkdir -p $(TIDY_BUILD)/src && cp tools/clang-tidy-src.yaml $(TIDY_BUILD)/src/.clang-tidy
 	run-clang-tidy-14 -p $(TIDY_BUILD) -quiet -j $(JOBS) -checks=-bugprone-suspicious-include '$(abspath $(TIDY_BUILD))/(src|tests)/.*\.cxx$$'
 
 # The import benchmark (tests/perf): a few minutes on 2 cores; results in $(BUILD)/perf/results.md.

@@ -1,7 +1,7 @@
 #include "embed/interpreter.hpp"
 
-#include "embed/compat.hpp"
-#include "embed/python_error.hpp"
+#include "capi/compat.hpp"
+#include "capi/python_error.hpp"
 #include "importscope/util/error.hpp"
 
 #include <Python.h>
@@ -94,7 +94,7 @@ Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on
 
     // Another installation of this version: its stdlib files, not our frozen copies of them.
     if (plan.foreign_installation)
-        compat::use_stdlib_files(config.get());
+        capi::compat::use_stdlib_files(config.get());
 
     // The one private call of the embedding (the same on 3.10 to 3.13): initialization in two
     // phases, so that the hooks are in place after the core and before site and any .pth file.

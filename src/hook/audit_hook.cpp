@@ -4,9 +4,9 @@
 #include "hook/process_tracking.hpp"
 #include "hook/stack.hpp"
 
-#include "embed/compat.hpp"
-#include "embed/names.hpp"
-#include "embed/python_error.hpp"
+#include "capi/compat.hpp"
+#include "capi/names.hpp"
+#include "capi/python_error.hpp"
 #include "importscope/journal/run_layout.hpp"
 #include "importscope/util/clock.hpp"
 
@@ -26,8 +26,8 @@ void record_extension_load(PyObject* args)
     JournalWriter& journal = JournalWriter::instance();
     journal::ExtensionLoad e;
     journal.stamp(e);
-    e.name = embed::to_utf8(PyTuple_GET_ITEM(args, 0));
-    e.path = embed::to_utf8(PyTuple_GET_ITEM(args, 1));
+    e.name = capi::to_utf8(PyTuple_GET_ITEM(args, 0));
+    e.path = capi::to_utf8(PyTuple_GET_ITEM(args, 1));
     FileFacts facts = file_facts(e.path);
     e.realpath = std::move(facts.realpath);
     e.identity = facts.identity;
@@ -37,7 +37,7 @@ void record_extension_load(PyObject* args)
     // The audit hook cannot be removed; the finder can. Say so once, so that the report explains
     // why later imports have no outcome.
     static bool noted = false;
-    if (!noted && Py_IsInitialized() && !finder_present() && embed::sys_attribute("meta_path")) {
+    if (!noted && Py_IsInitialized() && !finder_present() && capi::sys_attribute("meta_path")) {
         noted = true;
         journal::Note note;
         journal.stamp(note);
@@ -55,7 +55,7 @@ void record_uncaught_exception(PyObject* args)
     if (!value || value == Py_None || !PyExceptionInstance_Check(value))
         return;
     JournalWriter& journal = JournalWriter::instance();
-    const embed::DescribedException described = embed::describe_exception(value);
+    const capi::DescribedException described = capi::describe_exception(value);
     journal::UncaughtException e;
     journal.stamp(e);
     e.exception = {described.type_name, described.message, described.traceback};
@@ -72,15 +72,15 @@ std::vector<std::string> words_of(PyObject* args)
     if (!args || args == Py_None)
         return words;
     if (PyUnicode_Check(args) || PyBytes_Check(args)) {
-        words.push_back(embed::to_utf8(args));
+        words.push_back(capi::to_utf8(args));
         return words;
     }
-    embed::PyRef items = embed::PyRef::steal(PySequence_Fast(args, "argv"));
+    capi::PyRef items = capi::PyRef::steal(PySequence_Fast(args, "argv"));
     if (!items)
         return words;
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.get()); ++i) {
-        embed::PyRef text = embed::PyRef::steal(PyObject_Str(PySequence_Fast_GET_ITEM(items.get(), i)));
-        words.push_back(text ? embed::to_utf8(text.get()) : std::string{});
+        capi::PyRef text = capi::PyRef::steal(PyObject_Str(PySequence_Fast_GET_ITEM(items.get(), i)));
+        words.push_back(text ? capi::to_utf8(text.get()) : std::string{});
     }
     return words;
 }
@@ -97,7 +97,7 @@ std::string environment_verdict(PyObject* env) // borrowed
     PyObject* run_dir = PyDict_GetItemString(env, journal::k_env_run_dir); // borrowed
     PyObject* python_path = PyDict_GetItemString(env, "PYTHONPATH");      // borrowed
     const bool kept = run_dir && python_path && PyUnicode_Check(python_path) && bootstrap &&
-                      embed::to_utf8(python_path).find(bootstrap) != std::string::npos;
+                      capi::to_utf8(python_path).find(bootstrap) != std::string::npos;
     return kept ? "kept" : "dropped";
 }
 
@@ -113,8 +113,8 @@ void record_program_start(const char* event, PyObject* args)
     } else {
         e.argv = words_of(PyTuple_GET_SIZE(args) > 1 ? PyTuple_GET_ITEM(args, 1) : nullptr);
         if (first != Py_None) {
-            embed::PyRef text = embed::PyRef::steal(PyObject_Str(first));
-            e.executable = text ? embed::to_utf8(text.get()) : std::string{};
+            capi::PyRef text = capi::PyRef::steal(PyObject_Str(first));
+            e.executable = text ? capi::to_utf8(text.get()) : std::string{};
         } else if (!e.argv.empty()) {
             e.executable = e.argv.front();
         }
@@ -151,7 +151,7 @@ int audit_hook(const char* event, PyObject* args, void* /*user_data*/)
         return 0;
 
     // Whatever error state the caller is in is theirs: set it aside and put it back unchanged.
-    PyObject* pending = embed::compat::fetch_exception();
+    PyObject* pending = capi::compat::fetch_exception();
     try {
         switch (action) {
         case Action::extension_load:
@@ -171,7 +171,7 @@ int audit_hook(const char* event, PyObject* args, void* /*user_data*/)
     }
     PyErr_Clear();
     if (pending)
-        embed::compat::restore_exception(pending);
+        capi::compat::restore_exception(pending);
     return 0;
 }
 

@@ -5,8 +5,8 @@
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
 
-#include "embed/py_ref.hpp"
-#include "embed/python_error.hpp"
+#include "capi/py_ref.hpp"
+#include "capi/python_error.hpp"
 #include "importscope/journal/pybind11_message.hpp"
 #include "importscope/util/clock.hpp"
 
@@ -19,7 +19,7 @@
 
 namespace importscope::hook {
 
-using embed::PyRef;
+using capi::PyRef;
 
 namespace {
 
@@ -63,15 +63,15 @@ void note_parent_alias(PyObject* name)
         PyErr_Clear();
         return;
     }
-    std::string key = embed::to_utf8(parent.get());
+    std::string key = capi::to_utf8(parent.get());
     if (!g_aliases_seen.insert(key).second)
         return;
     JournalWriter& journal = JournalWriter::instance();
     journal::AliasSeen e;
     journal.stamp(e);
     e.key = std::move(key);
-    e.module_name = embed::to_utf8(real_name.get());
-    e.file = embed::attribute_text(module, "__file__");
+    e.module_name = capi::to_utf8(real_name.get());
+    e.file = capi::attribute_text(module, "__file__");
     e.stack = capture_import_stack();
     append_with_stack(std::move(e));
 }
@@ -105,7 +105,7 @@ void note_type_owners(const std::string& error_message)
         PyObject* type = dict ? PyDict_GetItemString(dict, e.type_name.c_str()) : nullptr; // borrowed
         if (!type || !PyType_Check(type))
             continue;
-        const bool defines = embed::attribute_text(type, "__module__") == embed::to_utf8(key);
+        const bool defines = capi::attribute_text(type, "__module__") == capi::to_utf8(key);
         auto [it, inserted] = by_type.try_emplace(type, key, module);
         if (!inserted && defines)
             it->second = {key, module};
@@ -113,12 +113,12 @@ void note_type_owners(const std::string& error_message)
     for (const auto& [type, owner_module] : by_type) {
         const auto [key, module] = owner_module;
         journal::TypeOwner owner;
-        owner.module = embed::to_utf8(key);
-        owner.file = embed::attribute_text(module, "__file__");
+        owner.module = capi::to_utf8(key);
+        owner.file = capi::attribute_text(module, "__file__");
         FileFacts facts = file_facts(owner.file);
         owner.realpath = std::move(facts.realpath);
         owner.identity = facts.identity;
-        owner.qualname = embed::qualified_type_name(type);
+        owner.qualname = capi::qualified_type_name(type);
         owner.pybind11 = is_pybind11_type(type);
         e.owners.push_back(std::move(owner));
     }
@@ -147,7 +147,7 @@ void note_installations(const std::string& module_name)
         journal.stamp(e);
         e.name = component;
         if (spec && spec.get() != Py_None)
-            e.origin = embed::attribute_text(spec.get(), "origin");
+            e.origin = capi::attribute_text(spec.get(), "origin");
         PyErr_Clear();
         journal.append(std::move(e));
     }

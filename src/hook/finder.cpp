@@ -2,9 +2,9 @@
 #include "hook/hooks.hpp"
 #include "hook/loader.hpp"
 
-#include "embed/names.hpp"
-#include "embed/py_ref.hpp"
-#include "embed/python_error.hpp"
+#include "capi/names.hpp"
+#include "capi/py_ref.hpp"
+#include "capi/python_error.hpp"
 #include "importscope/util/error.hpp"
 
 #include <cassert>
@@ -12,7 +12,7 @@
 
 namespace importscope::hook {
 
-using embed::PyRef;
+using capi::PyRef;
 
 namespace {
 
@@ -24,7 +24,7 @@ PyObject* g_finder = nullptr;      // the installed instance; owned by sys.meta_
 /// Returns a new reference to the spec, None, or null with an error set.
 PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
 {
-    PyObject* meta_path = embed::sys_attribute("meta_path"); // borrowed
+    PyObject* meta_path = capi::sys_attribute("meta_path"); // borrowed
     if (!meta_path || !PyList_Check(meta_path))
         Py_RETURN_NONE;
     // If the target moved us, only the finders after us are ours to ask; the import system asks
@@ -43,7 +43,7 @@ PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t n
         }
         if (!past_self)
             continue;
-        PyRef method = PyRef::steal(embed::get_attribute(finder.get(), "find_spec"));
+        PyRef method = PyRef::steal(capi::get_attribute(finder.get(), "find_spec"));
         if (!method) {
             if (!PyErr_ExceptionMatches(PyExc_AttributeError))
                 return nullptr;
@@ -90,7 +90,7 @@ bool should_record(PyObject* name, const char* kind)
 /// Loaders without exec_module (the legacy load_module protocol) are left alone.
 bool has_exec_module(PyObject* loader)
 {
-    PyRef method = PyRef::steal(embed::get_attribute(loader, "exec_module"));
+    PyRef method = PyRef::steal(capi::get_attribute(loader, "exec_module"));
     PyErr_Clear();
     return static_cast<bool>(method);
 }
@@ -114,7 +114,7 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
     if (spec.get() == Py_None)
         return spec.release();
 
-    PyRef loader = PyRef::steal(embed::get_attribute(spec.get(), "loader"));
+    PyRef loader = PyRef::steal(capi::get_attribute(spec.get(), "loader"));
     if (!loader) {
         PyErr_Clear();
         return spec.release();
@@ -191,20 +191,20 @@ bool ready_finder_type(PyObject* module)
 void install_finder()
 {
     assert(PyGILState_Check());
-    PyRef module = embed::check(PyImport_ImportModule(k_module_name), "importing the hook module");
-    PyRef finder_type = embed::check(PyObject_GetAttrString(module.get(), "Finder"), "finding the finder type");
-    PyRef finder = embed::check(PyObject_CallNoArgs(finder_type.get()), "creating the finder");
-    PyObject* meta_path = embed::sys_attribute("meta_path"); // borrowed
+    PyRef module = capi::check(PyImport_ImportModule(k_module_name), "importing the hook module");
+    PyRef finder_type = capi::check(PyObject_GetAttrString(module.get(), "Finder"), "finding the finder type");
+    PyRef finder = capi::check(PyObject_CallNoArgs(finder_type.get()), "creating the finder");
+    PyObject* meta_path = capi::sys_attribute("meta_path"); // borrowed
     if (!meta_path || !PyList_Check(meta_path))
         throw Error("sys.meta_path is not a list; cannot install the import finder");
     if (PyList_Insert(meta_path, 0, finder.get()) < 0)
-        throw embed::PythonError("installing the import finder");
+        throw capi::PythonError("installing the import finder");
     g_finder = finder.release();
 }
 
 bool finder_present()
 {
-    PyObject* meta_path = embed::sys_attribute("meta_path"); // borrowed
+    PyObject* meta_path = capi::sys_attribute("meta_path"); // borrowed
     if (!g_finder || !meta_path || !PyList_Check(meta_path))
         return false;
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(meta_path); ++i)
@@ -216,16 +216,16 @@ bool finder_present()
 void ensure_finder_first()
 {
     assert(PyGILState_Check());
-    PyObject* meta_path = embed::sys_attribute("meta_path"); // borrowed
+    PyObject* meta_path = capi::sys_attribute("meta_path"); // borrowed
     if (!g_finder || !meta_path || !PyList_Check(meta_path))
         return;
     if (PyList_GET_SIZE(meta_path) > 0 && PyList_GET_ITEM(meta_path, 0) == g_finder)
         return;
     for (Py_ssize_t i = PyList_GET_SIZE(meta_path) - 1; i >= 0; --i)
         if (PyList_GET_ITEM(meta_path, i) == g_finder && PySequence_DelItem(meta_path, i) < 0)
-            throw embed::PythonError("moving the import finder");
+            throw capi::PythonError("moving the import finder");
     if (PyList_Insert(meta_path, 0, g_finder) < 0)
-        throw embed::PythonError("moving the import finder");
+        throw capi::PythonError("moving the import finder");
 }
 
 } // namespace importscope::hook

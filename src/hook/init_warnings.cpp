@@ -1,15 +1,15 @@
 #include "hook/init_warnings.hpp"
 
-#include "embed/compat.hpp"
-#include "embed/python_error.hpp"
+#include "capi/compat.hpp"
+#include "capi/python_error.hpp"
 
 namespace importscope::hook {
 
-using embed::PyRef;
+using capi::PyRef;
 
 InitWarnings::InitWarnings()
 {
-    PyRef pending = PyRef::steal(embed::compat::fetch_exception());
+    PyRef pending = PyRef::steal(capi::compat::fetch_exception());
     m_warnings = PyRef::steal(PyImport_ImportModule("warnings"));
     PyRef factory = m_warnings ? PyRef::steal(PyObject_GetAttrString(m_warnings.get(), "catch_warnings")) : PyRef();
     PyRef no_args = PyRef::steal(PyTuple_New(0));
@@ -24,7 +24,7 @@ InitWarnings::InitWarnings()
     }
     PyErr_Clear(); // without the warnings module, the init runs as it would
     if (pending)
-        embed::compat::restore_exception(pending.release());
+        capi::compat::restore_exception(pending.release());
 }
 
 InitWarnings::~InitWarnings()
@@ -37,7 +37,7 @@ void InitWarnings::finish(std::vector<std::string>& out)
 {
     if (!m_context)
         return;
-    PyRef pending = PyRef::steal(embed::compat::fetch_exception());
+    PyRef pending = PyRef::steal(capi::compat::fetch_exception());
     PyRef exited = PyRef::steal(PyObject_CallMethod(m_context.get(), "__exit__", "OOO", Py_None, Py_None, Py_None));
     m_context = PyRef();
     PyErr_Clear();
@@ -47,7 +47,7 @@ void InitWarnings::finish(std::vector<std::string>& out)
         PyRef message = PyRef::steal(PyObject_GetAttrString(record, "message"));
         PyRef text = message ? PyRef::steal(PyObject_Str(message.get())) : PyRef();
         if (category && text) {
-            std::string line = embed::attribute_text(category.get(), "__name__") + ": " + embed::to_utf8(text.get());
+            std::string line = capi::attribute_text(category.get(), "__name__") + ": " + capi::to_utf8(text.get());
             line.erase(line.find_last_not_of(" \n") + 1);
             out.push_back(std::move(line));
         }
@@ -58,7 +58,7 @@ void InitWarnings::finish(std::vector<std::string>& out)
     }
     m_log = PyRef();
     if (pending)
-        embed::compat::restore_exception(pending.release());
+        capi::compat::restore_exception(pending.release());
 }
 
 } // namespace importscope::hook

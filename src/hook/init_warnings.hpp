@@ -1,6 +1,6 @@
 #pragma once
 
-#include "embed/py_ref.hpp"
+#include "capi/py_ref.hpp"
 
 #include <string>
 #include <vector>
@@ -24,9 +24,9 @@ public:
     void finish(std::vector<std::string>& out);
 
 private:
-    embed::PyRef m_warnings; ///< the warnings module
-    embed::PyRef m_context;  ///< the catch_warnings object, entered
-    embed::PyRef m_log;      ///< the list it records into
+    capi::PyRef m_warnings; ///< the warnings module
+    capi::PyRef m_context;  ///< the catch_warnings object, entered
+    capi::PyRef m_log;      ///< the list it records into
 };
 
 } // namespace importscope::hook

@@ -6,10 +6,10 @@
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
 
-#include "embed/compat.hpp"
-#include "embed/names.hpp"
-#include "embed/py_ref.hpp"
-#include "embed/python_error.hpp"
+#include "capi/compat.hpp"
+#include "capi/names.hpp"
+#include "capi/py_ref.hpp"
+#include "capi/python_error.hpp"
 #include "importscope/util/clock.hpp"
 
 #include <cassert>
@@ -20,7 +20,7 @@
 
 namespace importscope::hook {
 
-using embed::PyRef;
+using capi::PyRef;
 
 namespace {
 
@@ -82,7 +82,7 @@ std::string loader_type_name(PyObject* loader)
     for (const auto& [known, name] : *names)
         if (known.get() == type)
             return name;
-    std::string name = embed::qualified_type_name(type);
+    std::string name = capi::qualified_type_name(type);
     if (names->size() < 64)
         names->emplace_back(PyRef::borrow(type), name);
     return name;
@@ -93,13 +93,13 @@ std::string loader_type_name(PyObject* loader)
 std::string spec_parent(PyObject* spec)
 {
     if (std::strcmp(Py_TYPE(spec)->tp_name, "ModuleSpec") != 0)
-        return embed::attribute_text(spec, "parent"); // another spec class may define it otherwise
-    PyRef locations = PyRef::steal(embed::get_attribute(spec, "submodule_search_locations"));
+        return capi::attribute_text(spec, "parent"); // another spec class may define it otherwise
+    PyRef locations = PyRef::steal(capi::get_attribute(spec, "submodule_search_locations"));
     if (!locations) {
         PyErr_Clear();
-        return embed::attribute_text(spec, "parent");
+        return capi::attribute_text(spec, "parent");
     }
-    std::string name = embed::attribute_text(spec, "name");
+    std::string name = capi::attribute_text(spec, "name");
     if (locations.get() != Py_None)
         return name;
     const std::size_t dot = name.rfind('.');
@@ -113,9 +113,9 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     e.pid = journal.pid();
     e.seq = journal.next_seq();
     e.id = self->id;
-    e.name = embed::to_utf8(self->name);
+    e.name = capi::to_utf8(self->name);
     e.kind = self->kind;
-    e.origin = embed::attribute_text(spec, "origin");
+    e.origin = capi::attribute_text(spec, "origin");
     e.parent = spec_parent(spec);
     e.loader = loader_type_name(self->wrapped);
     if (!e.origin.empty() && e.origin.front() == '/') {
@@ -145,7 +145,7 @@ void record_end(LoaderWrapper* self, PyObject* exception)
     e.id = self->id;
     e.mono_ns = monotonic_ns();
     if (exception) {
-        const embed::DescribedException d = embed::describe_exception(exception);
+        const capi::DescribedException d = capi::describe_exception(exception);
         e.error = journal::ExceptionInfo{d.type_name, d.message, d.traceback};
         note_type_owners(d.message);
     }
@@ -162,9 +162,9 @@ void give_back_loader(LoaderWrapper* self, PyObject* holder, const char* attribu
 {
     if (!holder)
         return;
-    PyRef current = PyRef::steal(embed::get_attribute(holder, attribute));
+    PyRef current = PyRef::steal(capi::get_attribute(holder, attribute));
     if (current.get() == reinterpret_cast<PyObject*>(self))
-        embed::set_attribute(holder, attribute, self->wrapped);
+        capi::set_attribute(holder, attribute, self->wrapped);
     PyErr_Clear();
 }
 
@@ -178,7 +178,7 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
         }
         PyErr_Clear();
     }
-    PyRef method = PyRef::steal(embed::get_attribute(self->wrapped, "create_module"));
+    PyRef method = PyRef::steal(capi::get_attribute(self->wrapped, "create_module"));
     if (!method) {
         // Loaders may omit create_module: default module creation.
         PyErr_Clear();
@@ -188,10 +188,10 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
         PyRef::steal(load_keeping_warnings(self, [&] { return PyObject_CallOneArg(method.get(), spec); }));
     if (!module) {
         // For an extension this is where PyInit failed; the spec is dropped, the error goes on.
-        PyRef exception = PyRef::steal(embed::compat::fetch_exception());
+        PyRef exception = PyRef::steal(capi::compat::fetch_exception());
         record_end(self, exception.get());
         give_back_loader(self, spec, "loader");
-        embed::compat::restore_exception(exception.release());
+        capi::compat::restore_exception(exception.release());
         return nullptr;
     }
     return module.release();
@@ -200,7 +200,7 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
 PyObject* wrapper_exec_module(PyObject* self_object, PyObject* module)
 {
     LoaderWrapper* self = as_wrapper(self_object);
-    PyRef spec = PyRef::steal(embed::get_attribute(module, "__spec__"));
+    PyRef spec = PyRef::steal(capi::get_attribute(module, "__spec__"));
     PyErr_Clear();
     if (!self->begun && spec) {
         // importlib.reload() executes without creating.
@@ -210,17 +210,17 @@ PyObject* wrapper_exec_module(PyObject* self_object, PyObject* module)
         }
         PyErr_Clear();
     }
-    PyObject* exec_name = embed::interned("exec_module");
+    PyObject* exec_name = capi::interned("exec_module");
     PyRef result = PyRef::steal(load_keeping_warnings(self, [&] {
         return exec_name ? PyObject_CallMethodOneArg(self->wrapped, exec_name, module)
                          : PyObject_CallMethod(self->wrapped, "exec_module", "O", module);
     }));
-    PyRef exception = result ? PyRef() : PyRef::steal(embed::compat::fetch_exception());
+    PyRef exception = result ? PyRef() : PyRef::steal(capi::compat::fetch_exception());
     give_back_loader(self, module, "__loader__");
     give_back_loader(self, spec.get(), "loader");
     record_end(self, exception.get());
     if (exception) {
-        embed::compat::restore_exception(exception.release());
+        capi::compat::restore_exception(exception.release());
         return nullptr;
     }
     return result.release();
@@ -326,7 +326,7 @@ bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, const ch
     wrapper->kind = kind;
     wrapper->warnings = nullptr;
     PyRef owned = PyRef::steal(reinterpret_cast<PyObject*>(wrapper));
-    return embed::set_attribute(spec, "loader", owned.get()) == 0;
+    return capi::set_attribute(spec, "loader", owned.get()) == 0;
 }
 
 } // namespace importscope::hook

@@ -2,7 +2,7 @@
 #include "hook/loader.hpp"
 #include "hook/process_tracking.hpp"
 
-#include "embed/py_ref.hpp"
+#include "capi/py_ref.hpp"
 
 namespace importscope::hook {
 
@@ -32,7 +32,7 @@ PyModuleDef g_module_def = {
 
 PyObject* init_module()
 {
-    embed::PyRef module = embed::PyRef::steal(PyModule_Create(&g_module_def));
+    capi::PyRef module = capi::PyRef::steal(PyModule_Create(&g_module_def));
     if (!module || !ready_finder_type(module.get()) || !ready_loader_type(module.get()))
         return nullptr;
     return module.release();

@@ -3,8 +3,8 @@
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
 
-#include "embed/py_ref.hpp"
-#include "embed/python_error.hpp"
+#include "capi/py_ref.hpp"
+#include "capi/python_error.hpp"
 #include "importscope/journal/run_layout.hpp"
 #include "importscope/util/clock.hpp"
 
@@ -19,7 +19,7 @@
 
 namespace importscope::hook {
 
-using embed::PyRef;
+using capi::PyRef;
 
 namespace {
 
@@ -131,7 +131,7 @@ std::string orig_argv_text(std::vector<std::string>& argv)
     std::string joined;
     if (orig && PyList_Check(orig))
         for (Py_ssize_t i = 0; i < PyList_GET_SIZE(orig); ++i) {
-            argv.push_back(embed::to_utf8(PyList_GET_ITEM(orig, i)));
+            argv.push_back(capi::to_utf8(PyList_GET_ITEM(orig, i)));
             joined += argv.back() + " ";
         }
     return joined;
@@ -140,7 +140,7 @@ std::string orig_argv_text(std::vector<std::string>& argv)
 std::string text_of_sys(const char* name)
 {
     PyObject* value = PySys_GetObject(name); // borrowed
-    return value && PyUnicode_Check(value) ? embed::to_utf8(value) : std::string{};
+    return value && PyUnicode_Check(value) ? capi::to_utf8(value) : std::string{};
 }
 
 } // namespace
@@ -179,20 +179,20 @@ void install_process_trackers()
     for (int s : k_default_deadly_signals)
         install_signal_recorder(s, true);
 
-    PyRef module = embed::check(PyImport_ImportModule(k_module_name), "importing the hook module");
-    PyRef os = embed::check(PyImport_ImportModule("os"), "importing os");
-    PyRef posix = embed::check(PyImport_ImportModule("posix"), "importing posix");
-    PyRef exit_function = embed::check(PyObject_GetAttrString(module.get(), "_exit"), "finding _exit");
+    PyRef module = capi::check(PyImport_ImportModule(k_module_name), "importing the hook module");
+    PyRef os = capi::check(PyImport_ImportModule("os"), "importing os");
+    PyRef posix = capi::check(PyImport_ImportModule("posix"), "importing posix");
+    PyRef exit_function = capi::check(PyObject_GetAttrString(module.get(), "_exit"), "finding _exit");
     if (PyObject_SetAttrString(os.get(), "_exit", exit_function.get()) < 0 ||
         PyObject_SetAttrString(posix.get(), "_exit", exit_function.get()) < 0)
-        throw embed::PythonError("wrapping os._exit");
+        throw capi::PythonError("wrapping os._exit");
 
-    PyRef after_fork = embed::check(PyObject_GetAttrString(module.get(), "_after_fork_child"), "finding the fork hook");
+    PyRef after_fork = capi::check(PyObject_GetAttrString(module.get(), "_after_fork_child"), "finding the fork hook");
     PyRef register_at_fork =
-        embed::check(PyObject_GetAttrString(os.get(), "register_at_fork"), "finding os.register_at_fork");
-    PyRef kwargs = embed::check(Py_BuildValue("{s:O}", "after_in_child", after_fork.get()), "building arguments");
-    PyRef args = embed::check(PyTuple_New(0), "building arguments");
-    embed::check(PyObject_Call(register_at_fork.get(), args.get(), kwargs.get()), "registering the fork hook");
+        capi::check(PyObject_GetAttrString(os.get(), "register_at_fork"), "finding os.register_at_fork");
+    PyRef kwargs = capi::check(Py_BuildValue("{s:O}", "after_in_child", after_fork.get()), "building arguments");
+    PyRef args = capi::check(PyTuple_New(0), "building arguments");
+    capi::check(PyObject_Call(register_at_fork.get(), args.get(), kwargs.get()), "registering the fork hook");
 }
 
 PyObject* start_child(PyObject*, PyObject*)
@@ -226,7 +226,7 @@ PyObject* start_child(PyObject*, PyObject*)
         register_audit_hook();
         install_finder();
         install_process_trackers();
-    } catch (embed::PythonError& e) {
+    } catch (capi::PythonError& e) {
         e.restore();
         return nullptr;
     }

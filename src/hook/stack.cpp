@@ -2,11 +2,11 @@
 
 #include "hook/journal_writer.hpp"
 
-#include "embed/compat.hpp"
-#include "embed/frames.hpp"
-#include "embed/names.hpp"
-#include "embed/py_ref.hpp"
-#include "embed/python_error.hpp"
+#include "capi/compat.hpp"
+#include "capi/frames.hpp"
+#include "capi/names.hpp"
+#include "capi/py_ref.hpp"
+#include "capi/python_error.hpp"
 
 #include <algorithm>
 #include <cassert>
@@ -17,7 +17,7 @@
 
 namespace importscope::hook {
 
-using embed::PyRef;
+using capi::PyRef;
 
 namespace {
 
@@ -152,14 +152,14 @@ PyObject* module_name_of(PyObject* globals, PyObject* name_key)
     return name;
 }
 
-journal::Frame describe_frame(const embed::FrameView& frame, const FrameKey& key)
+journal::Frame describe_frame(const capi::FrameView& frame, const FrameKey& key)
 {
     journal::Frame out;
-    out.file = embed::to_utf8(key.file);
-    out.function = embed::to_utf8(key.function);
-    out.line = embed::FrameWalk::line(frame);
+    out.file = capi::to_utf8(key.file);
+    out.function = capi::to_utf8(key.function);
+    out.line = capi::FrameWalk::line(frame);
     if (key.module)
-        out.module = embed::to_utf8(key.module);
+        out.module = capi::to_utf8(key.module);
     return out;
 }
 
@@ -173,23 +173,23 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
     // Most frames of an import are importlib's own: they are recognised by file name alone, before
     // anything else about them is looked up. A frame the journal holds already is written by number,
     // so a line number (a walk of the line table) is computed once per distinct frame.
-    PyObject* const name_key = embed::interned("__name__"); // null: frames are described without their module
+    PyObject* const name_key = capi::interned("__name__"); // null: frames are described without their module
     struct Kept {
-        embed::FrameView frame;
+        capi::FrameView frame;
         FrameKey key;
     };
     std::vector<Kept> kept;
     bool leading = true;
-    for (embed::FrameWalk walk; walk && kept.size() < max_frames; walk.next()) {
-        const embed::FrameView frame = walk.view();
-        PyObject* file = embed::compat::code_filename(frame.code); // borrowed
+    for (capi::FrameWalk walk; walk && kept.size() < max_frames; walk.next()) {
+        const capi::FrameView frame = walk.view();
+        PyObject* file = capi::compat::code_filename(frame.code); // borrowed
         const std::string_view file_text = utf8_view(file);
         if (is_bootstrap_frame(file_text) || (leading && is_importlib_frame(file_text)))
             continue;
         leading = false;
         kept.push_back({frame,
-                        {file, embed::compat::code_name(frame.code), module_name_of(frame.globals, name_key),
-                         embed::compat::code_line_table(frame.code), embed::compat::code_first_line(frame.code),
+                        {file, capi::compat::code_name(frame.code), module_name_of(frame.globals, name_key),
+                         capi::compat::code_line_table(frame.code), capi::compat::code_first_line(frame.code),
                          frame.last_instruction}});
     }
     // Numbered as a traceback reads, outermost first, so that a frame a stack holds twice (a

@@ -152,6 +152,76 @@ json python_json(const RunInfo& run)
     return python;
 }
 
+json aliases_json(const analysis::RunModel& model)
+{
+    json aliases = json::array();
+    for (const auto& alias : model.aliases)
+        aliases.push_back({{"pid", alias.pid},
+                           {"key", alias.event.key},
+                           {"module", alias.event.module_name},
+                           {"file", alias.event.file},
+                           {"order", alias.event.seq},
+                           {"first_seen_at", alias.event.stack}});
+    return aliases;
+}
+
+json untraced_json(const RunInfo& run)
+{
+    json untraced = json::array();
+    for (const auto& u : run.untraced)
+        untraced.push_back({{"parent_pid", u.parent_pid},
+                            {"via", u.via},
+                            {"executable", u.executable},
+                            {"argv", u.argv},
+                            {"reason", u.reason},
+                            {"advice", u.advice}});
+    return untraced;
+}
+
+/// The report's "run": importscope's command line, the target, the interpreter, how it ended.
+json run_json(const RunInfo& run, const analysis::ProcessRecord* main_process)
+{
+    json exit = exit_json(run.exit);
+    exit["exception"] = main_process ? optional_json(main_process->uncaught) : json(nullptr);
+    return json{{"argv", run.argv},
+                {"cwd", run.cwd},
+                {"host", run.host},
+                {"target",
+                 {{"kind", run.target_kind},
+                  {"value", run.target},
+                  {"args", run.target_args},
+                  {"interpreter_options", run.interpreter_options}}},
+                {"python", python_json(run)},
+                {"match", run.match},
+                {"timeout_s", optional_json(run.timeout_s)},
+                {"follow", run.follow},
+                {"started_at", iso_time(run.started_ns)},
+                {"ended_at", iso_time(run.ended_ns)},
+                {"duration_s", static_cast<double>(run.ended_ns - run.started_ns) / 1e9},
+                {"exit", exit}};
+}
+
+json summary_json(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
+{
+    const auto extension_inits = static_cast<std::size_t>(std::count_if(
+        model.modules.begin(), model.modules.end(), [](const auto& r) { return r.initialized_extension; }));
+    const auto errors = static_cast<std::size_t>(std::count_if(
+        findings.begin(), findings.end(), [](const auto& f) { return f.severity == analysis::Severity::error; }));
+    std::set<int> pids_with_findings;
+    for (const auto& f : findings)
+        pids_with_findings.insert(f.pid);
+    return json{{"processes", model.processes.size()},
+                {"processes_with_findings", pids_with_findings.size()},
+                {"python_processes", model.processes.size() + run.untraced.size()},
+                {"untraced_processes", run.untraced.size()},
+                {"modules", model.modules.size()},
+                {"extension_inits", extension_inits},
+                {"journal_bytes", model.journal_bytes},
+                {"findings", findings.size()},
+                {"errors", errors},
+                {"warnings", findings.size() - errors}};
+}
+
 } // namespace
 
 json build_report(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
@@ -165,77 +235,20 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
         if (is_main)
             main_process = &p;
     }
-
-    const auto extension_inits = static_cast<std::size_t>(std::count_if(
-        model.modules.begin(), model.modules.end(), [](const auto& r) { return r.initialized_extension; }));
-
     json finding_list = json::array();
-    std::size_t errors = 0;
-    std::set<int> pids_with_findings;
-    for (const auto& f : findings) {
+    for (const auto& f : findings)
         finding_list.push_back(finding_json(f));
-        errors += f.severity == analysis::Severity::error ? 1 : 0;
-        pids_with_findings.insert(f.pid);
-    }
-
-    json aliases = json::array();
-    for (const auto& alias : model.aliases)
-        aliases.push_back({{"pid", alias.pid},
-                           {"key", alias.event.key},
-                           {"module", alias.event.module_name},
-                           {"file", alias.event.file},
-                           {"order", alias.event.seq},
-                           {"first_seen_at", alias.event.stack}});
-
-    json untraced = json::array();
-    for (const auto& u : run.untraced)
-        untraced.push_back({{"parent_pid", u.parent_pid},
-                            {"via", u.via},
-                            {"executable", u.executable},
-                            {"argv", u.argv},
-                            {"reason", u.reason},
-                            {"advice", u.advice}});
-
-    json exit = exit_json(run.exit);
-    exit["exception"] = main_process ? optional_json(main_process->uncaught) : json(nullptr);
-
     return json{
         {"schema", k_schema},
         {"tool", {{"name", "importscope"}, {"version", k_version}, {"python", run.worker_minor}}},
-        {"run",
-         {{"argv", run.argv},
-          {"cwd", run.cwd},
-          {"host", run.host},
-          {"target",
-           {{"kind", run.target_kind},
-            {"value", run.target},
-            {"args", run.target_args},
-            {"interpreter_options", run.interpreter_options}}},
-          {"python", python_json(run)},
-          {"match", run.match},
-          {"timeout_s", optional_json(run.timeout_s)},
-          {"follow", run.follow},
-          {"started_at", iso_time(run.started_ns)},
-          {"ended_at", iso_time(run.ended_ns)},
-          {"duration_s", static_cast<double>(run.ended_ns - run.started_ns) / 1e9},
-          {"exit", exit}}},
+        {"run", run_json(run, main_process)},
         {"processes", processes},
         {"findings", finding_list},
-        {"aliases", aliases},
+        {"aliases", aliases_json(model)},
         {"problems", model.problems},
-        {"untraced", untraced},
+        {"untraced", untraced_json(run)},
         {"environment", run.environment},
-        {"summary",
-         {{"processes", model.processes.size()},
-          {"processes_with_findings", pids_with_findings.size()},
-         {"python_processes", model.processes.size() + run.untraced.size()},
-         {"untraced_processes", run.untraced.size()},
-          {"modules", model.modules.size()},
-          {"extension_inits", extension_inits},
-          {"journal_bytes", model.journal_bytes},
-          {"findings", findings.size()},
-          {"errors", errors},
-          {"warnings", findings.size() - errors}}},
+        {"summary", summary_json(run, model, findings)},
     };
 }
 

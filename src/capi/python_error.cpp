@@ -1,12 +1,12 @@
-#include "embed/python_error.hpp"
+#include "capi/python_error.hpp"
 
-#include "embed/names.hpp"
+#include "capi/names.hpp"
 
-#include "embed/compat.hpp"
+#include "capi/compat.hpp"
 
 #include <fmt/format.h>
 
-namespace importscope::embed {
+namespace importscope::capi {
 
 std::string to_utf8(PyObject* object)
 {
@@ -165,4 +165,4 @@ PyRef check(PyObject* result, const char* context)
     return PyRef::steal(result);
 }
 
-} // namespace importscope::embed
+} // namespace importscope::capi

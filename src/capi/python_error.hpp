@@ -1,11 +1,11 @@
 #pragma once
 
-#include "embed/py_ref.hpp"
+#include "capi/py_ref.hpp"
 
 #include <stdexcept>
 #include <string>
 
-namespace importscope::embed {
+namespace importscope::capi {
 
 /// An exception object described without disturbing the error indicator: type, str() and formatted
 /// traceback. Falls back to placeholder text if describing it fails.
@@ -55,4 +55,4 @@ std::string qualified_type_name(PyObject* type);
 /// non-str is repr()'d). Leaves the error indicator as it found it.
 std::string to_utf8(PyObject* object);
 
-} // namespace importscope::embed
+} // namespace importscope::capi

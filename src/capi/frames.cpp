@@ -9,7 +9,7 @@
 #define Py_BUILD_CORE
 #endif
 
-#include "embed/frames.hpp"
+#include "capi/frames.hpp"
 
 #include <cassert>
 
@@ -19,7 +19,7 @@
 #include <frameobject.h>
 #endif
 
-namespace importscope::embed {
+namespace importscope::capi {
 
 #ifdef IMPORTSCOPE_INTERPRETER_FRAMES
 
@@ -114,4 +114,4 @@ int FrameWalk::line(const FrameView& view)
 
 #endif
 
-} // namespace importscope::embed
+} // namespace importscope::capi

@@ -2,7 +2,7 @@
 
 #include <Python.h>
 
-namespace importscope::embed {
+namespace importscope::capi {
 
 /// One frame of the running thread's Python stack. The references are borrowed: the frame is
 /// running, and holds its code object and globals, for as long as the walk that found it.
@@ -33,4 +33,4 @@ private:
     void* m_frame;
 };
 
-} // namespace importscope::embed
+} // namespace importscope::capi

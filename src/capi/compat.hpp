@@ -6,7 +6,7 @@
 #include <Python.h>
 #include <frameobject.h>
 
-namespace importscope::embed::compat {
+namespace importscope::capi::compat {
 
 /// Takes the exception being raised (normalised, traceback attached) and clears the indicator.
 /// Returns a new reference, or null when no exception is set.
@@ -77,4 +77,4 @@ inline void use_stdlib_files([[maybe_unused]] PyConfig* config)
 #endif
 }
 
-} // namespace importscope::embed::compat
+} // namespace importscope::capi::compat

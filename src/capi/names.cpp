@@ -1,4 +1,4 @@
-#include "embed/names.hpp"
+#include "capi/names.hpp"
 
 #include <array>
 #include <cassert>
@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-namespace importscope::embed {
+namespace importscope::capi {
 
 PyObject* interned(const char* name)
 {
@@ -75,4 +75,4 @@ PyObject* sys_attribute(const char* name)
     return value;
 }
 
-} // namespace importscope::embed
+} // namespace importscope::capi

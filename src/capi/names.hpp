@@ -2,7 +2,7 @@
 
 #include <Python.h>
 
-namespace importscope::embed {
+namespace importscope::capi {
 
 /// `name` as an interned str, made the first time and kept for the life of the process (borrowed;
 /// null, with the error cleared, when it cannot be made). Lookups with it hit CPython's attribute
@@ -20,4 +20,4 @@ int set_attribute(PyObject* object, const char* name, PyObject* value);
 /// hashing a str from `name` on every call.
 PyObject* sys_attribute(const char* name);
 
-} // namespace importscope::embed
+} // namespace importscope::capi

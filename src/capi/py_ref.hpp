@@ -4,7 +4,7 @@
 
 #include <utility>
 
-namespace importscope::embed {
+namespace importscope::capi {
 
 /// The one owner of a `PyObject*` reference: move-only, released in the destructor. The wrapping
 /// site says whether the reference is taken over (steal) or added (borrow).
@@ -41,4 +41,4 @@ private:
     PyObject* m_object = nullptr;
 };
 
-} // namespace importscope::embed
+} // namespace importscope::capi
