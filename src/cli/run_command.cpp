@@ -305,8 +305,7 @@ Launched launch(const RunOptions& options, const RunRequest& request, const supe
     plan.follow = !options.no_follow;
     plan.bootstrap_dir = request.bootstrap_dir;
     if (shared) {
-        plan.shared_journal = shared->data();
-        plan.shared_journal_capacity = shared->capacity();
+        plan.shared_journal = shared->lines();
         live.follow(shared);
     }
     supervisor::SuperviseOptions supervise_options;

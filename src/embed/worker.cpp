@@ -44,7 +44,7 @@ void on_failed_startup(const PyStatus& status)
     preinitialize(plan);
     hook::configure({plan.match, false, plan.fallback_dynload, plan.run_dir, plan.follow});
     if (plan.shared_journal)
-        hook::JournalWriter::instance().offer_shared(plan.shared_journal, plan.shared_journal_capacity);
+        hook::JournalWriter::instance().offer_shared(plan.shared_journal);
     journal::ProcessStart start;
     start.start_method = "main";
     start.ppid = static_cast<int>(::getppid());

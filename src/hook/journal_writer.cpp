@@ -77,21 +77,20 @@ bool JournalWriter::still_ours() noexcept
     return true;
 }
 
-void JournalWriter::offer_shared(char* region, std::size_t capacity) noexcept
+void JournalWriter::offer_shared(journal::SharedJournalLines lines) noexcept
 {
     static const bool registered = ::pthread_atfork(nullptr, nullptr, &forget_shared_after_fork) == 0;
     if (!registered)
         return; // a forked child could write into the parent's journal: files only
-    m_offer = region;
-    m_offer_capacity = capacity;
+    m_offer = lines;
 }
 
 void JournalWriter::forget_shared_after_fork() noexcept
 {
     JournalWriter& writer = instance();
-    writer.m_offer = nullptr;
+    writer.m_offer = {};
     if (writer.m_shared) {
-        writer.m_shared = nullptr;
+        writer.m_shared = {};
         writer.m_forked_from_shared = true;
     }
 }
@@ -135,10 +134,8 @@ bool JournalWriter::start(const std::filesystem::path& run_dir) noexcept
             // The file stays empty and keeps the name taken; the lines go to the shared memory.
             ::close(fd);
             fd = -1;
-            journal::publish_journal_name(m_offer, name);
-            m_shared = std::exchange(m_offer, nullptr);
-            m_capacity = m_offer_capacity;
-            m_end = journal::SharedJournal::k_header;
+            m_offer.publish_name(name);
+            m_shared = std::exchange(m_offer, {});
         }
         open(fd, pid);
         return true;
@@ -151,7 +148,7 @@ void JournalWriter::close() noexcept
     if (m_fd >= 0)
         ::close(m_fd);
     m_fd = -1;
-    m_shared = nullptr; // the supervisor's memory stays mapped; only this writer lets go of it
+    m_shared = {}; // the supervisor's memory stays mapped; only this writer lets go of it
     m_forked_from_shared = false;
 }
 
@@ -180,16 +177,10 @@ bool JournalWriter::append(const journal::Event& event) noexcept
 bool JournalWriter::append_line(const char* line, std::size_t size) noexcept
 {
     if (m_shared) {
-        if (size > m_capacity - m_end) {
-            journal::mark_journal_full(m_shared); // the report says so
-            ++m_failed_writes;
-            return false;
-        }
-        // A signal handler that appends its line in the middle of this one starts at the same
-        // place: its line replaces the interrupted one, whose rest the process never writes.
-        journal::put_journal_line(m_shared, m_end, {line, size});
-        m_end += size;
-        return true;
+        if (m_shared.append({line, size}))
+            return true;
+        ++m_failed_writes; // the report says the journal filled up
+        return false;
     }
     if (m_fd < 0 || !still_ours())
         return false;

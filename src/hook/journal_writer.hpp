@@ -1,6 +1,7 @@
 #pragma once
 
 #include "importscope/journal/event.hpp"
+#include "importscope/journal/shared_journal.hpp"
 
 #include <atomic>
 #include <cstdint>
@@ -23,10 +24,10 @@ public:
     /// Starts writing to `fd` (owned from now on; -1 with a shared journal) on behalf of process `pid`.
     void open(int fd, int pid) noexcept;
 
-    /// Offers this process's first journal the shared memory at `region` (of `capacity` bytes,
-    /// zeros past its header): start() writes there instead of to the file it creates. A child
-    /// forked from here does not inherit the offer, nor the shared journal.
-    void offer_shared(char* region, std::size_t capacity) noexcept;
+    /// Offers this process's first journal the supervisor's shared memory (zeros past its
+    /// header): start() writes there instead of to the file it creates. A child forked from here
+    /// does not inherit the offer, nor the shared journal.
+    void offer_shared(journal::SharedJournalLines lines) noexcept;
 
     /// Starts this process's own journal in `run_dir` (journal-<pid>-<n>.jsonl, mode 0600), closing
     /// any journal inherited from a parent. Sequence numbers start again. False when it cannot.
@@ -91,11 +92,8 @@ private:
     bool m_reported_failure = false; ///< a failed write was told to the supervisor already
     std::string m_line; ///< the line being written (under the GIL), its buffer kept for the next
     int m_fd = -1;
-    char* m_offer = nullptr; ///< shared memory for the next start()
-    std::size_t m_offer_capacity = 0;
-    char* m_shared = nullptr; ///< the shared journal written to, or null
-    std::size_t m_capacity = 0;
-    std::size_t m_end = 0; ///< where the next line goes in m_shared
+    journal::SharedJournalLines m_offer;  ///< shared memory for the next start()
+    journal::SharedJournalLines m_shared; ///< the shared journal written to, if any
     bool m_forked_from_shared = false;
     int m_pid = 0;
     std::uint64_t m_serial = 0;

@@ -77,27 +77,31 @@ std::string_view SharedJournal::written(std::size_t offset) const
     return {m_data + offset, end_of_written(m_data, offset, m_capacity) - offset};
 }
 
-void publish_journal_name(char* region, std::string_view name) noexcept
+void SharedJournalLines::publish_name(std::string_view name) noexcept
 {
     // The header's last byte is the overflow mark; the one before it ends the name.
     const std::size_t size = std::min(name.size(), SharedJournal::k_header - 2);
-    if (size == 0)
+    if (size == 0 || !m_data)
         return;
-    std::memcpy(region + 1, name.data() + 1, size - 1);
-    std::atomic_ref<char>(region[0]).store(name[0], std::memory_order_release);
+    std::memcpy(m_data + 1, name.data() + 1, size - 1);
+    std::atomic_ref<char>(m_data[0]).store(name[0], std::memory_order_release);
 }
 
-void put_journal_line(char* region, std::size_t offset, std::string_view line) noexcept
+bool SharedJournalLines::append(std::string_view line) noexcept
 {
+    if (!m_data || line.size() > m_capacity - m_end) {
+        if (m_data)
+            std::atomic_ref<char>(m_data[SharedJournal::k_header - 1]).store(1, std::memory_order_release);
+        return false;
+    }
     if (line.empty())
-        return;
-    std::memcpy(region + offset, line.data(), line.size() - 1);
-    std::atomic_ref<char>(region[offset + line.size() - 1]).store(line.back(), std::memory_order_release);
-}
-
-void mark_journal_full(char* region) noexcept
-{
-    std::atomic_ref<char>(region[SharedJournal::k_header - 1]).store(1, std::memory_order_release);
+        return true;
+    // A signal handler that appends its line in the middle of this one starts at the same place:
+    // its line replaces the interrupted one, whose rest the process never writes.
+    std::memcpy(m_data + m_end, line.data(), line.size() - 1);
+    std::atomic_ref<char>(m_data[m_end + line.size() - 1]).store(line.back(), std::memory_order_release);
+    m_end += line.size();
+    return true;
 }
 
 } // namespace importscope::journal

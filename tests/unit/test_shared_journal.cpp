@@ -31,24 +31,24 @@ TEST_CASE("the shared journal gives whole lines only, and the rest once the writ
 {
     SharedJournal shared(1 << 20);
     CHECK(shared.name().empty());
-    journal::publish_journal_name(shared.data(), "journal-7-0.jsonl");
+    journal::SharedJournalLines lines = shared.lines();
+    lines.publish_name("journal-7-0.jsonl");
     CHECK(shared.name() == "journal-7-0.jsonl");
 
     const std::string first = line_for(7, 1, 1);
     const std::string second = line_for(7, 2, 2);
-    std::size_t end = SharedJournal::k_header;
-    journal::put_journal_line(shared.data(), end, first);
-    end += first.size();
+    REQUIRE(lines.append(first));
     CHECK(shared.complete_lines(SharedJournal::k_header) == first);
 
     // A line being copied: its newline comes last, and a copy may fill its end before its middle.
-    const std::size_t at = end;
-    std::copy(second.end() - 10, second.end() - 1, shared.data() + at + second.size() - 10);
+    const std::size_t at = SharedJournal::k_header + first.size();
+    char* memory = const_cast<char*>(shared.written(0).data()); // the test tears a line as a killed writer would
+    std::copy(second.end() - 10, second.end() - 1, memory + at + second.size() - 10);
     CHECK(shared.complete_lines(SharedJournal::k_header) == first);
-    std::copy(second.begin(), second.end() - 10, shared.data() + at);
+    std::copy(second.begin(), second.end() - 10, memory + at);
     CHECK(shared.complete_lines(at).empty());
     CHECK(shared.written(at) == second.substr(0, second.size() - 1)); // what a killed writer left
-    journal::put_journal_line(shared.data(), at, second);
+    REQUIRE(lines.append(second));
     CHECK(shared.complete_lines(at) == second);
     CHECK(shared.written(SharedJournal::k_header) == first + second);
 }
@@ -67,17 +67,19 @@ TEST_CASE("the tail reads the shared journal under its name, instead of the empt
     std::ofstream(scratch.path / "journal-7-0.jsonl").close();
     std::ofstream(scratch.path / "journal-9-0.jsonl") << line_for(9, 1, 1); // a child's file
     tail.poll();
-    journal::publish_journal_name(shared.data(), "journal-7-0.jsonl");
+    journal::SharedJournalLines lines = shared.lines();
+    lines.publish_name("journal-7-0.jsonl");
     std::size_t end = SharedJournal::k_header;
     for (std::uint64_t seq = 1; seq <= 3; ++seq) {
         const std::string line = line_for(7, seq, seq);
-        journal::put_journal_line(shared.data(), end, line);
+        REQUIRE(lines.append(line));
         end += line.size();
         tail.poll();
     }
     // A last line cut short by the worker's death: no newline, ever.
     const std::string cut = line_for(7, 4, 4);
-    std::copy(cut.begin(), cut.end() - 5, shared.data() + end);
+    char* memory = const_cast<char*>(shared.written(0).data()); // the test tears a line as a killed writer would
+    std::copy(cut.begin(), cut.end() - 5, memory + end);
     tail.poll();
     const auto journals = tail.finish();
 
@@ -97,11 +99,12 @@ TEST_CASE("a shared journal that filled up is a problem of its journal", "[share
 {
     const testing::TempDir scratch;
     SharedJournal shared(1 << 20);
-    journal::publish_journal_name(shared.data(), "journal-7-0.jsonl");
+    journal::SharedJournalLines lines = shared.lines();
+    lines.publish_name("journal-7-0.jsonl");
     const std::string line = line_for(7, 1, 1);
-    journal::put_journal_line(shared.data(), SharedJournal::k_header, line);
+    REQUIRE(lines.append(line));
     CHECK_FALSE(shared.overflowed());
-    journal::mark_journal_full(shared.data()); // the writer's next line did not fit
+    CHECK_FALSE(lines.append(std::string((1 << 20) - SharedJournal::k_header - line.size() + 1, 'x'))); // too big
     CHECK(shared.overflowed());
     CHECK(shared.name() == "journal-7-0.jsonl");
 

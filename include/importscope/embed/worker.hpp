@@ -1,5 +1,7 @@
 #pragma once
 
+#include "importscope/journal/shared_journal.hpp"
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -87,8 +89,7 @@ struct WorkerPlan {
     std::string problem_address;    ///< where traced processes report a journal they cannot write
     bool follow = true;             ///< follow Python children (bootstrap on PYTHONPATH, forks)
     std::string bootstrap_dir;      ///< holds the children's sitecustomize and hook module
-    char* shared_journal = nullptr; ///< the supervisor's journal::SharedJournal, or null: a file
-    std::size_t shared_journal_capacity = 0;
+    journal::SharedJournalLines shared_journal; ///< the supervisor's journal::SharedJournal, or none: a file
 };
 
 /// The worker's entry point, exported by every worker.so: runs the target with the hooks in place

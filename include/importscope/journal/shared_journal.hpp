@@ -6,6 +6,32 @@
 
 namespace importscope::journal {
 
+/// The bytes before a shared journal's first line (SharedJournal::k_header).
+inline constexpr std::size_t k_shared_journal_header = 256;
+
+/// The worker's side of a SharedJournal: where its memory is, and where the next line goes. It is
+/// plain data, handed to the worker in its plan; every call is async-signal-safe.
+class SharedJournalLines {
+public:
+    SharedJournalLines() = default;
+    SharedJournalLines(char* data, std::size_t capacity) noexcept : m_data(data), m_capacity(capacity) {}
+
+    explicit operator bool() const noexcept { return m_data != nullptr; }
+
+    /// Writes the journal's name into the header, before any line.
+    void publish_name(std::string_view name) noexcept;
+
+    /// Copies `line`, which ends in its newline, after the lines before it, the newline last, so
+    /// that a reader that sees the newline sees the whole line. A line that does not fit is
+    /// dropped, and the header says so (SharedJournal::overflowed): false.
+    bool append(std::string_view line) noexcept;
+
+private:
+    char* m_data = nullptr;
+    std::size_t m_capacity = 0;
+    std::size_t m_end = k_shared_journal_header; ///< where the next line goes
+};
+
 /// The journal of the process the supervisor forks (the worker), in memory the two share: the
 /// worker copies each line into it, so an event costs no system call, and the pages are the
 /// supervisor's as much as the worker's, so a worker that is killed, even by SIGKILL, loses
@@ -15,7 +41,7 @@ namespace importscope::journal {
 /// is zeros. The worker's children write files.
 class SharedJournal {
 public:
-    static constexpr std::size_t k_header = 256;
+    static constexpr std::size_t k_header = k_shared_journal_header;
     /// Address space, not memory: only the pages written to are ever allocated.
     static constexpr std::size_t k_default_capacity = std::size_t{1} << 30;
 
@@ -25,8 +51,9 @@ public:
     SharedJournal(const SharedJournal&) = delete;
     SharedJournal& operator=(const SharedJournal&) = delete;
 
-    char* data() const noexcept { return m_data; }
     std::size_t capacity() const noexcept { return m_capacity; }
+    /// Where the worker writes, for its plan.
+    SharedJournalLines lines() const noexcept { return {m_data, m_capacity}; }
 
     /// The journal's file name, once the worker has written it; empty before.
     std::string name() const;
@@ -46,14 +73,5 @@ private:
     char* m_data = nullptr;
     std::size_t m_capacity = 0;
 };
-
-/// The worker's side, on the shared memory at `region`; both are async-signal-safe.
-/// Writes the journal's name into the header (before any line).
-void publish_journal_name(char* region, std::string_view name) noexcept;
-/// Copies `line`, which ends in its newline, to `region + offset`, the newline last, so that a
-/// reader that sees the newline sees the whole line.
-void put_journal_line(char* region, std::size_t offset, std::string_view line) noexcept;
-/// Notes in the header that a line did not fit.
-void mark_journal_full(char* region) noexcept;
 
 } // namespace importscope::journal
