@@ -37,42 +37,30 @@ constexpr const char* k_restore_cursor = "\x1b" "8";
 
 } // namespace
 
-LiveView::LiveView(std::filesystem::path run_dir, bool show_status, analysis::AnalysisOptions analysis)
-    : m_findings(std::move(analysis)),
-      m_tail(std::move(run_dir),
-             [this](const std::string& journal, journal::Event&& e) {
-                 m_findings.saw(journal, e);
-                 m_builder.add(journal, std::move(e));
-             }),
-      m_show_status(show_status), m_started_ns(monotonic_ns())
+LiveView::LiveView(collect::Collector& collector, bool show_status)
+    : m_collector(collector), m_show_status(show_status), m_started_ns(monotonic_ns())
 {
 }
 
 bool LiveView::update()
 {
-    m_tail.poll();
-    m_findings.update(m_builder);
+    const bool error_found = m_collector.poll();
     const std::int64_t now = monotonic_ns();
-    if (m_show_status && now - m_drawn_ns >= k_redraw_ns) {
-        m_drawn_ns = now;
-        const double elapsed = static_cast<double>(now - m_started_ns) / 1e9;
-        const std::vector<analysis::Finding> findings = m_findings.findings();
-        std::string line = fmt::format("importscope: {:.1f} s | {} process{} | {} imports | {} finding{}", elapsed,
-                                       m_findings.processes(), m_findings.processes() == 1 ? "" : "es",
-                                       m_findings.imports(), findings.size(), findings.size() == 1 ? "" : "s");
-        if (!findings.empty()) {
-            const auto& newest = findings.back();
-            line += fmt::format(" | {} in pid {}: {}", newest.kind, newest.pid, newest.file);
-        }
-        draw(line);
+    if (!m_show_status || now - m_drawn_ns < k_redraw_ns)
+        return error_found;
+    m_drawn_ns = now;
+    const analysis::LiveFindings& live = m_collector.findings();
+    const double elapsed = static_cast<double>(now - m_started_ns) / 1e9;
+    const std::vector<analysis::Finding> findings = live.findings();
+    std::string line = fmt::format("importscope: {:.1f} s | {} process{} | {} imports | {} finding{}", elapsed,
+                                   live.processes(), live.processes() == 1 ? "" : "es", live.imports(),
+                                   findings.size(), findings.size() == 1 ? "" : "s");
+    if (!findings.empty()) {
+        const auto& newest = findings.back();
+        line += fmt::format(" | {} in pid {}: {}", newest.kind, newest.pid, newest.file);
     }
-    return m_findings.errors() > 0;
-}
-
-analysis::RunModel LiveView::finish()
-{
-    clear();
-    return m_builder.finish(m_tail.finish());
+    draw(line);
+    return error_found;
 }
 
 void LiveView::draw(std::string line)

@@ -1,10 +1,10 @@
-// The model made while the run goes on (cli::LiveView over analysis::ModelBuilder) against the same
-// made at once after the run.
+// The model made while the run goes on (collect::Collector over analysis::ModelBuilder) against the
+// same made at once after the run.
 
 #include "journal_builder.hpp"
 #include "temp_dir.hpp"
 
-#include "cli/live_view.hpp"
+#include "importscope/collect/collector.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/report/report.hpp"
 
@@ -82,7 +82,7 @@ TEST_CASE("the model made as the journals grow is the one made at the end", "[li
     const std::string child_text = child.text() + "not json\n";
 
     {
-        cli::LiveView live(dir, false);
+        collect::Collector live(dir);
         // Written 41 bytes at a time, cut anywhere, each journal's lines read as they come.
         std::size_t child_at = 0;
         for (std::size_t at = 0; at < main_text.size(); at += 41) {
@@ -91,7 +91,7 @@ TEST_CASE("the model made as the journals grow is the one made at the end", "[li
                 std::ofstream(dir / "journal-099-0.jsonl", std::ios::app) << child_text.substr(child_at, 41);
                 child_at += 41;
             }
-            live.update();
+            live.poll();
         }
         if (child_at < child_text.size())
             std::ofstream(dir / "journal-099-0.jsonl", std::ios::app) << child_text.substr(child_at);

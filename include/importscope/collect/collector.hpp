@@ -1,0 +1,39 @@
+#pragma once
+
+#include "importscope/analysis/live_findings.hpp"
+#include "importscope/analysis/model.hpp"
+#include "importscope/journal/tail.hpp"
+
+#include <filesystem>
+
+namespace importscope::collect {
+
+/// The collect stage: reads a run's journals as they grow (journal::JournalTail), folds each event
+/// into the model (analysis::ModelBuilder) and keeps the findings so far (analysis::LiveFindings,
+/// the final report's own analysis, run again on a journal only after an event that can make a
+/// finding there). What is left when the target ends is the little the journals gained since the
+/// last poll. No Python in it: the supervisor runs it on its own core while the target runs.
+class Collector {
+public:
+    /// `analysis` as for the final analysis of the run.
+    explicit Collector(std::filesystem::path run_dir, analysis::AnalysisOptions analysis = {});
+
+    /// Also reads the worker's journal in `shared`, which must outlive this.
+    void follow(const journal::SharedJournal* shared) { m_tail.follow(shared); }
+
+    /// Reads what the journals gained; true once an error finding exists.
+    bool poll();
+
+    /// The findings so far, and the counts a status line shows.
+    const analysis::LiveFindings& findings() const { return m_findings; }
+
+    /// After the run: reads the rest of the journals and gives the model.
+    analysis::RunModel finish();
+
+private:
+    analysis::ModelBuilder m_builder;
+    analysis::LiveFindings m_findings;
+    journal::JournalTail m_tail;
+};
+
+} // namespace importscope::collect

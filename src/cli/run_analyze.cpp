@@ -1,0 +1,87 @@
+#include "cli/run_stages.hpp"
+
+#include "importscope/analysis/known_issues.hpp"
+#include "importscope/supervisor/environment.hpp"
+#include "importscope/util/sha256.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+#include <string_view>
+
+namespace importscope::cli {
+
+std::vector<int> traced_minors(const InstallLayout& layout)
+{
+    std::vector<int> minors;
+    for (const std::string& minor : supervisor::available_minors(layout.runtime_dir))
+        if (const auto version = supervisor::parse_version(minor))
+            minors.push_back(version->second);
+    return minors;
+}
+
+std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end)
+{
+    std::vector<analysis::ObservedPython> observed;
+    for (const auto& seen : end.pythons_seen)
+        observed.push_back({seen.pid, seen.ppid, seen.executable, seen.argv, seen.run_environment});
+    return observed;
+}
+
+analysis::FileHasher cached_hasher()
+{
+    auto hashes = std::make_shared<std::map<std::string, std::optional<std::string>>>();
+    return [hashes](const std::string& path) {
+        auto [it, inserted] = hashes->try_emplace(path);
+        if (inserted)
+            it->second = sha256_file(path);
+        return it->second;
+    };
+}
+
+std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std::string& data_dir,
+                                            const analysis::FileHasher& hash_file)
+{
+    analysis::AnalysisOptions analysis_options;
+    analysis_options.hash_file = hash_file;
+    // The catalogue is read only when there are findings: compiling its patterns costs a run
+    // without findings several milliseconds.
+    std::optional<analysis::KnownIssueCatalogue> catalogue;
+    std::string catalogue_problem;
+    analysis_options.known_issues = [&]() -> const analysis::KnownIssueCatalogue* {
+        if (data_dir.empty()) {
+            catalogue_problem = "known issues not matched: no importscope-data directory beside the binary";
+            return nullptr;
+        }
+        try {
+            catalogue = analysis::KnownIssueCatalogue::load(data_dir + "/known-issues.json");
+        } catch (const std::invalid_argument& e) {
+            catalogue_problem = fmt::format("known issues not matched: {}", e.what());
+        }
+        return catalogue ? &*catalogue : nullptr;
+    };
+    std::vector<analysis::Finding> findings = analysis::analyze(model, analysis_options);
+    if (!catalogue_problem.empty())
+        model.problems.push_back(std::move(catalogue_problem));
+    return findings;
+}
+
+nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const analysis::RunModel& model,
+                                    const std::vector<std::string>& env_prefixes)
+{
+    std::set<std::string, std::less<>> top_levels;
+    std::string_view previous; // a package's modules mostly follow each other
+    for (const auto& m : model.modules)
+        if (const std::string_view top = std::string_view(m.name).substr(0, m.name.find('.')); top != previous) {
+            previous = top;
+            if (top_levels.find(top) == top_levels.end())
+                top_levels.emplace(top);
+        }
+    std::vector<std::string> prefixes = supervisor::k_default_env_prefixes;
+    prefixes.insert(prefixes.end(), env_prefixes.begin(), env_prefixes.end());
+    return supervisor::collect_environment(std::move(fingerprint_facts), {top_levels.begin(), top_levels.end()},
+                                           prefixes);
+}
+
+} // namespace importscope::cli

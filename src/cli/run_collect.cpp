@@ -1,0 +1,67 @@
+#include "cli/run_stages.hpp"
+
+#include <fmt/format.h>
+
+#include <csignal>
+#include <filesystem>
+
+namespace importscope::cli {
+
+namespace {
+
+report::ExitInfo to_exit_info(const supervisor::WaitStatus& status, const std::string& how)
+{
+    report::ExitInfo exit;
+    exit.code = status.code;
+    exit.signal = status.signal;
+    exit.core_dumped = status.core_dumped;
+    exit.how = how;
+    return exit;
+}
+
+} // namespace
+
+void record_ends(report::RunInfo& info, const Launched& launched, const analysis::RunModel& model)
+{
+    const supervisor::ProcessEnd& end = launched.end;
+    info.started_ns = launched.started_ns;
+    info.ended_ns = launched.ended_ns;
+    info.main_pid = end.pid;
+    info.exit = to_exit_info({end.code, end.signal, end.core_dumped}, "");
+    info.exit.timed_out = end.timed_out;
+    info.exit.stopped_on_finding = end.stopped;
+    info.exit.forwarded_signal = end.forwarded_signal;
+    for (const auto& [pid, status] : end.reaped)
+        info.seen_ends[pid] = to_exit_info(status, "reaped");
+    // What outlived the run, even outside its process group or session, importscope ended.
+    for (int pid : end.ended_by_importscope) {
+        const auto reaped = end.reaped.find(pid);
+        info.seen_ends[pid] = to_exit_info(
+            reaped != end.reaped.end() ? reaped->second : supervisor::WaitStatus{std::nullopt, SIGKILL, false},
+            "killed");
+    }
+    for (const auto& p : model.processes)
+        if (p.pid == end.pid && info.python_version.empty())
+            info.python_version = p.python_version;
+}
+
+std::vector<std::string> tool_failures(const Launched& launched, const report::RunInfo& info, bool program,
+                                       const supervisor::RunDir& run_dir, const journal::SharedJournal* shared)
+{
+    std::vector<std::string> failures;
+    if (std::string failure =
+            start_failure(launched.end.start_words, info.exit, program);
+        !failure.empty())
+        failures.push_back(std::move(failure));
+    failures.insert(failures.end(), launched.inbox.begin(), launched.inbox.end());
+    if (shared && shared->overflowed())
+        failures.emplace_back("the main process's journal filled up; its later events are lost");
+    std::error_code ec;
+    if (!std::filesystem::is_directory(run_dir.path(), ec))
+        failures.push_back(fmt::format("the run directory {} was removed while the target ran; the children's "
+                                       "journals are lost",
+                                       run_dir.path().string()));
+    return failures;
+}
+
+} // namespace importscope::cli

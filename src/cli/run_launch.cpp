@@ -1,0 +1,70 @@
+#include "cli/run_stages.hpp"
+
+#include "importscope/supervisor/worker_launch.hpp"
+#include "importscope/util/clock.hpp"
+#include "importscope/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <sys/resource.h>
+
+namespace importscope::cli {
+
+/// The worker's own journal goes to memory shared with it; where that cannot be had, or where the
+/// target's address space is limited (the shared memory takes 1 GiB of it, if little of the
+/// memory), to a file.
+std::unique_ptr<journal::SharedJournal> make_shared_journal()
+{
+    rlimit address_space{};
+    if (::getrlimit(RLIMIT_AS, &address_space) != 0 || address_space.rlim_cur != RLIM_INFINITY)
+        return nullptr;
+    try {
+        return std::make_unique<journal::SharedJournal>();
+    } catch (const Error&) {
+        return nullptr;
+    }
+}
+
+Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journal::ProblemInbox& inbox,
+                LiveView& live, int helper_pid)
+{
+    supervisor::SuperviseOptions supervise_options;
+    if (helper_pid > 0)
+        supervise_options.helpers.insert(helper_pid);
+    if (request.options.timeout_given)
+        supervise_options.timeout_s = request.options.timeout_s;
+    // The journals are read as they grow, whether or not a status line shows them, and often: what
+    // is left to read when the target ends is what it wrote since the last tick.
+    supervise_options.tick_s = 0.02;
+    Launched launched;
+    auto take_inbox = [&] {
+        auto messages = inbox.take();
+        launched.inbox.insert(launched.inbox.end(), messages.begin(), messages.end());
+    };
+    supervise_options.on_tick = [&] {
+        take_inbox();
+        return live.update() && request.options.stop_on_finding;
+    };
+    launched.started_ns = wall_ns();
+    launched.end = supervisor::supervise(
+        [&](int start_fd) { supervisor::launch_worker(plan, request.runtime, start_fd); }, supervise_options);
+    launched.ended_ns = wall_ns();
+    take_inbox();
+    return launched;
+}
+
+std::string start_failure(const std::string& words, const report::ExitInfo& exit, bool program)
+{
+    if (!words.empty() && (words[0] == embed::start_word::ready || words[0] == embed::start_word::exited))
+        return {};
+    if (program && words.starts_with(embed::start_word::exec))
+        return {}; // executed, or not executable (126, 127), as a shell would say
+    if (!words.empty() && words[0] == embed::start_word::failed)
+        return words.size() > 1 ? words.substr(1) : "the worker could not start the target";
+    if (exit.timed_out || exit.forwarded_signal || exit.stopped_on_finding)
+        return {}; // ended by importscope (or its user) before the target started
+    return fmt::format("the worker {} before {}", report::describe_exit(exit),
+                       program ? "it executed the program" : "the interpreter was ready to run the target");
+}
+
+} // namespace importscope::cli

@@ -1,0 +1,176 @@
+#include "cli/run_stages.hpp"
+
+#include "importscope/util/error.hpp"
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <pwd.h>
+#include <unistd.h>
+
+namespace importscope::cli {
+
+namespace {
+
+constexpr double k_max_timeout_s = 366.0 * 24 * 3600;
+
+const char* kind_name(embed::TargetKind kind)
+{
+    switch (kind) {
+    case embed::TargetKind::script:
+        return "script";
+    case embed::TargetKind::module:
+        return "module";
+    case embed::TargetKind::command:
+        return "command";
+    case embed::TargetKind::stdin_script:
+        return "stdin";
+    case embed::TargetKind::program:
+        return "program";
+    }
+    return "script";
+}
+
+std::string current_directory()
+{
+    char cwd[PATH_MAX];
+    return ::getcwd(cwd, sizeof cwd) ? cwd : "";
+}
+
+std::string host_name()
+{
+    char name[256] = {};
+    return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
+}
+
+std::string home_directory()
+{
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return home;
+    const passwd* entry = ::getpwuid(::getuid());
+    return entry && entry->pw_dir ? entry->pw_dir : "";
+}
+
+std::string user_name()
+{
+    const passwd* entry = ::getpwuid(::getuid());
+    return entry && entry->pw_name ? entry->pw_name : "";
+}
+
+/// The interpreter the target runs on: --python, else the one the command names, else the default.
+/// A program that is not Python needs none of its own: the default is only for the fingerprint.
+supervisor::PythonInstallation chosen_as(supervisor::PythonInstallation python, const char* how)
+{
+    python.chosen_as = how;
+    return python;
+}
+
+supervisor::PythonInstallation choose_python(const RunOptions& options, const ResolvedTarget& resolved,
+                                             const InstallLayout& layout)
+{
+    if (!options.python.empty())
+        return supervisor::locate_python(options.python);
+    if (!resolved.interpreter.empty())
+        return chosen_as(supervisor::locate_python(resolved.interpreter), "the command's interpreter");
+    const std::string installed_for = layout.installed ? layout.binary_dir : std::string{};
+    if (resolved.target.kind != embed::TargetKind::program)
+        return chosen_as(supervisor::locate_python(supervisor::default_python(installed_for)),
+                         "the default interpreter");
+    try {
+        return chosen_as(supervisor::locate_python(supervisor::default_python(installed_for)),
+                         "the default interpreter");
+    } catch (const Error&) {
+        return {}; // its Python descendants each say which interpreter they run
+    }
+}
+
+/// The checks of the options alone, before the target or the interpreter is looked for.
+void check_options(const RunOptions& options)
+{
+    if (options.timeout_given && !(options.timeout_s > 0))
+        throw Error(fmt::format("--timeout {} is not a positive number of seconds", options.timeout_s));
+    if (options.timeout_given && !(options.timeout_s <= k_max_timeout_s)) // also NaN and inf
+        throw Error(fmt::format("--timeout {} is more than importscope can wait ({} s, about a year)", options.timeout_s,
+                                k_max_timeout_s));
+    if (options.match.empty())
+        throw Error("--match needs at least one PATTERN");
+}
+
+} // namespace
+
+RunRequest make_request(const RunOptions& options)
+{
+    RunRequest request;
+    request.options = options;
+    request.resolved = resolve_target(
+        {options.script, options.module, options.command, options.program, options.target_args});
+    check_options(options);
+    if (options.no_follow && request.is_program())
+        throw Error(fmt::format("{} is not Python: with --no-follow nothing of it would be traced",
+                                request.resolved.target.value));
+    std::vector<std::filesystem::path> inputs;
+    if (request.resolved.target.kind == embed::TargetKind::script ||
+        request.resolved.target.kind == embed::TargetKind::program)
+        inputs.emplace_back(request.resolved.target.value);
+    check_writable_destination(options.output, inputs);
+    request.gate = report::FailOn::parse(options.fail_on);
+    request.summary_format = report::parse_format(options.format);
+    request.layout = find_install_layout();
+    request.python = choose_python(options, request.resolved, request.layout);
+    if (request.resolved.target.kind != embed::TargetKind::program)
+        request.runtime = supervisor::choose_runtime(request.python, request.layout.runtime_dir);
+    request.bootstrap_dir = options.no_follow ? std::string{} : bootstrap_dir(request.layout);
+    if (options.redact_paths)
+        request.redaction.emplace(home_directory(), user_name());
+    return request;
+}
+
+report::RunInfo make_run_info(const RunRequest& request)
+{
+    const RunOptions& options = request.options;
+    report::RunInfo info;
+    info.argv = options.argv;
+    info.cwd = current_directory();
+    info.host = host_name();
+    const embed::Target& target = request.resolved.target;
+    info.target_kind = kind_name(target.kind);
+    info.target = target.value;
+    info.target_args = target.args;
+    info.interpreter_options = target.interpreter_options;
+    info.python_executable = request.python.executable;
+    info.worker_minor = request.runtime.minor;
+    info.python_libpython = request.runtime.libpython;
+    info.python_static_build = request.runtime.own_build;
+    info.python_runtime_version = request.runtime.build_version;
+    info.match = options.match;
+    info.follow = !options.no_follow;
+    if (options.timeout_given)
+        info.timeout_s = options.timeout_s;
+    return info;
+}
+
+embed::WorkerPlan make_worker_plan(const RunRequest& request, const supervisor::RunDir& run_dir,
+                                   const journal::ProblemInbox& inbox, const journal::SharedJournal* shared)
+{
+    embed::WorkerPlan plan;
+    plan.python_executable = request.python.executable;
+    std::error_code ec;
+    plan.foreign_installation =
+        request.runtime.own_build &&
+        request.python.realpath != std::filesystem::canonical(request.runtime.build_executable, ec).string();
+    if (plan.foreign_installation)
+        plan.fallback_dynload = request.runtime.build_dynload;
+    plan.target = request.resolved.target;
+    plan.match = request.options.match;
+    plan.run_dir = run_dir.path().string();
+    plan.problem_address = inbox.address();
+    plan.follow = !request.options.no_follow;
+    plan.bootstrap_dir = request.bootstrap_dir;
+    if (shared)
+        plan.shared_journal = shared->lines();
+    return plan;
+}
+
+} // namespace importscope::cli

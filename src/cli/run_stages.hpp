@@ -1,0 +1,136 @@
+#pragma once
+
+// `importscope run` in stages, each a unit of its own: request (run_request.cpp), launch
+// (run_launch.cpp), collect (collect::Collector, and run_collect.cpp for what the supervisor saw),
+// analyze (run_analyze.cpp), report (run_report.cpp). run_command.cpp calls them in turn.
+
+#include "cli/install_layout.hpp"
+#include "cli/live_view.hpp"
+#include "cli/run_command.hpp"
+#include "cli/target_resolution.hpp"
+#include "importscope/analysis/finding.hpp"
+#include "importscope/analysis/model.hpp"
+#include "importscope/embed/worker.hpp"
+#include "importscope/journal/problem_channel.hpp"
+#include "importscope/journal/shared_journal.hpp"
+#include "importscope/report/gate.hpp"
+#include "importscope/report/outcome.hpp"
+#include "importscope/report/redact_paths.hpp"
+#include "importscope/report/render.hpp"
+#include "importscope/report/report.hpp"
+#include "importscope/supervisor/python_locator.hpp"
+#include "importscope/supervisor/python_runtime.hpp"
+#include "importscope/supervisor/run_dir.hpp"
+#include "importscope/supervisor/supervisor.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace importscope::cli {
+
+// ---- request ----
+
+/// The request, validated once before anything runs: the one source of what the worker (its
+/// plan) and the report (its RunInfo) are told.
+struct RunRequest {
+    RunOptions options;
+    ResolvedTarget resolved;
+    supervisor::PythonInstallation python;
+    supervisor::PythonRuntime runtime; ///< for a Python target: the worker and libpython it runs on
+    InstallLayout layout;
+    report::FailOn gate;
+    report::Format summary_format = report::Format::text;
+    std::string bootstrap_dir;
+    std::optional<report::PathRedaction> redaction;
+
+    const report::PathRedaction* redact() const { return redaction ? &*redaction : nullptr; }
+    bool is_program() const { return resolved.target.kind == embed::TargetKind::program; }
+};
+
+/// Checks everything about `options` that can be checked before running (the target, --timeout,
+/// --match, the report's destination, --fail-on, --format, the interpreter and its worker).
+/// Throws Error with what is wrong.
+RunRequest make_request(const RunOptions& options);
+
+/// What the report says of the request (the run's end is filled in by the collect stage).
+report::RunInfo make_run_info(const RunRequest& request);
+
+/// What the worker is told: the target, the patterns, where to journal and report problems.
+embed::WorkerPlan make_worker_plan(const RunRequest& request, const supervisor::RunDir& run_dir,
+                                   const journal::ProblemInbox& inbox, const journal::SharedJournal* shared);
+
+// ---- launch ----
+
+/// What the launch stage gives the collect stage.
+struct Launched {
+    supervisor::ProcessEnd end;
+    std::int64_t started_ns = 0;
+    std::int64_t ended_ns = 0;
+    std::vector<std::string> inbox; ///< problems the traced processes sent
+};
+
+/// The worker's own journal in memory shared with it, or null where that cannot be had or where
+/// the target's address space is limited: then a file.
+std::unique_ptr<journal::SharedJournal> make_shared_journal();
+
+/// The worker under the supervisor, `live` polled every 20 ms meanwhile (and the run ended at its
+/// first error finding with --stop-on-finding).
+Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journal::ProblemInbox& inbox,
+                LiveView& live, int helper_pid);
+
+/// The handshake: why importscope did not get the target started, or empty when it did (or when
+/// importscope or its user ended the run first).
+std::string start_failure(const std::string& start_words, const report::ExitInfo& exit, bool program);
+
+// ---- collect ----
+
+/// How each process ended, as the supervisor saw it, and what outlived the run and was ended.
+void record_ends(report::RunInfo& info, const Launched& launched, const analysis::RunModel& model);
+
+/// What kept importscope from seeing everything: the handshake, the problems the traced processes
+/// sent, a journal that filled up, a run directory the target took away.
+std::vector<std::string> tool_failures(const Launched& launched, const report::RunInfo& info, bool program,
+                                       const supervisor::RunDir& run_dir, const journal::SharedJournal* shared);
+
+// ---- analyze ----
+
+/// Content hashes of loaded extensions, each file hashed once for the live and the final analysis.
+analysis::FileHasher cached_hasher();
+
+/// The findings, with the known-issue catalogue of `data_dir` (read only when there are findings;
+/// a catalogue that cannot be read is a problem of the model).
+std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std::string& data_dir,
+                                            const analysis::FileHasher& hash_file);
+
+/// The Python 3 minors whose children importscope traces: those it has hooks for.
+std::vector<int> traced_minors(const InstallLayout& layout);
+
+/// What the supervisor saw of Python programs started, for analysis::find_untraced.
+std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end);
+
+/// The environment fingerprint, with the packages of the top-level names the run imported.
+nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const analysis::RunModel& model,
+                                    const std::vector<std::string>& env_prefixes);
+
+// ---- report ----
+
+/// The report tree (but its module records), with the outcome, secrets and --redact-paths.
+nlohmann::json make_report(const RunRequest& request, const report::RunInfo& info, const analysis::RunModel& model,
+                           const std::vector<analysis::Finding>& findings, const std::vector<std::string>& failures,
+                           report::Outcome& outcome);
+
+/// The report file, written atomically; if it cannot be, the journals are kept for a later look
+/// and the Error says where.
+void write_report_file(const std::string& output, const nlohmann::json& report_json, const analysis::RunModel& model,
+                       const report::PathRedaction* redact, supervisor::RunDir& run_dir,
+                       const journal::SharedJournal* shared);
+
+/// The summary on stderr and the last line that says why the exit status is what it is.
+void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome);
+
+} // namespace importscope::cli

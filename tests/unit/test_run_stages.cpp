@@ -1,0 +1,204 @@
+// The stages of `importscope run` (cli/run_stages.hpp), each on its own.
+
+#include "journal_builder.hpp"
+#include "temp_dir.hpp"
+
+#include "cli/run_stages.hpp"
+#include "importscope/util/error.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <fstream>
+
+using namespace importscope;
+
+namespace {
+
+cli::RunOptions options_in(const testing::TempDir& dir)
+{
+    cli::RunOptions options;
+    options.command = "pass";
+    options.output = (dir.path / "report.json").string();
+    return options;
+}
+
+/// A request as make_request() gives it, without looking for an interpreter.
+cli::RunRequest sample_request()
+{
+    cli::RunRequest request;
+    request.options.match = {"deep_gemm", "flashinfer"};
+    request.options.timeout_given = true;
+    request.options.timeout_s = 30;
+    request.options.argv = {"importscope", "run", "-c", "pass"};
+    request.resolved.target.kind = embed::TargetKind::command;
+    request.resolved.target.value = "pass";
+    request.python.executable = "/usr/bin/python3";
+    request.runtime.minor = "3.11";
+    request.runtime.libpython = "/usr/lib/libpython3.11.so.1.0";
+    request.bootstrap_dir = "/opt/importscope/lib/importscope/bootstrap";
+    return request;
+}
+
+} // namespace
+
+TEST_CASE("request: what is wrong with the options is said before anything runs", "[stages]")
+{
+    const testing::TempDir dir;
+    auto refused = [&](auto change, const std::string& message) {
+        cli::RunOptions options = options_in(dir);
+        change(options);
+        CHECK_THROWS_WITH(cli::make_request(options), Catch::Contains(message));
+    };
+    refused([](cli::RunOptions& o) { o.timeout_given = true, o.timeout_s = -1; }, "is not a positive number");
+    refused([](cli::RunOptions& o) { o.timeout_given = true, o.timeout_s = 1e12; }, "more than importscope can wait");
+    refused([](cli::RunOptions& o) { o.match.clear(); }, "--match needs at least one PATTERN");
+    refused([](cli::RunOptions& o) { o.fail_on = "sometimes"; }, "sometimes");
+    refused([](cli::RunOptions& o) { o.format = "yaml"; }, "yaml");
+    refused([&](cli::RunOptions& o) { o.output = (dir.path / "missing" / "r.json").string(); }, "missing");
+    refused(
+        [](cli::RunOptions& o) {
+            o.command.clear();
+            o.program = "/bin/true";
+            o.no_follow = true;
+        },
+        "with --no-follow nothing of it would be traced");
+    CHECK(std::filesystem::is_empty(dir.path)); // no report, no run directory
+}
+
+TEST_CASE("request: the worker's plan and the report's run come from the one request", "[stages]")
+{
+    const cli::RunRequest request = sample_request();
+    const supervisor::RunDir run_dir;
+    const journal::ProblemInbox inbox;
+    const embed::WorkerPlan plan = cli::make_worker_plan(request, run_dir, inbox, nullptr);
+    const report::RunInfo info = cli::make_run_info(request);
+    CHECK(plan.match == request.options.match);
+    CHECK(info.match == plan.match);
+    CHECK(plan.follow);
+    CHECK(info.follow);
+    CHECK(plan.target.value == "pass");
+    CHECK(info.target == "pass");
+    CHECK(info.target_kind == "command");
+    CHECK(plan.python_executable == info.python_executable);
+    CHECK(plan.run_dir == run_dir.path().string());
+    CHECK(plan.problem_address == inbox.address());
+    CHECK_FALSE(plan.shared_journal); // journals to files
+    CHECK(info.timeout_s == 30);
+    CHECK(info.worker_minor == "3.11");
+    CHECK(info.python_libpython == "/usr/lib/libpython3.11.so.1.0");
+    CHECK(info.argv == request.options.argv);
+
+    const journal::SharedJournal shared(1 << 20);
+    CHECK(cli::make_worker_plan(request, run_dir, inbox, &shared).shared_journal);
+}
+
+TEST_CASE("launch: the handshake says whether the target was started", "[stages]")
+{
+    report::ExitInfo exited;
+    exited.code = 1;
+    CHECK(cli::start_failure("R", exited, false).empty());
+    CHECK(cli::start_failure("E", exited, false).empty()); // python --version
+    CHECK(cli::start_failure("X", exited, true).empty());  // a program executed, or 126/127
+    CHECK(cli::start_failure("Fno worker for 3.14", exited, false) == "no worker for 3.14");
+    CHECK(cli::start_failure("", exited, false) ==
+          "the worker exited with status 1 before the interpreter was ready to run the target");
+    report::ExitInfo killed;
+    killed.signal = SIGSEGV;
+    CHECK(cli::start_failure("", killed, true) == "the worker killed by SIGSEGV before it executed the program");
+    killed.timed_out = true;
+    CHECK(cli::start_failure("", killed, false).empty()); // importscope ended it first
+}
+
+TEST_CASE("collect: how each process ended, and what outlived the run", "[stages]")
+{
+    testing::JournalBuilder b(100);
+    b.extension("a._C", "/s/a.so", journal::FileIdentity{1, 1});
+    const analysis::RunModel model = analysis::build_model(b.contents());
+    cli::Launched launched;
+    launched.end.pid = 100;
+    launched.end.code = 0;
+    launched.end.reaped[101] = supervisor::WaitStatus{3, std::nullopt, false};
+    launched.end.ended_by_importscope = {102};
+    launched.started_ns = 10;
+    launched.ended_ns = 20;
+    report::RunInfo info;
+    cli::record_ends(info, launched, model);
+    CHECK(info.main_pid == 100);
+    CHECK(info.exit.code == 0);
+    CHECK(info.ended_ns == 20);
+    CHECK(info.seen_ends.at(101).how == "reaped");
+    CHECK(info.seen_ends.at(101).code == 3);
+    CHECK(info.seen_ends.at(102).how == "killed");
+    CHECK(info.seen_ends.at(102).signal == SIGKILL);
+    CHECK(info.python_version == model.processes.at(0).python_version);
+
+    launched.end.start_words = "R";
+    launched.inbox = {"pid 7: no journal could be created"};
+    std::vector<std::string> failures;
+    {
+        const supervisor::RunDir run_dir;
+        CHECK(cli::tool_failures(launched, info, false, run_dir, nullptr) == launched.inbox);
+        std::filesystem::remove_all(run_dir.path()); // the target took it away
+        failures = cli::tool_failures(launched, info, false, run_dir, nullptr);
+    }
+    REQUIRE(failures.size() == 2);
+    CHECK_THAT(failures[1], Catch::Contains("was removed while the target ran"));
+}
+
+TEST_CASE("analyze: a missing catalogue is a problem of the run, and each file is hashed once", "[stages]")
+{
+    testing::JournalBuilder b;
+    b.extension_import("v.deep_gemm._C", "/s/_C.so", {1, 1});
+    b.extension_import("deep_gemm._C", "/s/_C.so", {1, 1});
+    analysis::RunModel model = analysis::build_model(b.contents());
+    const auto findings = cli::find_hazards(model, "", cli::cached_hasher());
+    CHECK_FALSE(findings.empty());
+    REQUIRE_FALSE(model.problems.empty());
+    CHECK_THAT(model.problems.back(), Catch::Contains("known issues not matched"));
+
+    const testing::TempDir dir;
+    const std::string file = (dir.path / "x.so").string();
+    std::ofstream(file) << "one";
+    const analysis::FileHasher hash = cli::cached_hasher();
+    const auto first = hash(file);
+    REQUIRE(first);
+    std::ofstream(file) << "two";
+    CHECK(hash(file) == first); // the live and the final analysis see the same content
+    CHECK(cli::cached_hasher()(file) != first);
+    CHECK_FALSE(hash((dir.path / "missing.so").string()));
+}
+
+TEST_CASE("report: the outcome is in the tree, and a report that cannot be written keeps the journals",
+          "[stages]")
+{
+    testing::JournalBuilder b;
+    b.extension_import("v.deep_gemm._C", "/s/_C.so", {1, 1});
+    b.extension_import("deep_gemm._C", "/s/_C.so", {1, 1});
+    analysis::RunModel model = analysis::build_model(b.contents());
+    const auto findings = analysis::analyze(model);
+    cli::RunRequest request = sample_request();
+    request.gate = report::FailOn::parse("error");
+    report::RunInfo info = cli::make_run_info(request);
+    info.exit.code = 0;
+    report::Outcome outcome;
+    const nlohmann::json tree = cli::make_report(request, info, model, findings, {}, outcome);
+    CHECK(outcome.status == 3);
+    CHECK(tree.at("run").at("outcome").at("reason") == "findings");
+
+    const testing::TempDir dir;
+    std::filesystem::path kept;
+    {
+        supervisor::RunDir run_dir;
+        kept = run_dir.path();
+        CHECK_THROWS_WITH(cli::write_report_file((dir.path / "no" / "r.json").string(), tree, model, nullptr, run_dir,
+                                                 nullptr),
+                          Catch::Contains("the journals are kept in " + kept.string()));
+    }
+    CHECK(std::filesystem::is_directory(kept));
+    std::filesystem::remove_all(kept);
+    cli::write_report_file((dir.path / "r.json").string(), tree, model, nullptr, *std::make_unique<supervisor::RunDir>(),
+                           nullptr);
+    std::ifstream written(dir.path / "r.json");
+    CHECK(nlohmann::json::parse(written).at("modules").size() == 2);
+}
