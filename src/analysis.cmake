@@ -49,5 +49,8 @@ find_package(Threads REQUIRED)
 find_package(RapidJSON CONFIG REQUIRED)
 find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
 target_include_directories(importscope_analysis SYSTEM PUBLIC ${RAPIDJSON_INCLUDE_DIRS})
+# Not RAPIDJSON_SSE2: in RapidJSON 1.1 (Debian 12's) the writer's SSE2 scan of strings lets the
+# control characters 0x1A to 0x1F through unescaped, which makes the line no JSON
+# (test_journal.cpp, "control characters").
 target_link_libraries(importscope_analysis PUBLIC fmt::fmt nlohmann_json::nlohmann_json OpenSSL::Crypto Threads::Threads)
 

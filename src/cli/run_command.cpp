@@ -44,7 +44,7 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
     run->add_flag("--redact-paths", options.redact_paths,
                   "Write the home directory as ~ and the user name as <user> everywhere in the report");
     run->add_option("--fail-on", options.fail_on,
-                    "Which findings make the exit status 1: error, warning, none, or a comma list of kinds")
+                    "Which findings make the exit status 3: error, warning, none, or a comma list of kinds")
         ->capture_default_str();
     run->add_option("--format", options.format, "The summary on stderr: text, markdown, junit or dot")
         ->capture_default_str();

@@ -270,9 +270,12 @@ private:
 
 void encode_to(std::string& line, const Event& event)
 {
+    // The buffer and the writer's stack are kept from one event to the next: an event costs no
+    // allocation.
     thread_local rapidjson::StringBuffer buffer;
+    thread_local LineWriter writer(buffer);
     buffer.Clear();
-    LineWriter writer(buffer);
+    writer.Reset(buffer);
     Encoder encoder(writer);
     std::visit(encoder, event);
     line.append(buffer.GetString(), buffer.GetSize());

@@ -1,7 +1,8 @@
-// The report's one serializer: RapidJSON's pretty writer, streamed to the file a megabyte or so at a
-// time. The parts of a report that stay small (the run, processes, findings, environment) come as
-// a JSON tree (report_json.cpp) and are written as they are; the module records, one per recorded
-// import, are written one at a time straight from the model and never become a tree.
+// The report's one serializer, RapidJSON's writers, streamed to the file a megabyte or so at a time.
+// The parts of a report that stay small (the run, processes, findings, environment) come as a JSON
+// tree (report_json.cpp) and are written indented by two; the module records, one per recorded
+// import, are written one at a time straight from the model, each compact on a line of its own,
+// and never become a tree.
 
 #include "importscope/report/redact_paths.hpp"
 #include "importscope/report/report.hpp"
@@ -10,22 +11,53 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <array>
+#include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <cstdint>
 #include <stdexcept>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
 
 namespace importscope::report {
 
 namespace {
 
-using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+/// One of RapidJSON's writers, and one thing more: a value whose text is made already (a module
+/// record's, a numbered frame's) copied in whole, as RawValue() would copy it byte by byte.
+class PrettyWriter : public rapidjson::PrettyWriter<rapidjson::StringBuffer> {
+public:
+    using rapidjson::PrettyWriter<rapidjson::StringBuffer>::PrettyWriter;
 
-/// The writer, its buffer, and what each string passes through: valid UTF-8 (invalid bytes
+    void copied(std::string_view text)
+    {
+        PrettyPrefix(rapidjson::kObjectType);
+        std::memcpy(os_->Push(text.size()), text.data(), text.size());
+    }
+};
+
+class CompactWriter : public rapidjson::Writer<rapidjson::StringBuffer> {
+public:
+    using rapidjson::Writer<rapidjson::StringBuffer>::Writer;
+
+    void copied(std::string_view text)
+    {
+        Prefix(rapidjson::kObjectType);
+        std::memcpy(os_->Push(text.size()), text.data(), text.size());
+    }
+};
+
+/// A writer, its buffer, and what each string passes through: valid UTF-8 (invalid bytes
 /// replaced) and --redact-paths when it was given.
+template <typename Writer>
 class JsonStream {
 public:
     JsonStream(const TextSink& sink, const PathRedaction* redaction) : m_writer(m_buffer), m_sink(sink), m_redaction(redaction)
     {
-        m_writer.SetIndent(' ', 2);
+        if constexpr (std::is_same_v<Writer, PrettyWriter>)
+            m_writer.SetIndent(' ', 2);
     }
 
     Writer& operator*() { return m_writer; }
@@ -99,6 +131,16 @@ public:
         }
     }
 
+    /// Starts again on an empty buffer, at the top.
+    void restart()
+    {
+        m_buffer.Clear();
+        m_writer.Reset(m_buffer);
+    }
+
+    /// What is written and not yet handed to the sink.
+    std::string_view text() const { return {m_buffer.GetString(), m_buffer.GetSize()}; }
+
     /// Hands what is written so far to the sink once it is big enough, or at the end.
     void flush(bool at_end = false)
     {
@@ -118,7 +160,10 @@ private:
     std::string m_scratch;
 };
 
-void write_frame(JsonStream& j, const journal::Frame& frame)
+using TreeStream = JsonStream<PrettyWriter>;
+using RecordStream = JsonStream<CompactWriter>;
+
+void write_frame(RecordStream& j, const journal::Frame& frame)
 {
     j->StartObject();
     j.key("file");
@@ -132,7 +177,7 @@ void write_frame(JsonStream& j, const journal::Frame& frame)
     j->EndObject();
 }
 
-void write_error(JsonStream& j, const std::optional<journal::ExceptionInfo>& error)
+void write_error(RecordStream& j, const std::optional<journal::ExceptionInfo>& error)
 {
     if (!error) {
         j->Null();
@@ -148,7 +193,7 @@ void write_error(JsonStream& j, const std::optional<journal::ExceptionInfo>& err
     j->EndObject();
 }
 
-void write_identity(JsonStream& j, const std::optional<journal::FileIdentity>& identity)
+void write_identity(RecordStream& j, const std::optional<journal::FileIdentity>& identity)
 {
     if (!identity) {
         j->Null();
@@ -162,13 +207,54 @@ void write_identity(JsonStream& j, const std::optional<journal::FileIdentity>& i
     j->EndObject();
 }
 
+/// The text of each numbered frame of a journal, made once and copied into every record that holds
+/// it: the modules of a deep package all repeat the same outer frames, and a report writes each
+/// module's whole stack.
+class FrameTexts {
+public:
+    explicit FrameTexts(const PathRedaction* redaction) : m_scratch(m_unused, redaction) {}
+    FrameTexts(const FrameTexts&) = delete;
+    FrameTexts& operator=(const FrameTexts&) = delete;
+
+    /// Writes `frame` in `j`: copied when its journal numbered it, else written.
+    void write(RecordStream& j, const std::string& journal, const journal::Frame& frame)
+    {
+        if (frame.number == 0 || frame.number > k_most) {
+            write_frame(j, frame);
+            return;
+        }
+        if (!m_journal || *m_journal != journal) {
+            m_journal = &journal;
+            m_texts = &m_by_journal[journal];
+        }
+        if (m_texts->size() <= frame.number)
+            m_texts->resize(std::size_t{frame.number} + 1);
+        std::string& text = (*m_texts)[frame.number];
+        if (text.empty()) {
+            m_scratch.restart();
+            write_frame(m_scratch, frame);
+            text = m_scratch.text();
+        }
+        j->copied(text);
+    }
+
+private:
+    static constexpr std::uint32_t k_most = 1 << 20; ///< numbers beyond are not kept (a damaged journal)
+
+    const TextSink m_unused = [](std::string_view) {};
+    RecordStream m_scratch; ///< where a frame's text is made, its buffer kept from one to the next
+    std::unordered_map<std::string, std::vector<std::string>> m_by_journal;
+    const std::string* m_journal = nullptr; ///< the journal of the record before, and its texts
+    std::vector<std::string>* m_texts = nullptr;
+};
+
 /// One module record (docs/report-format.md), keys sorted.
-void write_module(JsonStream& j, const analysis::ModuleRecord& r)
+void write_module(RecordStream& j, FrameTexts& frames, const analysis::ModuleRecord& r)
 {
     j->StartObject();
     j.key("call_site");
     if (const journal::Frame* site = r.call_site())
-        write_frame(j, *site);
+        frames.write(j, r.journal, *site);
     else
         j->Null();
     j.key("duration_ms");
@@ -201,7 +287,7 @@ void write_module(JsonStream& j, const analysis::ModuleRecord& r)
     j.key("stack");
     j->StartArray();
     for (const auto& frame : r.stack)
-        write_frame(j, frame);
+        frames.write(j, r.journal, frame);
     j->EndArray();
     j.key("status");
     j.string(analysis::to_string(r.status));
@@ -217,15 +303,45 @@ void write_module(JsonStream& j, const analysis::ModuleRecord& r)
     j->EndObject();
 }
 
-void write_modules(JsonStream& j, const analysis::RunModel& model)
+/// The report's "modules": each record made compact by `write_record` and copied in as an item,
+/// on a line of its own.
+template <typename Records, typename WriteRecord>
+void write_modules(TreeStream& j, const Records& records, const PathRedaction* redaction, WriteRecord&& write_record)
 {
+    const TextSink unused = [](std::string_view) {};
+    RecordStream record(unused, redaction);
     j.key("modules");
     j->StartArray();
-    for (const auto& record : model.modules) {
-        write_module(j, record);
+    for (const auto& r : records) {
+        record.restart();
+        write_record(record, r);
+        j->copied(record.text());
         j.flush();
     }
     j->EndArray();
+}
+
+/// A report's top-level object: the keys of `report`, in their (sorted) order, with "modules" at
+/// its place, written by `modules`.
+template <typename WriteModules>
+void write_top(TreeStream& j, const nlohmann::json& report, WriteModules&& modules)
+{
+    j->StartObject();
+    bool modules_written = false;
+    for (const auto& [name, value] : report.items()) {
+        if (name == "modules")
+            continue;
+        if (!modules_written && name > "modules") {
+            modules();
+            modules_written = true;
+        }
+        j.key(name);
+        j.value(value); // the tree is redacted already
+    }
+    if (!modules_written)
+        modules();
+    j->EndObject();
+    j.flush(true);
 }
 
 } // namespace
@@ -235,21 +351,13 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
 {
     if (!report.is_object() || report.contains("modules"))
         throw std::logic_error("write_report needs build_report's tree, which leaves the module records out");
-    JsonStream j(sink, redaction);
-    j->StartObject();
-    bool modules_written = false;
-    for (const auto& [name, value] : report.items()) {
-        if (!modules_written && name > "modules") {
-            write_modules(j, model);
-            modules_written = true;
-        }
-        j.key(name);
-        j.value(value); // the tree is redacted already
-    }
-    if (!modules_written)
-        write_modules(j, model);
-    j->EndObject();
-    j.flush(true);
+    TreeStream j(sink, redaction);
+    FrameTexts frames(redaction);
+    write_top(j, report, [&] {
+        write_modules(j, model.modules, redaction, [&](RecordStream& record, const analysis::ModuleRecord& r) {
+            write_module(record, frames, r);
+        });
+    });
     sink("\n");
 }
 
@@ -264,9 +372,16 @@ std::string pretty_text(const nlohmann::json& value)
 {
     std::string text;
     const TextSink sink = [&](std::string_view piece) { text += piece; };
-    JsonStream j(sink, nullptr);
-    j.value(value);
-    j.flush(true);
+    TreeStream j(sink, nullptr);
+    const auto modules = value.is_object() ? value.find("modules") : value.end();
+    if (modules != value.end() && modules->is_array())
+        write_top(j, value, [&] {
+            write_modules(j, *modules, nullptr, [](RecordStream& record, const nlohmann::json& r) { record.value(r); });
+        });
+    else {
+        j.value(value);
+        j.flush(true);
+    }
     text += '\n';
     return text;
 }

@@ -3,8 +3,6 @@
 #include <rapidjson/encodings.h>
 #include <rapidjson/memorystream.h>
 
-#include <algorithm>
-
 namespace importscope {
 
 namespace {
@@ -31,7 +29,11 @@ std::size_t valid_sequence(std::string_view text, Output& out)
 
 std::string_view valid_utf8(std::string_view text, std::string& scratch)
 {
-    if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; }))
+    // All ASCII? One pass without a branch per byte, which the compiler vectorizes.
+    unsigned char high_bits = 0;
+    for (const char c : text)
+        high_bits |= static_cast<unsigned char>(c);
+    if (high_bits < 0x80)
         return text;
     Discard discard;
     std::size_t at = 0;

@@ -21,6 +21,8 @@ def test_version_and_help_never_start_an_interpreter():
         assert "Fatal Python error" not in help_.stderr
     assert "(SCRIPT | -m MODULE | -c CODE | - | NAME | -- COMMAND)" in help_.stdout
     assert "Exit status" in help_.stdout
+    # --fail-on names the status its findings give, the one the exit-status table gives them.
+    assert "Which findings make the exit status 3" in " ".join(help_.stdout.split())
 
 
 def test_script_sees_what_python_would_show_it(importscope):

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 using namespace importscope;
 
 TEST_CASE("every event kind survives encode and decode", "[journal]")
@@ -239,4 +241,20 @@ TEST_CASE("a line that is not strict JSON is refused with the parser's reason", 
                       Catch::Contains("field \"pid\" is not an integer in range"));
     CHECK_THROWS_WITH(journal::decode(R"({"ev":"note","pid":4294967296,"seq":1,"t":0,"text":""})"),
                       Catch::Contains("field \"pid\" is not an integer in range"));
+}
+
+TEST_CASE("every control character is escaped, wherever it stands in a long string", "[journal]")
+{
+    // A writer that scans strings 16 bytes at a time must still escape each of them (RapidJSON
+    // 1.1's SSE2 scan lets 0x1A to 0x1F through).
+    for (int c = 0; c < 0x20; ++c)
+        for (std::size_t offset = 0; offset < 40; ++offset) {
+            journal::Note note;
+            note.text = std::string(offset, 'a') + static_cast<char>(c) + std::string(40, 'b');
+            const std::string line = journal::encode(note);
+            INFO("character " << c << " at " << offset);
+            CHECK(std::none_of(line.begin(), line.end() - 1, [](char ch) { return static_cast<unsigned char>(ch) < 0x20; }));
+            CHECK(std::get<journal::Note>(journal::decode(std::string_view(line).substr(0, line.size() - 1))).text ==
+                  note.text);
+        }
 }

@@ -121,7 +121,14 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
     const std::string text = report::report_text(head, model);
     const auto whole = nlohmann::json::parse(text);
     CHECK(text.ends_with("}\n"));
-    CHECK(text.find("\n  \"modules\": [\n    {\n      \"call_site\"") != std::string::npos); // indented by two
+    // Indented by two, but each module record compact on a line of its own (grep finds a module's).
+    CHECK(text.find("\n  \"findings\": [\n    {\n      \"advice\"") != std::string::npos);
+    CHECK(text.find("\n  \"modules\": [\n    {\"call_site\":") != std::string::npos);
+    std::size_t record_lines = 0;
+    for (std::size_t at = text.find("\n    {\"call_site\":"); at != std::string::npos;
+         at = text.find("\n    {\"call_site\":", at + 1))
+        ++record_lines;
+    CHECK(record_lines == 4);
     CHECK(whole.at("findings") == head.at("findings"));
     CHECK(whole.size() == head.size() + 1);
     const auto& modules = whole.at("modules");
@@ -183,8 +190,14 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         journals.push_back(second.contents("journal-200-0.jsonl"));
         const auto shared = analysis::build_model(std::move(journals));
         REQUIRE(shared.modules.size() == 4);
-        const auto records = nlohmann::json::parse(report::report_text(report::build_report(run, shared, {}), shared))
-                                 .at("modules");
+        const std::string shared_text = report::report_text(report::build_report(run, shared, {}), shared);
+        const auto records = nlohmann::json::parse(shared_text).at("modules");
+        // A frame's text made once and copied is laid out as the writer lays out any tree.
+        CHECK(report::pretty_text(nlohmann::json::parse(shared_text)) == shared_text);
+        const report::PathRedaction redaction("/x/", "someone");
+        const std::string redacted = report::report_text(report::build_report(run, shared, {}), shared, &redaction);
+        CHECK(redacted.find("/x/") == std::string::npos);
+        CHECK(report::pretty_text(nlohmann::json::parse(redacted)) == redacted);
         CHECK(records[1].at("stack")[0].at("file") == "/x/main.py");
         CHECK(records[3].at("stack")[0].at("file") == "/x/other.py");
         CHECK(records[3].at("call_site").at("line") == 9);
