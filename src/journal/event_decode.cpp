@@ -10,6 +10,7 @@
 #include <rapidjson/error/en.h>
 
 #include <array>
+#include <cstddef>
 #include <stdexcept>
 #include <utility>
 
@@ -374,8 +375,8 @@ Event decode(std::string_view line, FrameTable& frames)
     if (line.find('\0') != std::string_view::npos)
         throw std::invalid_argument("not JSON: the line holds a NUL byte");
     text.assign(line);
-    thread_local std::array<char, 16384> value_memory;
-    thread_local std::array<char, 4096> parse_memory;
+    alignas(std::max_align_t) thread_local std::array<char, 16384> value_memory; // holds the pool's headers
+    alignas(std::max_align_t) thread_local std::array<char, 4096> parse_memory;
     rapidjson::MemoryPoolAllocator<> values(value_memory.data(), value_memory.size());
     rapidjson::MemoryPoolAllocator<> parse_stack(parse_memory.data(), parse_memory.size());
     rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, rapidjson::MemoryPoolAllocator<>>
