@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <utility>
 #include <set>
@@ -34,6 +35,8 @@ nlohmann::json describe_load(const ModuleRecord& r)
         load["call_site"] = *site;
     if (r.error)
         load["error"] = *r.error;
+    if (!r.existing_module.empty())
+        load["existing_module"] = r.existing_module;
     return load;
 }
 
@@ -62,33 +65,111 @@ std::string describe_names(const std::vector<const ModuleRecord*>& loads)
     return text;
 }
 
-} // namespace
-
-std::vector<Finding> find_duplicate_extension_inits(const RunModel& model)
+/// Whether CPython ran the extension's PyInit for this load: a file loaded under a name whose
+/// PyInit_<name> it does not export fails before any init ("dynamic module does not define module
+/// export function").
+bool reached_init(const ModuleRecord& r)
 {
-    std::map<FileKey, std::vector<const ModuleRecord*>> by_file;
-    for (const auto& r : model.modules)
-        if (r.initialized_extension)
-            by_file[file_key(r)].push_back(&r);
+    return r.initialized_extension &&
+           !(r.error && r.error->message.find("does not define module export function") != std::string::npos);
+}
 
-    std::vector<Finding> findings;
-    for (const auto& [key, loads] : by_file) {
-        std::set<std::string> names;
-        for (const auto* r : loads)
-            names.insert(r->name);
-        if (names.size() < 2)
-            continue;
+/// Whether every init after the first gave back a module an earlier one made (Cython's guard):
+/// then nothing was initialized twice.
+bool later_inits_gave_back_the_first(const std::vector<const ModuleRecord*>& loads)
+{
+    std::set<std::string> made{loads.front()->name};
+    for (std::size_t i = 1; i < loads.size(); ++i) {
+        if (loads[i]->existing_module.empty() || made.count(loads[i]->existing_module) == 0)
+            return false;
+        made.insert(loads[i]->name);
+    }
+    return true;
+}
 
-        const ModuleRecord& first = *loads.front();
-        Finding f;
-        f.kind = "duplicate-extension-init";
+/// How many trailing dotted components `name` has.
+std::size_t components(const std::string& name)
+{
+    return static_cast<std::size_t>(std::count(name.begin(), name.end(), '.')) + 1;
+}
+
+/// Why the file was loaded under a second name, as the evidence tells it: an alias in sys.modules
+/// that an import went through; or, when the second name is the first one's tail and sys.path
+/// alone imports its top-level name from the first one's package directory, that directory
+/// standing on sys.path (the entry is the second name's file's directory, as many levels up as the
+/// name has components).
+struct Cause {
+    nlohmann::json evidence;
+    std::string advice;
+};
+
+Cause find_cause(const RunModel& model, const ModuleRecord& first, const ModuleRecord& other)
+{
+    const auto [original, alias] = differing_packages(first.name, other.name);
+    for (const auto& seen : model.aliases)
+        if (seen.journal == first.journal && seen.pid == first.pid && seen.event.key == alias)
+            return {{{"kind", "sys.modules alias"},
+                     {"key", seen.event.key},
+                     {"module", seen.event.module_name},
+                     {"first_seen_at", seen.event.stack}},
+                    fmt::format("Load this extension under one name only. {} is an alias of {} in sys.modules: alias "
+                                "every loaded submodule of {} as well (sys.modules[\"{}.X\"] = {}.X), or import "
+                                "through {}.",
+                                alias, seen.event.module_name, seen.event.module_name, alias, seen.event.module_name,
+                                seen.event.module_name)};
+    const ModuleRecord& longer = components(first.name) >= components(other.name) ? first : other;
+    const ModuleRecord& shorter = &longer == &first ? other : first;
+    const std::string tail = "." + shorter.name;
+    std::filesystem::path entry = std::filesystem::path(shorter.file()).parent_path();
+    for (std::size_t up = 1; up < components(shorter.name); ++up)
+        entry = entry.parent_path();
+    const std::string top_level = shorter.name.substr(0, shorter.name.find('.'));
+    // The evidence that the entry is on sys.path: sys.path alone imports the shorter name's
+    // top-level module from inside it.
+    const bool importable_from_entry =
+        std::any_of(model.installations.begin(), model.installations.end(), [&](const auto& seen) {
+            return seen.journal == shorter.journal && seen.pid == shorter.pid && seen.event.name == top_level &&
+                   seen.event.origin.starts_with(entry.string() + "/");
+        });
+    if (longer.name.size() > tail.size() && longer.name.ends_with(tail) && importable_from_entry) {
+        const std::string package = longer.name.substr(0, longer.name.size() - tail.size());
+        return {{{"kind", "package directory on sys.path"}, {"entry", entry.string()}, {"package", package}},
+                fmt::format("Load this extension under one name only. {} is the directory of the package {}, and "
+                            "it stands on sys.path, so its modules import a second time under top-level names ({} "
+                            "as {}): take it off sys.path (look at PYTHONPATH, the script's own directory, .pth "
+                            "files and sys.path.insert calls), and import {}.",
+                            entry.string(), package, longer.name, shorter.name, longer.name)};
+    }
+    return {{{"kind", "unknown"}},
+            fmt::format("Load this extension under one name only. If {} is an alias of {} in sys.modules (for example "
+                        "sys.modules.setdefault(\"{}\", {})), alias every loaded submodule of {} as well, or import "
+                        "through {}.",
+                        alias, original, alias, original, original, original)};
+}
+
+/// The finding for loads of one file under two or more names.
+Finding duplicate_init(const RunModel& model, const std::vector<const ModuleRecord*>& loads)
+{
+    const ModuleRecord& first = *loads.front();
+    Finding f;
+    f.kind = "duplicate-extension-init";
+    f.pid = first.pid;
+    f.file = first.file();
+    for (const auto* r : loads)
+        f.module_names.push_back(r->name);
+    f.message = fmt::format("{} was initialized {} times in process {}, as {}", f.file, loads.size(), f.pid,
+                            describe_names(loads));
+    if (later_inits_gave_back_the_first(loads)) {
+        f.severity = Severity::warning;
+        f.message += fmt::format("; each init after the first gave back the module it made ({} is {})",
+                                 loads.back()->name, loads.back()->existing_module);
+        f.explanation =
+            "CPython ran the extension's PyInit again for the new name, and the init found its module made already "
+            "and gave it back (Cython's guard against a second init): nothing was initialized twice, but one module "
+            "object now stands under two names, and code that tells modules apart by name (pickle, the second "
+            "name's submodules) sees two.";
+    } else {
         f.severity = Severity::error;
-        f.pid = first.pid;
-        f.file = first.file();
-        for (const auto* r : loads)
-            f.module_names.push_back(r->name);
-        f.message = fmt::format("{} was initialized {} times in process {}, as {}", f.file, loads.size(), f.pid,
-                                describe_names(loads));
         for (const auto* r : loads)
             if (r->error) {
                 f.message +=
@@ -100,21 +181,36 @@ std::vector<Finding> find_duplicate_extension_inits(const RunModel& model)
             "the library it already loaded, so the second init shares the first one's C++ state: pybind11 "
             "refuses to register its types twice (\"generic_type: type ... is already registered!\"), and "
             "libraries without that check register operators or globals twice and may crash at exit.";
-        const ModuleRecord& other =
-            **std::find_if(loads.begin(), loads.end(), [&](const ModuleRecord* r) { return r->name != first.name; });
-        const auto [original, alias] = differing_packages(first.name, other.name);
-        f.advice =
-            fmt::format("Load this extension under one name only. If {} is an alias of {} in sys.modules (for example "
-                        "sys.modules.setdefault(\"{}\", {})), alias every loaded submodule of {} as well, or import "
-                        "through {}.",
-                        alias, original, alias, original, original, original);
-        nlohmann::json inits = nlohmann::json::array();
+    }
+    const ModuleRecord& other =
+        **std::find_if(loads.begin(), loads.end(), [&](const ModuleRecord* r) { return r->name != first.name; });
+    Cause cause = find_cause(model, first, other);
+    f.advice = std::move(cause.advice);
+    nlohmann::json inits = nlohmann::json::array();
+    for (const auto* r : loads)
+        inits.push_back(describe_load(*r));
+    f.evidence = {{"initializations", inits}, {"cause", std::move(cause.evidence)}};
+    if (first.identity)
+        f.evidence["file_identity"] = {{"dev", first.identity->dev}, {"ino", first.identity->ino}};
+    return f;
+}
+
+} // namespace
+
+std::vector<Finding> find_duplicate_extension_inits(const RunModel& model)
+{
+    std::map<FileKey, std::vector<const ModuleRecord*>> by_file;
+    for (const auto& r : model.modules)
+        if (reached_init(r))
+            by_file[file_key(r)].push_back(&r);
+
+    std::vector<Finding> findings;
+    for (const auto& [key, loads] : by_file) {
+        std::set<std::string> names;
         for (const auto* r : loads)
-            inits.push_back(describe_load(*r));
-        f.evidence = {{"initializations", inits}};
-        if (first.identity)
-            f.evidence["file_identity"] = {{"dev", first.identity->dev}, {"ino", first.identity->ino}};
-        findings.push_back(std::move(f));
+            names.insert(r->name);
+        if (names.size() >= 2)
+            findings.push_back(duplicate_init(model, loads));
     }
     return findings;
 }

@@ -98,6 +98,7 @@ public:
         r.error = std::move(e.error);
         for (auto& warning : e.warnings)
             r.warnings.push_back(redact_text(warning));
+        r.existing_module = std::move(e.existing_module);
         if (r.error) { // an error's text may quote a URL with its password, or a token
             r.error->message = redact_text(r.error->message);
             r.error->traceback = redact_text(r.error->traceback);
@@ -113,7 +114,7 @@ public:
         for (auto it = m_open.rbegin(); it != m_open.rend(); ++it) {
             ModuleRecord& r = m_model.modules[it->second.index];
             if (r.name == e.name) {
-                r.initialized_extension = true;
+                r.initialized_extension = e.exports_init;
                 if (!r.identity)
                     r.identity = e.identity;
                 if (r.realpath.empty())
@@ -131,7 +132,7 @@ public:
         r.realpath = std::move(e.realpath);
         r.identity = e.identity;
         r.stack = std::move(e.stack);
-        r.initialized_extension = true;
+        r.initialized_extension = e.exports_init;
         m_model.modules.push_back(std::move(r));
     }
 

@@ -10,6 +10,8 @@
 #include "importscope/journal/run_layout.hpp"
 #include "importscope/util/clock.hpp"
 
+#include <algorithm>
+#include <dlfcn.h>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -20,6 +22,25 @@ namespace importscope::hook {
 namespace {
 
 /// The `import` event with a file name: CPython is about to run that extension's PyInit. Raised by
+
+/// Whether the library at `path` exports the init function of module `name` (PyInit_<last name>),
+/// when it is loaded already, as it is for every load after the first. A file loaded under a name
+/// it has no init for fails before any of its code runs ("dynamic module does not define module
+/// export function"): no second init. Unknown (true) for a library not loaded yet and for a
+/// non-ASCII name (PyInitU_, PEP 489).
+bool exports_init(const std::string& path, const std::string& name)
+{
+    const std::string last = name.substr(name.rfind('.') + 1);
+    if (std::any_of(last.begin(), last.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+        return true;
+    void* library = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (!library)
+        return true;
+    const bool exported = ::dlsym(library, ("PyInit_" + last).c_str()) != nullptr;
+    ::dlclose(library); // the reference RTLD_NOLOAD took
+    return exported;
+}
+
 /// _imp.create_dynamic, so it also sees loads that never pass through sys.meta_path.
 void record_extension_load(PyObject* args)
 {
@@ -31,6 +52,7 @@ void record_extension_load(PyObject* args)
     FileFacts facts = file_facts(e.path);
     e.realpath = std::move(facts.realpath);
     e.identity = facts.identity;
+    e.exports_init = exports_init(e.path, e.name);
     e.stack = capture_import_stack();
     append_with_stack(std::move(e));
 

@@ -126,15 +126,20 @@ void note_type_owners(const std::string& error_message)
     journal.append(std::move(e));
 }
 
-void note_installations(const std::string& module_name)
+void note_installations(const std::string& module_name, bool is_extension)
 {
+    // A top-level extension module is looked up whatever the patterns: that sys.path alone imports
+    // it from inside a package's directory is the evidence that the directory is on sys.path.
+    const bool top_level_extension = is_extension && module_name.find('.') == std::string::npos;
     assert(PyGILState_Check());
     std::size_t start = 0;
     while (start < module_name.size()) {
         const std::size_t end = std::min(module_name.find('.', start), module_name.size());
         const std::string component = module_name.substr(start, end - start);
         start = end + 1;
-        if (settings().match_all || !matches(component) || !g_installations_seen.insert(component).second)
+        if (!top_level_extension && (settings().match_all || !matches(component)))
+            continue;
+        if (!g_installations_seen.insert(component).second)
             continue;
         PyRef external =
             PyRef::borrow(PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external")); // borrowed

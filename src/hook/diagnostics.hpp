@@ -18,7 +18,8 @@ void note_parent_alias(PyObject* name);
 void note_type_owners(const std::string& error_message);
 
 /// For each dotted component of `module_name` that matches --match, records once where a top-level
-/// package of that name is importable from sys.path. Needs the GIL.
-void note_installations(const std::string& module_name);
+/// package of that name is importable from sys.path; for a top-level extension module, whatever the
+/// patterns. Needs the GIL.
+void note_installations(const std::string& module_name, bool is_extension);
 
 } // namespace importscope::hook

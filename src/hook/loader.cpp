@@ -35,6 +35,7 @@ struct LoaderWrapper {
     bool ended;
     const char* kind;                    // loader_kind() of the wrapped loader (a static string)
     std::vector<std::string>* warnings;  // what an extension's init warned (owned; null until it warns)
+    std::string* existing_module;        // the name of the module an extension's init gave back (owned; or null)
 };
 
 /// Calls `load` (the wrapped create_module or exec_module) and, for an extension, keeps what its
@@ -123,7 +124,8 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
         e.realpath = std::move(facts.realpath);
         e.identity = facts.identity;
     }
-    note_installations(e.name); // may run Python code: before the stack, which goes straight out
+    // May run Python code: before the stack, which goes straight out.
+    note_installations(e.name, std::strcmp(self->kind, "extension") == 0);
     e.stack = capture_import_stack();
     self->begun = true;
     self->pid = journal.pid();
@@ -154,6 +156,8 @@ void record_end(LoaderWrapper* self, PyObject* exception)
         for (const std::string& warning : e.warnings)
             note_type_owners(warning);
     }
+    if (self->existing_module)
+        e.existing_module = std::move(*self->existing_module);
     journal.append(std::move(e));
 }
 
@@ -165,6 +169,23 @@ void give_back_loader(LoaderWrapper* self, PyObject* holder, const char* attribu
     PyRef current = PyRef::steal(capi::get_attribute(holder, attribute));
     if (current.get() == reinterpret_cast<PyObject*>(self))
         capi::set_attribute(holder, attribute, self->wrapped);
+    PyErr_Clear();
+}
+
+/// An extension's init that gave back a module named otherwise did not make one: it found its
+/// module made already, under that name (Cython's guard), and the import binds it to a second name.
+void note_existing_module(LoaderWrapper* self, PyObject* module)
+{
+    if (std::strcmp(self->kind, "extension") != 0 || !PyModule_Check(module))
+        return;
+    PyObject* name = PyModule_GetNameObject(module);
+    if (!name) {
+        PyErr_Clear();
+        return;
+    }
+    PyRef owned = PyRef::steal(name);
+    if (PyUnicode_Compare(name, self->name) != 0 && !PyErr_Occurred())
+        self->existing_module = new std::string(capi::to_utf8(name));
     PyErr_Clear();
 }
 
@@ -194,6 +215,7 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
         capi::compat::restore_exception(exception.release());
         return nullptr;
     }
+    note_existing_module(self, module.get());
     return module.release();
 }
 
@@ -248,6 +270,7 @@ void wrapper_dealloc(PyObject* self_object)
     Py_XDECREF(self->wrapped);
     Py_XDECREF(self->name);
     delete self->warnings;
+    delete self->existing_module;
     PyTypeObject* type = Py_TYPE(self_object);
     type->tp_free(self_object);
     Py_DECREF(type);
@@ -325,6 +348,7 @@ bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, const ch
     wrapper->ended = false;
     wrapper->kind = kind;
     wrapper->warnings = nullptr;
+    wrapper->existing_module = nullptr;
     PyRef owned = PyRef::steal(reinterpret_cast<PyObject*>(wrapper));
     return capi::set_attribute(spec, "loader", owned.get()) == 0;
 }

@@ -61,6 +61,10 @@ public:
         if (e.identity)
             number("ino", e.identity->ino);
         text("name", e.name);
+        if (!e.exports_init) {
+            key("no_init");
+            m_json.Bool(true);
+        }
         text("path", e.path);
         number("pid", e.pid);
         text("realpath", e.realpath);
@@ -96,6 +100,8 @@ public:
         if (e.error)
             exception("error", *e.error);
         text("ev", "end");
+        if (!e.existing_module.empty())
+            text("existing", e.existing_module);
         number("id", e.id);
         pid_and_seq(e);
         number("t", e.mono_ns);

@@ -241,6 +241,7 @@ Event import_end(const Fields& j)
         e.error = j.exception("error");
     if (j.find("warnings"))
         e.warnings = j.strings("warnings");
+    e.existing_module = j.string_or_empty("existing");
     return e;
 }
 
@@ -252,6 +253,7 @@ Event extension_load(const Fields& j)
     e.realpath = j.string_or_empty("realpath");
     e.identity = j.identity();
     e.stack = j.frames("stack");
+    e.exports_init = !j.boolean_or("no_init", false);
     return e;
 }
 

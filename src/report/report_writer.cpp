@@ -264,6 +264,10 @@ void write_module(RecordStream& j, FrameTexts& frames, const analysis::ModuleRec
         j->Null();
     j.key("error");
     write_error(j, r.error);
+    if (!r.existing_module.empty()) {
+        j.key("existing_module");
+        j.string(r.existing_module);
+    }
     j.key("file_identity");
     write_identity(j, r.identity);
     j.key("initialized_extension");

@@ -27,6 +27,10 @@ def test_pybind11_alias_is_found_with_the_import_error_and_the_ending_python_giv
     assert second["call_site"]["file"].endswith("deep_gemm/utils/layout.py")
     assert second["call_site"]["line"] == 1
     assert second["call_site"]["module"] == "deep_gemm.utils.layout"
+    # The cause the evidence shows: the import of deep_gemm.utils went through the alias.
+    assert finding["evidence"]["cause"]["kind"] == "sys.modules alias"
+    assert finding["evidence"]["cause"]["key"] == "deep_gemm"
+    assert finding["evidence"]["cause"]["module"] == VENDORED.rsplit(".", 1)[0]
 
     # The target ended the way it does without importscope: the ImportError, then (pybind11 2.10 on
     # CPython 3.11) abort at exit.

@@ -52,7 +52,9 @@ public:
         return *this;
     }
 
-    JournalBuilder& end(std::uint64_t id, std::optional<journal::ExceptionInfo> error = std::nullopt)
+    /// The import `id` ended; `existing_module`: its extension's init gave back that module.
+    JournalBuilder& end(std::uint64_t id, std::optional<journal::ExceptionInfo> error = std::nullopt,
+                        const std::string& existing_module = {})
     {
         journal::ImportEnd e;
         e.pid = m_pid;
@@ -60,17 +62,30 @@ public:
         e.id = id;
         e.mono_ns = static_cast<std::int64_t>(m_seq) * 1000 + 500;
         e.error = std::move(error);
+        e.existing_module = existing_module;
+        add(e);
+        return *this;
+    }
+
+    /// sys.path alone would import the top-level `name` from `origin` (empty: from nowhere).
+    JournalBuilder& installation(const std::string& name, const std::string& origin)
+    {
+        journal::Installation e;
+        stamp(e);
+        e.name = name;
+        e.origin = origin;
         add(e);
         return *this;
     }
 
     /// A whole extension import through the finder: begin, PyInit, end.
     JournalBuilder& extension_import(const std::string& name, const std::string& path, journal::FileIdentity identity,
-                                     std::optional<journal::ExceptionInfo> error = std::nullopt)
+                                     std::optional<journal::ExceptionInfo> error = std::nullopt,
+                                     const std::string& existing_module = {})
     {
         const auto id = begin(name, "extension", path, identity);
         extension(name, path, identity);
-        return end(id, std::move(error));
+        return end(id, std::move(error), existing_module);
     }
 
     JournalBuilder& uncaught(const std::string& type, const std::string& message)

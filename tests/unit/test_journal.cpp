@@ -51,8 +51,9 @@ TEST_CASE("each event is one canonical JSON line that decodes to what was encode
     start.mono_ns = 5;
     journal::ExtensionLoad ext{7, 2, 6, "pkg._C", "/p/_C.so", "/real/_C.so", journal::FileIdentity{~0ULL, 1}, stack};
     journal::ImportBegin begin{7, 3, 1, 7, odd, "source", "/p/" + odd, "", std::nullopt, "Loader", "pkg", stack};
-    journal::ImportEnd end{7, 4, 1, 8, error, {"RuntimeWarning: nanobind: type '" + odd + "' was already registered!"}};
-    journal::ImportEnd end_ok{7, 5, 2, 9, std::nullopt, {}};
+    journal::ImportEnd end{7, 4, 1, 8, error, {"RuntimeWarning: nanobind: type '" + odd + "' was already registered!"},
+                           ""};
+    journal::ImportEnd end_ok{7, 5, 2, 9, std::nullopt, {}, "lxml.etree"}; // its init gave back lxml.etree
     journal::UncaughtException uncaught{7, 6, 10, error};
     journal::ProcessEnd exit{7, 7, 11, 12, "signal", 6};
     journal::ProgramStart program{7, 8, 13, "subprocess.Popen", "", {"sh", "-c", odd}};
@@ -83,6 +84,8 @@ TEST_CASE("each event is one canonical JSON line that decodes to what was encode
     CHECK_FALSE(decoded_begin.identity);
     CHECK(decoded_begin.name.find("\xc3\xa9 \xe2\x82\xac \xef\xbf\xbd") != std::string::npos); // é € U+FFFD
     CHECK(std::get<journal::ExtensionLoad>(journal::decode(journal::encode(ext))).identity->dev == ~0ULL);
+    CHECK(std::get<journal::ImportEnd>(journal::decode(journal::encode(end_ok))).existing_module == "lxml.etree");
+    CHECK(journal::encode(end).find("existing") == std::string::npos); // written only when there is one
     const auto decoded_owners = std::get<journal::TypeOwners>(journal::decode(journal::encode(owners)));
     REQUIRE(decoded_owners.owners.size() == 2);
     CHECK(decoded_owners.owners[0].pybind11);

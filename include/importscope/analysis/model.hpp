@@ -38,6 +38,8 @@ struct ModuleRecord {
     ImportStatus status = ImportStatus::unknown;
     std::optional<journal::ExceptionInfo> error;
     std::vector<std::string> warnings; ///< what an extension's init warned ("RuntimeWarning: ...")
+    /// The module an extension's init gave back instead of making one (Cython's guard), by name.
+    std::string existing_module;
     std::optional<double> duration_ms;
     std::vector<journal::Frame> stack;  ///< innermost last; back() is the call site
     bool via_finder = false;            ///< the meta-path finder saw it

@@ -102,6 +102,9 @@ struct ExtensionLoad {
     std::string realpath;
     std::optional<FileIdentity> identity;
     std::vector<Frame> stack;
+    /// The library, loaded already, exports no PyInit for this name: the load fails before any
+    /// init runs. True when it does, or when that cannot be known before the load.
+    bool exports_init = true;
 };
 
 /// The finder's loader wrapper started loading a recorded module.
@@ -130,6 +133,9 @@ struct ImportEnd {
     /// The warnings an extension's init issued ("RuntimeWarning: nanobind: type 'Runtime' was
     /// already registered!"), as "<category>: <message>".
     std::vector<std::string> warnings;
+    /// An extension's init gave back a module already made, named so, instead of a new one
+    /// (Cython's guard against a second init); empty when it made its own.
+    std::string existing_module;
 };
 
 /// An exception reached sys.excepthook (the `sys.excepthook` audit event): the target is ending

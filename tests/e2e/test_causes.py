@@ -1,0 +1,87 @@
+"""The cause and the severity of a duplicate extension init, on Debian's own packages: a package
+directory on sys.path (lxml, pikepdf), Cython's guard (lxml gives its module back), and a load that
+never reached PyInit. Run under Debian's /usr/bin/python3, which sees python3-lxml and
+python3-pikepdf (tools/install-deps.sh installs them)."""
+import subprocess
+
+import pytest
+
+from test_pythons import DEBIAN_PYTHON, has_debian_libpython
+
+pytestmark = pytest.mark.skipif(not has_debian_libpython(), reason="needs Debian's python3 and libpython3.11")
+
+PACKAGE_DIR_ON_PATH = """
+import os, sys
+import {package}
+sys.path.insert(0, os.path.dirname({package}.__file__))
+import {module}
+"""
+
+
+def plain_status(code):
+    return subprocess.run([DEBIAN_PYTHON, "-c", code], capture_output=True, text=True).returncode
+
+
+def require(package):
+    if subprocess.run([DEBIAN_PYTHON, "-c", f"import {package}"], capture_output=True).returncode != 0:
+        pytest.skip(f"Debian's python3-{package} is not installed")
+
+
+def only_finding(run):
+    [finding] = run.findings("duplicate-extension-init")
+    return finding
+
+
+def test_lxml_from_its_own_directory_is_a_warning_that_names_the_sys_path_entry(importscope):
+    require("lxml")
+    code = PACKAGE_DIR_ON_PATH.format(package="lxml.etree", module="etree") + "print(etree is lxml.etree)"
+    run = importscope("-c", code, python=DEBIAN_PYTHON)
+    assert run.stdout == "True\n"  # Cython gave the module it had made back
+    assert run.status == plain_status(code) == 0, run.stderr  # a warning: --fail-on error lets it pass
+    finding = only_finding(run)
+    assert finding["severity"] == "warning"
+    assert finding["module_names"] == ["lxml.etree", "etree"]
+    assert "each init after the first gave back the module it made (etree is lxml.etree)" in finding["message"]
+    assert "Cython's guard" in finding["explanation"]
+    second = finding["evidence"]["initializations"][1]
+    assert second["existing_module"] == "lxml.etree"
+    assert [m["existing_module"] for m in run.modules("etree")] == ["lxml.etree"]
+    cause = finding["evidence"]["cause"]
+    lxml_dir = subprocess.run([DEBIAN_PYTHON, "-c", "import lxml, os; print(os.path.dirname(lxml.__file__))"],
+                              capture_output=True, text=True).stdout.strip()
+    assert cause == {"kind": "package directory on sys.path", "entry": lxml_dir, "package": "lxml"}
+    assert f"{lxml_dir} is the directory of the package lxml" in finding["advice"]
+    assert "setdefault" not in finding["advice"]
+
+
+def test_pikepdf_from_its_own_directory_is_an_error_with_the_sys_path_entry_as_its_cause(importscope):
+    require("pikepdf")
+    code = PACKAGE_DIR_ON_PATH.format(package="pikepdf", module="_qpdf")
+    run = importscope("-c", code, python=DEBIAN_PYTHON)
+    assert run.status == 3, run.stderr
+    finding = only_finding(run)
+    assert finding["severity"] == "error"
+    assert finding["module_names"] == ["pikepdf._qpdf", "_qpdf"]
+    assert "is already registered" in finding["message"]
+    assert finding["evidence"]["cause"]["kind"] == "package directory on sys.path"
+    assert finding["evidence"]["cause"]["entry"].endswith("/pikepdf")
+    assert "take it off sys.path" in finding["advice"]
+
+
+def test_a_load_that_never_reached_pyinit_is_not_a_second_init(importscope):
+    require("lxml")
+    code = """
+import importlib.util, lxml.etree
+spec = importlib.util.spec_from_file_location("renamed", lxml.etree.__file__)
+try:
+    importlib.util.module_from_spec(spec)
+except ImportError as e:
+    print(e)
+"""
+    run = importscope("-c", code, python=DEBIAN_PYTHON)
+    assert "does not define module export function (PyInit_renamed)" in run.stdout
+    assert run.status == 0, run.stderr
+    assert run.findings("duplicate-extension-init") == []
+    [renamed] = run.modules("renamed")  # seen by the audit hook, which knew no init would run
+    assert renamed["initialized_extension"] is False
+    assert run.modules("lxml.etree")[0]["initialized_extension"] is True
