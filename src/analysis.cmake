@@ -8,7 +8,6 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/console.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/atomic_file.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/util/sha256.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/redact.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/utf8.cpp
@@ -45,9 +44,8 @@ add_library(importscope_analysis STATIC
 target_include_directories(importscope_analysis PUBLIC
   ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include ${CMAKE_CURRENT_LIST_DIR})
 find_package(Threads REQUIRED)
-# RapidJSON: the journal's writer and parser, and the report's streaming writer. OpenSSL: SHA-256.
+# RapidJSON: the journal's writer and parser, and the report's streaming writer.
 find_package(RapidJSON CONFIG REQUIRED)
-find_package(OpenSSL 3 REQUIRED COMPONENTS Crypto)
 target_include_directories(importscope_analysis SYSTEM PUBLIC ${RAPIDJSON_INCLUDE_DIRS})
 # RapidJSON 1.1's internal stack adds an offset to a null pointer on its first push (fixed upstream
 # after 1.1): under UndefinedBehaviorSanitizer the files that use RapidJSON are built without its
@@ -61,5 +59,5 @@ endif()
 # Not RAPIDJSON_SSE2: in RapidJSON 1.1 (Debian 12's) the writer's SSE2 scan of strings lets the
 # control characters 0x1A to 0x1F through unescaped, which makes the line no JSON
 # (test_journal.cpp, "control characters").
-target_link_libraries(importscope_analysis PUBLIC fmt::fmt nlohmann_json::nlohmann_json OpenSSL::Crypto Threads::Threads)
+target_link_libraries(importscope_analysis PUBLIC fmt::fmt nlohmann_json::nlohmann_json Threads::Threads)
 

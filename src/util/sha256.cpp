@@ -1,46 +1,37 @@
 #include "importscope/util/sha256.hpp"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
 
 #include <array>
 #include <fstream>
-#include <memory>
-#include <stdexcept>
 
 namespace importscope {
 
 namespace {
 
-/// One SHA-256 computation through OpenSSL's EVP interface.
+/// One SHA-256 computation through nettle.
 class Digest {
 public:
-    Digest() : m_context(EVP_MD_CTX_new(), &EVP_MD_CTX_free)
-    {
-        if (!m_context || EVP_DigestInit_ex(m_context.get(), EVP_sha256(), nullptr) != 1)
-            throw std::runtime_error("OpenSSL cannot compute SHA-256");
-    }
+    Digest() { sha256_init(&m_context); }
 
     void update(const char* data, std::size_t size)
     {
-        if (EVP_DigestUpdate(m_context.get(), data, size) != 1)
-            throw std::runtime_error("OpenSSL cannot compute SHA-256");
+        sha256_update(&m_context, size, reinterpret_cast<const std::uint8_t*>(data));
     }
 
     std::string hex()
     {
-        std::array<unsigned char, EVP_MAX_MD_SIZE> digest{};
-        unsigned int size = 0;
-        if (EVP_DigestFinal_ex(m_context.get(), digest.data(), &size) != 1)
-            throw std::runtime_error("OpenSSL cannot compute SHA-256");
+        std::array<std::uint8_t, SHA256_DIGEST_SIZE> digest{};
+        sha256_digest(&m_context, digest.size(), digest.data());
         std::string text;
-        for (unsigned int i = 0; i < size; ++i)
-            fmt::format_to(std::back_inserter(text), "{:02x}", digest[i]);
+        for (const std::uint8_t byte : digest)
+            fmt::format_to(std::back_inserter(text), "{:02x}", byte);
         return text;
     }
 
 private:
-    std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> m_context;
+    sha256_ctx m_context{};
 };
 
 } // namespace

@@ -7,7 +7,7 @@
 
 namespace importscope {
 
-/// SHA-256 of `data` as 64 lowercase hex digits (FIPS 180-4), computed by OpenSSL.
+/// SHA-256 of `data` as 64 lowercase hex digits (FIPS 180-4), computed by nettle.
 std::string sha256_hex(std::string_view data);
 
 /// SHA-256 of a file's content, read in blocks; nullopt when it cannot be read.
