@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 namespace importscope::analysis {
@@ -112,16 +113,27 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
 std::vector<Finding> find_multiple_installations(const RunModel& model)
 {
     std::vector<Finding> findings;
+    if (model.installations.empty())
+        return findings;
+    // The loaded modules by the last component of their name, once: each installation looks at its
+    // namesakes only.
+    std::multimap<std::string_view, const ModuleRecord*> by_last_name;
+    for (const auto& r : model.modules)
+        if (!r.origin.empty() && r.kind != "extension")
+            by_last_name.emplace(std::string_view(r.name).substr(r.name.rfind('.') + 1), &r);
     for (const auto& installation : model.installations) {
         const std::string& name = installation.event.name;
         if (installation.event.origin.empty())
             continue;
+        const auto [first, last] = by_last_name.equal_range(name);
+        if (first == last)
+            continue;
         const std::string installed_dir = package_dir(installation.event.origin);
         std::set<std::string> elsewhere;
         std::vector<std::string> names;
-        for (const auto& r : model.modules) {
-            if (r.journal != installation.journal || r.pid != installation.pid || last_component(r.name) != name ||
-                r.origin.empty() || r.kind == "extension")
+        for (auto it = first; it != last; ++it) {
+            const ModuleRecord& r = *it->second;
+            if (r.journal != installation.journal || r.pid != installation.pid)
                 continue;
             const std::string dir = package_dir(r.origin);
             if (dir != installed_dir && elsewhere.insert(dir).second)
