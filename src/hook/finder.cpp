@@ -119,8 +119,11 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
         PyErr_Clear();
         return spec.release();
     }
-    if (loader.get() == Py_None)
+    if (loader.get() == Py_None) {
+        if (should_record(name, "namespace"))
+            record_namespace_package(spec.get(), name);
         return spec.release();
+    }
     const char* kind = loader_kind(loader.get());
     if (should_record(name, kind) && has_exec_module(loader.get())) {
         note_parent_alias(name);

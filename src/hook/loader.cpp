@@ -353,4 +353,37 @@ bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, const ch
     return capi::set_attribute(spec, "loader", owned.get()) == 0;
 }
 
+void record_namespace_package(PyObject* spec, PyObject* name)
+{
+    JournalWriter& journal = JournalWriter::instance();
+    PyRef locations = PyRef::steal(capi::get_attribute(spec, "submodule_search_locations"));
+    if (!journal.is_open() || !locations || locations.get() == Py_None) {
+        PyErr_Clear(); // a spec without a loader that is no namespace package: the import fails on its own
+        return;
+    }
+    journal::ImportBegin begin;
+    begin.pid = journal.pid();
+    begin.seq = journal.next_seq();
+    begin.id = journal.next_import_id();
+    begin.name = capi::to_utf8(name);
+    begin.kind = "namespace";
+    begin.loader = "NamespaceLoader";
+    const std::size_t dot = begin.name.rfind('.');
+    begin.parent = dot == std::string::npos ? std::string() : begin.name.substr(0, dot);
+    PyRef iterator = PyRef::steal(PyObject_GetIter(locations.get()));
+    if (PyRef first = iterator ? PyRef::steal(PyIter_Next(iterator.get())) : PyRef(); first && PyUnicode_Check(first.get()))
+        begin.origin = capi::to_utf8(first.get());
+    PyErr_Clear();
+    begin.stack = capture_import_stack();
+    begin.mono_ns = monotonic_ns();
+    const std::uint64_t id = begin.id;
+    append_with_stack(std::move(begin));
+    journal::ImportEnd end;
+    end.pid = journal.pid();
+    end.seq = journal.next_seq();
+    end.id = id;
+    end.mono_ns = monotonic_ns();
+    journal.append(std::move(end));
+}
+
 } // namespace importscope::hook

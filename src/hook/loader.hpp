@@ -16,4 +16,9 @@ bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, const ch
 /// "extension", "source", "bytecode", "namespace", "builtin", "frozen", "zip" or "other".
 const char* loader_kind(PyObject* loader);
 
+/// Records the import of a namespace package whose `spec` PathFinder gave without a loader (the
+/// import system makes its NamespaceLoader and its module later, with no code to run): a begin and
+/// an end at once, kind "namespace", origin its first directory. Python errors are cleared.
+void record_namespace_package(PyObject* spec, PyObject* name);
+
 } // namespace importscope::hook

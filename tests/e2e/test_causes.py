@@ -85,3 +85,31 @@ except ImportError as e:
     [renamed] = run.modules("renamed")  # seen by the audit hook, which knew no init would run
     assert renamed["initialized_extension"] is False
     assert run.modules("lxml.etree")[0]["initialized_extension"] is True
+
+
+def test_namespace_packages_are_recorded_and_any_module_name_keeps_the_report_valid(importscope, tmp_path):
+    (tmp_path / "nspkg" / "sub").mkdir(parents=True)
+    (tmp_path / "nspkg" / "sub" / "mod.py").write_text("x = 1\n")
+    run = importscope("--match", "nspkg", "-c", "import nspkg.sub.mod", cwd=tmp_path)
+    assert run.status == 0, run.stderr
+    [top] = run.modules("nspkg")
+    [sub] = run.modules("nspkg.sub")
+    assert (top["kind"], top["status"], top["origin"], top["parent"]) == ("namespace", "ok", str(tmp_path / "nspkg"), "")
+    assert (sub["kind"], sub["parent"]) == ("namespace", "nspkg")
+    assert top["call_site"]["file"] == "<string>"
+    assert run.modules("nspkg.sub.mod")[0]["kind"] == "source"
+
+    # An extension initialized under an empty name: recorded as it is, and the report (validated by
+    # the fixture against the schema) stays valid.
+    code = """
+import _imp, importlib.machinery, math
+try:
+    _imp.create_dynamic(importlib.machinery.ModuleSpec("", None, origin=math.__file__))
+except Exception as e:
+    print(type(e).__name__)
+"""
+    odd = importscope("-c", code)
+    assert odd.stdout == "ImportError\n"  # math has no PyInit_ for the empty name
+    [empty] = odd.modules("")
+    assert (empty["kind"], empty["initialized_extension"]) == ("extension", False)
+    assert odd.findings("duplicate-extension-init") == []  # math's init ran once
