@@ -328,10 +328,13 @@ def test_the_status_line_never_covers_what_the_target_wrote(tmp_path):
     # Progress dots with no newline for a second, as pytest draws them, while the status line redraws.
     code = ("import sys, time\nprint('first line')\nfor _ in range(20):\n"
             "    sys.stderr.write('.'); sys.stderr.flush(); time.sleep(0.05)\nprint(' done')\n")
-    status, output = run_on_a_terminal([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), "-c", code])
+    # Wide enough that the last line, which names the report's path under pytest's temporary
+    # directory, never wraps.
+    status, output = run_on_a_terminal([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), "-c", code],
+                                       columns=200)
     assert status == 0
     assert "| 1 process |" in output  # the status line was drawn
-    screen = pyte.Screen(100, 24)
+    screen = pyte.Screen(200, 24)
     pyte.Stream(screen).feed(output.replace("\n", "\r\n"))
     rows = [row.rstrip() for row in screen.display if row.strip()]
     assert rows[:2] == ["first line", "." * 20 + " done"]
