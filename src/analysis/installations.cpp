@@ -26,10 +26,9 @@ std::string package_dir(const std::string& origin)
     return (ec ? std::filesystem::path(origin) : canonical).parent_path().string();
 }
 
-std::string last_component(const std::string& name)
+std::string_view last_component(std::string_view name)
 {
-    const auto dot = name.rfind('.');
-    return dot == std::string::npos ? name : name.substr(dot + 1);
+    return name.substr(name.rfind('.') + 1); // the whole name when it has no dot (npos + 1 is 0)
 }
 
 } // namespace
@@ -43,7 +42,7 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
     std::map<Leaf, int> leaf_count;
     for (const auto& r : model.modules)
         if (r.initialized_extension && !r.file().empty())
-            ++leaf_count[{r.journal, r.pid, last_component(r.name)}];
+            ++leaf_count[{r.journal, r.pid, std::string(last_component(r.name))}];
 
     // Group each process's extension loads by content and by package-relative path.
     using Group = std::tuple<std::string, int, std::string>;
@@ -53,7 +52,7 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
         if (!r.initialized_extension || r.file().empty())
             continue;
         groups[{r.journal, r.pid, "path:" + package_relative(r.file())}].push_back(&r);
-        if (hash_file && leaf_count[{r.journal, r.pid, last_component(r.name)}] > 1) {
+        if (hash_file && leaf_count[{r.journal, r.pid, std::string(last_component(r.name))}] > 1) {
             auto [it, inserted] = hashes.try_emplace(r.file());
             if (inserted)
                 it->second = hash_file(r.file());
@@ -120,7 +119,7 @@ std::vector<Finding> find_multiple_installations(const RunModel& model)
     std::multimap<std::string_view, const ModuleRecord*> by_last_name;
     for (const auto& r : model.modules)
         if (!r.origin.empty() && r.kind != "extension")
-            by_last_name.emplace(std::string_view(r.name).substr(r.name.rfind('.') + 1), &r);
+            by_last_name.emplace(last_component(r.name), &r);
     for (const auto& installation : model.installations) {
         const std::string& name = installation.event.name;
         if (installation.event.origin.empty())
