@@ -368,8 +368,7 @@ void record_namespace_package(PyObject* spec, PyObject* name)
     begin.name = capi::to_utf8(name);
     begin.kind = "namespace";
     begin.loader = "NamespaceLoader";
-    const std::size_t dot = begin.name.rfind('.');
-    begin.parent = dot == std::string::npos ? std::string() : begin.name.substr(0, dot);
+    begin.parent = spec_parent(spec); // ModuleSpec.parent, as for every record: a package is its own
     PyRef iterator = PyRef::steal(PyObject_GetIter(locations.get()));
     if (PyRef first = iterator ? PyRef::steal(PyIter_Next(iterator.get())) : PyRef(); first && PyUnicode_Check(first.get()))
         begin.origin = capi::to_utf8(first.get());

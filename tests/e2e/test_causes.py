@@ -98,8 +98,10 @@ def test_namespace_packages_are_recorded_and_any_module_name_keeps_the_report_va
     assert run.status == 0, run.stderr
     [top] = run.modules("nspkg")
     [sub] = run.modules("nspkg.sub")
-    assert (top["kind"], top["status"], top["origin"], top["parent"]) == ("namespace", "ok", str(tmp_path / "nspkg"), "")
-    assert (sub["kind"], sub["parent"]) == ("namespace", "nspkg")
+    # parent is ModuleSpec.parent, as for every record: a package is its own parent.
+    assert (top["kind"], top["status"], top["origin"], top["parent"]) == ("namespace", "ok", str(tmp_path / "nspkg"),
+                                                                          "nspkg")
+    assert (sub["kind"], sub["parent"]) == ("namespace", "nspkg.sub")
     assert top["call_site"]["file"] == "<string>"
     assert run.modules("nspkg.sub.mod")[0]["kind"] == "source"
 
