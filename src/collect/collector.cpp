@@ -6,6 +6,7 @@ Collector::Collector(std::filesystem::path run_dir, analysis::AnalysisOptions an
     : m_findings(std::move(analysis)),
       m_tail(std::move(run_dir),
              [this](const std::string& journal, journal::Event&& e) {
+                 m_files.complete(e);
                  m_findings.saw(journal, e);
                  m_builder.add(journal, std::move(e));
              })

@@ -1,4 +1,3 @@
-#include "hook/file_facts.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/process_tracking.hpp"
@@ -49,9 +48,6 @@ void record_extension_load(PyObject* args)
     journal.stamp(e);
     e.name = capi::to_utf8(PyTuple_GET_ITEM(args, 0));
     e.path = capi::to_utf8(PyTuple_GET_ITEM(args, 1));
-    FileFacts facts = file_facts(e.path);
-    e.realpath = std::move(facts.realpath);
-    e.identity = facts.identity;
     e.exports_init = exports_init(e.path, e.name);
     e.stack = capture_import_stack();
     append_with_stack(std::move(e));

@@ -1,6 +1,5 @@
 #include "hook/diagnostics.hpp"
 
-#include "hook/file_facts.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
@@ -115,9 +114,6 @@ void note_type_owners(const std::string& error_message)
         journal::TypeOwner owner;
         owner.module = capi::to_utf8(key);
         owner.file = capi::attribute_text(module, "__file__");
-        FileFacts facts = file_facts(owner.file);
-        owner.realpath = std::move(facts.realpath);
-        owner.identity = facts.identity;
         owner.qualname = capi::qualified_type_name(type);
         owner.pybind11 = is_pybind11_type(type);
         e.owners.push_back(std::move(owner));

@@ -1,7 +1,6 @@
 #include "hook/loader.hpp"
 
 #include "hook/diagnostics.hpp"
-#include "hook/file_facts.hpp"
 #include "hook/init_warnings.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
@@ -119,11 +118,6 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     e.origin = capi::attribute_text(spec, "origin");
     e.parent = spec_parent(spec);
     e.loader = loader_type_name(self->wrapped);
-    if (!e.origin.empty() && e.origin.front() == '/') {
-        FileFacts facts = file_facts(e.origin);
-        e.realpath = std::move(facts.realpath);
-        e.identity = facts.identity;
-    }
     // May run Python code: before the stack, which goes straight out.
     note_installations(e.name, std::strcmp(self->kind, "extension") == 0);
     e.stack = capture_import_stack();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "importscope/analysis/live_findings.hpp"
+#include "importscope/collect/file_facts.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/journal/tail.hpp"
 
@@ -8,8 +9,8 @@
 
 namespace importscope::collect {
 
-/// The collect stage: reads a run's journals as they grow (journal::JournalTail), folds each event
-/// into the model (analysis::ModelBuilder) and keeps the findings so far (analysis::LiveFindings,
+/// The collect stage: reads a run's journals as they grow (journal::JournalTail), completes each
+/// event with its files' real paths and identities (FileFacts), folds it into the model (analysis::ModelBuilder) and keeps the findings so far (analysis::LiveFindings,
 /// the final report's own analysis, run again on a journal only after an event that can make a
 /// finding there). What is left when the target ends is the little the journals gained since the
 /// last poll. No Python in it: the supervisor runs it on its own core while the target runs.
@@ -31,6 +32,7 @@ public:
     analysis::RunModel finish();
 
 private:
+    FileFacts m_files;
     analysis::ModelBuilder m_builder;
     analysis::LiveFindings m_findings;
     journal::JournalTail m_tail;

@@ -1,13 +1,12 @@
-#include "hook/file_facts.hpp"
+#include "importscope/collect/file_facts.hpp"
 
 #include <climits>
 #include <cstdlib>
 #include <string_view>
 #include <sys/stat.h>
-#include <unordered_map>
 #include <utility>
 
-namespace importscope::hook {
+namespace importscope::collect {
 
 namespace {
 
@@ -48,15 +47,26 @@ std::string child(const std::string& directory, std::string_view name)
     return path;
 }
 
+void complete_file(FileFacts& facts, const std::string& path, std::string& realpath,
+                   std::optional<journal::FileIdentity>& identity)
+{
+    if (!realpath.empty() || identity)
+        return; // the writer knew them
+    FileFacts::Facts found = facts.of(path);
+    realpath = std::move(found.realpath);
+    identity = found.identity;
+}
+
+} // namespace
+
 /// realpath() of an absolute directory, resolved once per directory: realpath() costs a readlink()
 /// per path component, and the modules of a package share their directory. A directory that is
 /// not a symlink is its parent's real path plus its own name, so a new directory below a known
 /// one costs one lstat(). (A directory symlink retargeted while the target runs keeps its first
 /// resolution.)
-const std::optional<std::string>& resolved_directory(const std::string& directory)
+const std::optional<std::string>& FileFacts::resolved_directory(const std::string& directory)
 {
-    static std::unordered_map<std::string, std::optional<std::string>> directories;
-    if (const auto known = directories.find(directory); known != directories.end())
+    if (const auto known = m_directories.find(directory); known != m_directories.end())
         return known->second;
     std::optional<std::string> resolved;
     const auto parts = split(directory);
@@ -67,15 +77,13 @@ const std::optional<std::string>& resolved_directory(const std::string& director
     } else {
         resolved = resolve(directory); // the root, a symlink, dots, or something that is not there
     }
-    return directories.try_emplace(directory, std::move(resolved)).first->second;
+    return m_directories.try_emplace(directory, std::move(resolved)).first->second;
 }
 
-} // namespace
-
-FileFacts file_facts(const std::string& path)
+FileFacts::Facts FileFacts::of(const std::string& path)
 {
-    FileFacts facts;
-    if (path.empty())
+    Facts facts;
+    if (path.empty() || path.front() != '/')
         return facts;
     struct stat st {};
     if (const auto parts = split(path); parts && ::lstat(path.c_str(), &st) == 0 && !S_ISLNK(st.st_mode)) {
@@ -92,4 +100,16 @@ FileFacts file_facts(const std::string& path)
     return facts;
 }
 
-} // namespace importscope::hook
+void FileFacts::complete(journal::Event& event)
+{
+    if (auto* load = std::get_if<journal::ExtensionLoad>(&event)) {
+        complete_file(*this, load->path, load->realpath, load->identity);
+    } else if (auto* begin = std::get_if<journal::ImportBegin>(&event)) {
+        complete_file(*this, begin->origin, begin->realpath, begin->identity);
+    } else if (auto* owners = std::get_if<journal::TypeOwners>(&event)) {
+        for (journal::TypeOwner& owner : owners->owners)
+            complete_file(*this, owner.file, owner.realpath, owner.identity);
+    }
+}
+
+} // namespace importscope::collect

@@ -1,0 +1,36 @@
+#pragma once
+
+#include "importscope/journal/event.hpp"
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+namespace importscope::collect {
+
+/// What the file system says of the files a run's events name: each one's real path (symlinks
+/// resolved) and identity (st_dev, st_ino), which tell that two paths are one file. The supervisor
+/// finds them as it reads the journals, on its own core, instead of each traced process stopping
+/// for a stat() per import. Only absolute paths are resolved: a relative one meant the traced
+/// process's working directory, which is not the supervisor's.
+class FileFacts {
+public:
+    struct Facts {
+        std::string realpath;                          ///< empty when it cannot be resolved
+        std::optional<journal::FileIdentity> identity; ///< when stat() works
+    };
+
+    /// Fills in the real paths and identities that `event`'s writer left out.
+    void complete(journal::Event& event);
+
+    /// The facts of `path`; none for a relative path or one that is not there.
+    Facts of(const std::string& path);
+
+private:
+    const std::optional<std::string>& resolved_directory(const std::string& directory);
+
+    /// realpath() of each absolute directory seen, or none when it has none.
+    std::unordered_map<std::string, std::optional<std::string>> m_directories;
+};
+
+} // namespace importscope::collect
