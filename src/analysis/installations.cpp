@@ -7,6 +7,7 @@
 #include <set>
 #include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 namespace importscope::analysis {
 
@@ -114,24 +115,25 @@ std::vector<Finding> find_multiple_installations(const RunModel& model)
     std::vector<Finding> findings;
     if (model.installations.empty())
         return findings;
-    // The loaded modules by the last component of their name, once: each installation looks at its
-    // namesakes only.
-    std::multimap<std::string_view, const ModuleRecord*> by_last_name;
+    // The loaded modules named like an installation by the last component of their name, in one
+    // pass: each installation looks at its namesakes only.
+    std::unordered_map<std::string_view, std::vector<const ModuleRecord*>> namesakes;
+    for (const auto& installation : model.installations)
+        if (!installation.event.origin.empty())
+            namesakes.try_emplace(installation.event.name);
     for (const auto& r : model.modules)
         if (!r.origin.empty() && r.kind != "extension")
-            by_last_name.emplace(last_component(r.name), &r);
+            if (const auto it = namesakes.find(last_component(r.name)); it != namesakes.end())
+                it->second.push_back(&r);
     for (const auto& installation : model.installations) {
         const std::string& name = installation.event.name;
-        if (installation.event.origin.empty())
-            continue;
-        const auto [first, last] = by_last_name.equal_range(name);
-        if (first == last)
+        if (installation.event.origin.empty() || namesakes[name].empty())
             continue;
         const std::string installed_dir = package_dir(installation.event.origin);
         std::set<std::string> elsewhere;
         std::vector<std::string> names;
-        for (auto it = first; it != last; ++it) {
-            const ModuleRecord& r = *it->second;
+        for (const ModuleRecord* namesake : namesakes[name]) {
+            const ModuleRecord& r = *namesake;
             if (r.journal != installation.journal || r.pid != installation.pid)
                 continue;
             const std::string dir = package_dir(r.origin);
