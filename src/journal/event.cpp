@@ -1,10 +1,10 @@
 #include "importscope/journal/event.hpp"
 
+#include "importscope/util/json_writers.hpp"
 #include "importscope/util/utf8.hpp"
 
 #include <nlohmann/json.hpp>
 #include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 
 #include <stdexcept>
 #include <type_traits>
@@ -26,7 +26,7 @@ void to_json(json& j, const ExceptionInfo& exception)
 namespace {
 
 /// The journal's writer: RapidJSON's, compact, into a buffer kept from one event to the next.
-using LineWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+using LineWriter = json_writer::Compact<rapidjson::StringBuffer>;
 
 /// Writes each event as one compact JSON object with sorted keys, straight into the line: this
 /// runs inside the traced process on every recorded import, where a JSON tree per event would cost

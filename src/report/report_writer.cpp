@@ -6,9 +6,9 @@
 
 #include "importscope/report/redact_paths.hpp"
 #include "importscope/report/report.hpp"
+#include "importscope/util/json_writers.hpp"
 #include "importscope/util/utf8.hpp"
 
-#include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 
 #include <array>
@@ -27,9 +27,9 @@ namespace {
 
 /// One of RapidJSON's writers, and one thing more: a value whose text is made already (a module
 /// record's, a numbered frame's) copied in whole, as RawValue() would copy it byte by byte.
-class PrettyWriter : public rapidjson::PrettyWriter<rapidjson::StringBuffer> {
+class PrettyWriter : public json_writer::Pretty<rapidjson::StringBuffer> {
 public:
-    using rapidjson::PrettyWriter<rapidjson::StringBuffer>::PrettyWriter;
+    using json_writer::Pretty<rapidjson::StringBuffer>::Pretty;
 
     void copied(std::string_view text)
     {
@@ -38,9 +38,9 @@ public:
     }
 };
 
-class CompactWriter : public rapidjson::Writer<rapidjson::StringBuffer> {
+class CompactWriter : public json_writer::Compact<rapidjson::StringBuffer> {
 public:
-    using rapidjson::Writer<rapidjson::StringBuffer>::Writer;
+    using json_writer::Compact<rapidjson::StringBuffer>::Compact;
 
     void copied(std::string_view text)
     {

@@ -1,7 +1,11 @@
 #include "journal_builder.hpp"
 
+#include "importscope/util/json_writers.hpp"
+#include "importscope/util/utf8.hpp"
+
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <rapidjson/stringbuffer.h>
 
 #include <algorithm>
 
@@ -143,6 +147,19 @@ TEST_CASE("invalid UTF-8 in a path is replaced, not fatal", "[journal]")
     CHECK(decoded.path.find("m.so") != std::string::npos);
 }
 
+TEST_CASE("a byte that is not UTF-8 is replaced wherever it stands in a long string", "[journal]")
+{
+    // At every offset of an eight-byte word and of the tail after it.
+    for (std::size_t offset = 0; offset < 20; ++offset) {
+        std::string scratch;
+        const std::string text = std::string(offset, 'a') + "\xff" + std::string(20 - offset, 'b');
+        INFO("offset " << offset);
+        CHECK(valid_utf8(text, scratch) == std::string(offset, 'a') + "\xef\xbf\xbd" + std::string(20 - offset, 'b'));
+        const std::string valid = std::string(offset, 'a') + "\xc3\xa9" + std::string(20 - offset, 'b');
+        CHECK(valid_utf8(valid, scratch) == valid);
+    }
+}
+
 TEST_CASE("a missing journal file is a problem, not an exception", "[journal]")
 {
     journal::JournalContents contents;
@@ -244,6 +261,43 @@ TEST_CASE("a line that is not strict JSON is refused with the parser's reason", 
                       Catch::Contains("field \"pid\" is not an integer in range"));
     CHECK_THROWS_WITH(journal::decode(R"({"ev":"note","pid":4294967296,"seq":1,"t":0,"text":""})"),
                       Catch::Contains("field \"pid\" is not an integer in range"));
+}
+
+TEST_CASE("the writers copy a string that needs no escape as RapidJSON's own writers write it", "[journal]")
+{
+    // Every byte value (those of 0x80 and above inside a valid two-byte sequence) at every offset
+    // of an eight-byte word and of the tail after it, as a value and as a key, compact and indented.
+    std::vector<std::string> texts = {"", "plain", "/usr/lib/python3/dist-packages/torch/_C.so"};
+    for (int c = 1; c < 0xC0; ++c)
+        for (std::size_t offset = 0; offset < 20; ++offset) {
+            const std::string piece = c < 0x80 ? std::string(1, static_cast<char>(c))
+                                               : std::string("\xC3") + static_cast<char>(c);
+            texts.push_back(std::string(offset, 'a') + piece + std::string(20 - offset, 'b'));
+        }
+    texts.push_back(std::string("nul\0inside", 10));
+    texts.push_back(std::string("a long one with a nul\0", 23));
+    for (const std::string& text : texts) {
+        const auto size = static_cast<rapidjson::SizeType>(text.size());
+        auto write = [&](auto& writer, auto& buffer) {
+            writer.StartObject();
+            writer.Key(text.data(), size);
+            writer.String(text.data(), size);
+            writer.EndObject();
+            return std::string(buffer.GetString(), buffer.GetSize());
+        };
+        rapidjson::StringBuffer ours_buffer, theirs_buffer, ours_pretty_buffer, theirs_pretty_buffer;
+        json_writer::Compact<rapidjson::StringBuffer> ours(ours_buffer);
+        rapidjson::Writer<rapidjson::StringBuffer> theirs(theirs_buffer);
+        json_writer::Pretty<rapidjson::StringBuffer> ours_pretty(ours_pretty_buffer);
+        rapidjson::PrettyWriter<rapidjson::StringBuffer> theirs_pretty(theirs_pretty_buffer);
+        INFO("text " << nlohmann::json(text).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace));
+        CHECK(write(ours, ours_buffer) == write(theirs, theirs_buffer));
+        CHECK(write(ours_pretty, ours_pretty_buffer) == write(theirs_pretty, theirs_pretty_buffer));
+        CHECK(json_writer::needs_escape(text) == (text.find_first_of(std::string("\"\\\0", 3)) != std::string::npos ||
+                                           std::any_of(text.begin(), text.end(), [](char ch) {
+                                               return static_cast<unsigned char>(ch) < 0x20;
+                                           })));
+    }
 }
 
 TEST_CASE("every control character is escaped, wherever it stands in a long string", "[journal]")
