@@ -127,6 +127,8 @@ void note_installations(const std::string& module_name, bool is_extension)
     // A top-level extension module is looked up whatever the patterns: that sys.path alone imports
     // it from inside a package's directory is the evidence that the directory is on sys.path.
     const bool top_level_extension = is_extension && module_name.find('.') == std::string::npos;
+    if (settings().match_all && !top_level_extension)
+        return; // no name is looked up for the patterns
     assert(PyGILState_Check());
     std::size_t start = 0;
     while (start < module_name.size()) {

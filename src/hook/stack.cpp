@@ -14,6 +14,7 @@
 #include <functional>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace importscope::hook {
 
@@ -26,6 +27,36 @@ bool is_bootstrap_frame(std::string_view file)
 {
     return file.starts_with("<frozen importlib") || file.starts_with("<frozen zipimport");
 }
+
+/// The file name objects of the bootstrap frames seen so far, so that most frames of an import are
+/// told by address (the code objects of one frozen module share theirs). Held, so that an address
+/// can never come to mean another object; never destroyed, as it holds Python references.
+class BootstrapFiles {
+public:
+    static BootstrapFiles& instance()
+    {
+        static auto* files = new BootstrapFiles; // NOLINT(cppcoreguidelines-owning-memory): see above
+        return *files;
+    }
+
+    bool contains(PyObject* file) const { return m_files.count(file) != 0; }
+
+    /// Whether `text`, the UTF-8 text of `file`, names a bootstrap frame; if so, `file` is known
+    /// from now on.
+    bool learn(PyObject* file, std::string_view text)
+    {
+        if (!is_bootstrap_frame(text))
+            return false;
+        if (m_files.insert(file).second)
+            m_held.push_back(PyRef::borrow(file));
+        return true;
+    }
+
+private:
+    BootstrapFiles() = default;
+    std::unordered_set<PyObject*> m_files;
+    std::vector<PyRef> m_held;
+};
 
 /// importlib's public entry points (import_module, util): skipped only while nothing but import
 /// machinery is below them, so the call site is the code that called them.
@@ -174,6 +205,7 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
     // anything else about them is looked up. A frame the journal holds already is written by number,
     // so a line number (a walk of the line table) is computed once per distinct frame.
     PyObject* const name_key = capi::interned("__name__"); // null: frames are described without their module
+    BootstrapFiles& bootstrap = BootstrapFiles::instance();
     struct Kept {
         capi::FrameView frame;
         FrameKey key;
@@ -183,8 +215,10 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
     for (capi::FrameWalk walk; walk && kept.size() < max_frames; walk.next()) {
         const capi::FrameView frame = walk.view();
         PyObject* file = capi::compat::code_filename(frame.code); // borrowed
+        if (bootstrap.contains(file))
+            continue;
         const std::string_view file_text = utf8_view(file);
-        if (is_bootstrap_frame(file_text) || (leading && is_importlib_frame(file_text)))
+        if (bootstrap.learn(file, file_text) || (leading && is_importlib_frame(file_text)))
             continue;
         leading = false;
         kept.push_back({frame,
