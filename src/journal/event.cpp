@@ -67,7 +67,7 @@ public:
         }
         text("path", e.path);
         number("pid", e.pid);
-        text("realpath", e.realpath);
+        optional_text("realpath", e.realpath);
         number("seq", e.seq);
         stack("stack", e.stack);
         number("t", e.mono_ns);
@@ -88,7 +88,7 @@ public:
         text("origin", e.origin);
         text("parent", e.parent);
         number("pid", e.pid);
-        text("realpath", e.realpath);
+        optional_text("realpath", e.realpath);
         number("seq", e.seq);
         stack("stack", e.stack);
         number("t", e.mono_ns);
@@ -100,8 +100,7 @@ public:
         if (e.error)
             exception("error", *e.error);
         text("ev", "end");
-        if (!e.existing_module.empty())
-            text("existing", e.existing_module);
+        optional_text("existing", e.existing_module);
         number("id", e.id);
         pid_and_seq(e);
         number("t", e.mono_ns);
@@ -160,7 +159,7 @@ public:
             key("pybind11");
             m_json.Bool(o.pybind11);
             text("qualname", o.qualname);
-            text("realpath", o.realpath);
+            optional_text("realpath", o.realpath);
             m_json.EndObject();
         }
         m_json.EndArray();
@@ -221,6 +220,12 @@ private:
     {
         key(name);
         string(value);
+    }
+    /// A text that is left out when empty, as its reader takes a missing one to be.
+    void optional_text(std::string_view name, std::string_view value)
+    {
+        if (!value.empty())
+            text(name, value);
     }
     void strings(const std::vector<std::string>& values)
     {

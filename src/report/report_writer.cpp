@@ -36,6 +36,9 @@ public:
         PrettyPrefix(rapidjson::kObjectType);
         std::memcpy(os_->Push(text.size()), text.data(), text.size());
     }
+
+    /// Makes way for an item that another writer puts in this one's buffer next.
+    void item_follows() { PrettyPrefix(rapidjson::kObjectType); }
 };
 
 class CompactWriter : public json_writer::Compact<rapidjson::StringBuffer> {
@@ -138,6 +141,13 @@ public:
         m_writer.Reset(m_buffer);
     }
 
+    /// Writes one value at the end of `other`'s buffer, from the top, until restart().
+    template <typename OtherWriter>
+    void write_into(JsonStream<OtherWriter>& other)
+    {
+        m_writer.Reset(other.m_buffer);
+    }
+
     /// What is written and not yet handed to the sink.
     std::string_view text() const { return {m_buffer.GetString(), m_buffer.GetSize()}; }
 
@@ -151,6 +161,8 @@ public:
     }
 
 private:
+    template <typename>
+    friend class JsonStream;
     static constexpr std::size_t k_piece = std::size_t{1} << 20;
 
     rapidjson::StringBuffer m_buffer;
@@ -307,8 +319,8 @@ void write_module(RecordStream& j, FrameTexts& frames, const analysis::ModuleRec
     j->EndObject();
 }
 
-/// The report's "modules": each record made compact by `write_record` and copied in as an item,
-/// on a line of its own.
+/// The report's "modules": each record written compact by `write_record` as an item, on a line of
+/// its own, straight into the report's buffer.
 template <typename Records, typename WriteRecord>
 void write_modules(TreeStream& j, const Records& records, const PathRedaction* redaction, WriteRecord&& write_record)
 {
@@ -317,9 +329,9 @@ void write_modules(TreeStream& j, const Records& records, const PathRedaction* r
     j.key("modules");
     j->StartArray();
     for (const auto& r : records) {
-        record.restart();
+        j->item_follows();
+        record.write_into(j);
         write_record(record, r);
-        j->copied(record.text());
         j.flush();
     }
     j->EndArray();
