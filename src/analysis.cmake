@@ -27,6 +27,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/analysis/partial_alias.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/native_type_conflict.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/installations.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/failed_loads.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/known_issues.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/untraced.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/report_json.cpp

@@ -16,7 +16,8 @@ std::vector<Finding> analyze(const RunModel& model, const AnalysisOptions& optio
     std::vector<Finding> findings = find_duplicate_extension_inits(model);
     const std::vector<Finding> duplicates = findings;
     for (const std::vector<Finding>& more :
-         {find_partial_aliases(model, duplicates), find_duplicate_source_execs(model),
+         {find_partial_aliases(model, duplicates), find_failed_extension_loads(model, duplicates),
+          find_duplicate_source_execs(model),
           find_native_type_conflicts(model, options.hash_file),
           find_duplicate_extension_copies(model, options.hash_file), find_multiple_installations(model)})
         findings.insert(findings.end(), more.begin(), more.end());

@@ -104,6 +104,8 @@ public:
             r.error->traceback = redact_text(r.error->traceback);
         }
         r.duration_ms = static_cast<double>(e.mono_ns - it->second.begin_ns) / 1e6;
+        if (r.error)
+            m_failed[e.id] = it->second.index;
         m_open.erase(it);
     }
 
@@ -165,6 +167,12 @@ public:
     void operator()(journal::AliasSeen& e) { m_model.aliases.push_back({m_journal, m_pid, std::move(e)}); }
     void operator()(journal::TypeOwners& e) { m_model.type_owners.push_back({m_journal, m_pid, std::move(e)}); }
     void operator()(journal::Installation& e) { m_model.installations.push_back({m_journal, m_pid, std::move(e)}); }
+    void operator()(journal::NoBuild& e) { m_model.missing_builds.push_back({m_journal, m_pid, std::move(e)}); }
+    void operator()(journal::Caught& e)
+    {
+        if (const auto it = m_failed.find(e.id); it != m_failed.end())
+            m_model.modules[it->second].caught_at = std::move(e.frame);
+    }
 
 private:
     struct Open {
@@ -188,6 +196,7 @@ private:
     std::string m_journal;
     int m_pid;
     std::map<std::uint64_t, Open> m_open; // ordered by id, so rbegin() is the innermost
+    std::map<std::uint64_t, std::size_t> m_failed; ///< the records of the imports that raised, by id
 };
 
 /// A journal's events in the order folding wants them: by process (in order of first
@@ -281,6 +290,7 @@ RunModel ModelBuilder::finish(std::vector<journal::JournalContents>&& journals)
         append(model.aliases, p.model.aliases);
         append(model.type_owners, p.model.type_owners);
         append(model.installations, p.model.installations);
+        append(model.missing_builds, p.model.missing_builds);
     };
     for (auto& journal : journals) {
         Part& p = part(journal.source);

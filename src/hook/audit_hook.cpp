@@ -1,3 +1,4 @@
+#include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/process_tracking.hpp"
@@ -72,6 +73,7 @@ void record_uncaught_exception(PyObject* args)
     PyObject* value = PyTuple_GET_ITEM(args, 2); // borrowed
     if (!value || value == Py_None || !PyExceptionInstance_Check(value))
         return;
+    resolve_failed_loads(); // before: where a failed load's exception got to, this one or another
     JournalWriter& journal = JournalWriter::instance();
     const capi::DescribedException described = capi::describe_exception(value);
     journal::UncaughtException e;

@@ -1,4 +1,5 @@
 #include "hook/diagnostics.hpp"
+#include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/loader.hpp"
 
@@ -111,8 +112,12 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
         if (!spec)
             return nullptr;
     }
-    if (spec.get() == Py_None)
+    if (spec.get() == Py_None) {
+        if (nargs >= 2 && args[1] != Py_None)
+            note_missing_build(name, args[1]); // ModuleNotFoundError follows; a build for another ABI?
+        PyErr_Clear();
         return spec.release();
+    }
 
     PyRef loader = PyRef::steal(capi::get_attribute(spec.get(), "loader"));
     if (!loader) {

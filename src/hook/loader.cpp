@@ -1,6 +1,7 @@
 #include "hook/loader.hpp"
 
 #include "hook/diagnostics.hpp"
+#include "hook/failed_loads.hpp"
 #include "hook/init_warnings.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
@@ -108,6 +109,7 @@ std::string spec_parent(PyObject* spec)
 
 void record_begin(LoaderWrapper* self, PyObject* spec)
 {
+    resolve_failed_loads();
     JournalWriter& journal = JournalWriter::instance();
     journal::ImportBegin e;
     e.pid = journal.pid();
@@ -135,6 +137,7 @@ void record_end(LoaderWrapper* self, PyObject* exception)
     if (self->ended || self->pid != journal.pid())
         return;
     self->ended = true;
+    resolve_failed_loads(exception);
     journal::ImportEnd e;
     e.pid = journal.pid();
     e.seq = journal.next_seq();
@@ -144,6 +147,8 @@ void record_end(LoaderWrapper* self, PyObject* exception)
         const capi::DescribedException d = capi::describe_exception(exception);
         e.error = journal::ExceptionInfo{d.type_name, d.message, d.traceback};
         note_type_owners(d.message);
+        if (std::strcmp(self->kind, "extension") == 0)
+            hold_failed_load(self->id, exception);
     }
     if (self->warnings) {
         e.warnings = std::move(*self->warnings);

@@ -1,3 +1,4 @@
+#include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/loader.hpp"
 #include "hook/process_tracking.hpp"
@@ -13,6 +14,8 @@ PyMethodDef g_module_methods[] = {
      "Installs importscope's hooks in a Python child of a traced process (called by the bootstrap)."},
     {"_exit", traced_exit, METH_O, "os._exit that records the process's end first."},
     {"_after_fork_child", after_fork_child, METH_NOARGS, "Gives a forked child a journal of its own."},
+    {"_resolve_failed_loads", resolve_failed_loads_at_exit, METH_NOARGS,
+     "Records where the exception of each failed extension load got to (atexit)."},
     {nullptr, nullptr, 0, nullptr},
 };
 

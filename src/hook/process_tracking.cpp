@@ -1,5 +1,6 @@
 #include "hook/process_tracking.hpp"
 
+#include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
 
@@ -187,6 +188,11 @@ void install_process_trackers()
         PyObject_SetAttrString(posix.get(), "_exit", exit_function.get()) < 0)
         throw capi::PythonError("wrapping os._exit");
 
+    // At the end, before the interpreter finalizes, where each failed load's exception got to.
+    PyRef atexit = capi::check(PyImport_ImportModule("atexit"), "importing atexit");
+    PyRef resolve = capi::check(PyObject_GetAttrString(module.get(), "_resolve_failed_loads"), "finding the resolver");
+    capi::check(PyObject_CallMethod(atexit.get(), "register", "O", resolve.get()), "registering the resolver");
+
     PyRef after_fork = capi::check(PyObject_GetAttrString(module.get(), "_after_fork_child"), "finding the fork hook");
     PyRef register_at_fork =
         capi::check(PyObject_GetAttrString(os.get(), "register_at_fork"), "finding os.register_at_fork");
@@ -238,6 +244,7 @@ PyObject* traced_exit(PyObject*, PyObject* status)
     const long code = PyLong_AsLong(status);
     if (code == -1 && PyErr_Occurred())
         return nullptr;
+    resolve_failed_loads();
     record_process_end("os._exit", static_cast<int>(code));
     ::_exit(static_cast<int>(code));
 }

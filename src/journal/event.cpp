@@ -178,6 +178,31 @@ public:
         number("t", e.mono_ns);
         m_json.EndObject();
     }
+    void operator()(const NoBuild& e)
+    {
+        m_json.StartObject();
+        text("ev", "no_build");
+        key("files");
+        strings(e.files);
+        text("name", e.name);
+        pid_and_seq(e);
+        stack("stack", e.stack);
+        key("suffixes");
+        strings(e.suffixes);
+        number("t", e.mono_ns);
+        m_json.EndObject();
+    }
+    void operator()(const Caught& e)
+    {
+        m_json.StartObject();
+        text("ev", "caught");
+        key("frame");
+        whole_frame(e.frame);
+        number("id", e.id);
+        pid_and_seq(e);
+        number("t", e.mono_ns);
+        m_json.EndObject();
+    }
     void operator()(const Note& e)
     {
         m_json.StartObject();
@@ -257,20 +282,23 @@ private:
         key(name);
         m_json.StartArray();
         for (const auto& f : frames) {
-                        if (f.known) {
+            if (f.known)
                 m_json.Uint(f.number);
-                continue;
-            }
-            m_json.StartObject();
-            text("file", f.file);
-            text("function", f.function);
-            if (f.number != 0)
-                number("id", f.number);
-            number("line", f.line);
-            text("module", f.module);
-            m_json.EndObject();
+            else
+                whole_frame(f);
         }
         m_json.EndArray();
+    }
+    void whole_frame(const Frame& f)
+    {
+        m_json.StartObject();
+        text("file", f.file);
+        text("function", f.function);
+        if (f.number != 0)
+            number("id", f.number);
+        number("line", f.line);
+        text("module", f.module);
+        m_json.EndObject();
     }
 
     LineWriter& m_json;

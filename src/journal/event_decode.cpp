@@ -130,6 +130,18 @@ public:
         return out;
     }
 
+    /// A frame written whole, not numbered.
+    Frame whole_frame(std::string_view key) const
+    {
+        const Value& item = at(key);
+        if (!item.IsObject())
+            bad_field(key, "is not a frame");
+        const Frame frame = this->frame(item);
+        if (frame.number != 0)
+            bad_field(key, "is numbered, and only a stack's frames are");
+        return frame;
+    }
+
     std::vector<TypeOwner> owners(std::string_view key) const
     {
         std::vector<TypeOwner> out;
@@ -309,6 +321,24 @@ Event installation(const Fields& j)
     return e;
 }
 
+Event no_build(const Fields& j)
+{
+    auto e = stamped<NoBuild>(j);
+    e.name = j.string("name");
+    e.files = j.strings("files");
+    e.suffixes = j.strings("suffixes");
+    e.stack = j.frames("stack");
+    return e;
+}
+
+Event caught(const Fields& j)
+{
+    auto e = stamped<Caught>(j);
+    e.id = j.integer<std::uint64_t>("id");
+    e.frame = j.whole_frame("frame");
+    return e;
+}
+
 Event note(const Fields& j)
 {
     auto e = stamped<Note>(j);
@@ -317,7 +347,7 @@ Event note(const Fields& j)
 }
 
 /// Each event's "ev" and its reader (docs/journal-format.md).
-constexpr std::array<std::pair<std::string_view, Event (*)(const Fields&)>, 11> k_decoders{{
+constexpr std::array<std::pair<std::string_view, Event (*)(const Fields&)>, 13> k_decoders{{
     {"process", process_start},
     {"begin", import_begin},
     {"end", import_end},
@@ -328,6 +358,8 @@ constexpr std::array<std::pair<std::string_view, Event (*)(const Fields&)>, 11> 
     {"alias", alias_seen},
     {"type_owners", type_owners},
     {"installation", installation},
+    {"no_build", no_build},
+    {"caught", caught},
     {"note", note},
 }};
 

@@ -1,5 +1,7 @@
 #include "importscope/report/gate.hpp"
 
+#include "importscope/analysis/finding.hpp"
+
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>
@@ -9,9 +11,7 @@ namespace importscope::report {
 
 namespace {
 
-const std::set<std::string> k_known_kinds = {"duplicate-extension-init", "partial-alias",
-                                             "duplicate-source-exec",    "native-type-conflict",
-                                             "duplicate-extension-copy", "multiple-installations"};
+const std::set<std::string> k_known_kinds(analysis::k_finding_kinds.begin(), analysis::k_finding_kinds.end());
 
 } // namespace
 

@@ -1,5 +1,7 @@
 #include "importscope/report/render.hpp"
 
+#include "importscope/analysis/finding.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -11,9 +13,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr std::array k_kinds = {"duplicate-extension-init", "partial-alias",
-                                "duplicate-source-exec",    "native-type-conflict",
-                                "duplicate-extension-copy", "multiple-installations"};
+using analysis::k_finding_kinds;
 
 /// Text and attribute values for XML 1.0: escapes markup, drops characters XML cannot hold.
 std::string xml_escape(const std::string& text)
@@ -52,7 +52,7 @@ std::string render_junit(const json& report)
 {
     std::string cases;
     int failures = 0;
-    for (const char* kind : k_kinds) {
+    for (const char* kind : k_finding_kinds) {
         std::vector<const json*> found;
         for (const json& f : report.at("findings"))
             if (f.value("kind", "") == kind)
@@ -79,7 +79,7 @@ std::string render_junit(const json& report)
                        "{2}"
                        "  </testsuite>\n"
                        "</testsuites>\n",
-                       k_kinds.size(), failures, cases);
+                       k_finding_kinds.size(), failures, cases);
 }
 
 } // namespace importscope::report

@@ -269,6 +269,10 @@ void write_module(RecordStream& j, FrameTexts& frames, const analysis::ModuleRec
         frames.write(j, r.journal, *site);
     else
         j->Null();
+    if (r.caught_at) {
+        j.key("caught_at");
+        write_frame(j, *r.caught_at);
+    }
     j.key("duration_ms");
     if (r.duration_ms)
         j.number(*r.duration_ms);

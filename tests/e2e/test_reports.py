@@ -34,7 +34,7 @@ def test_junit_is_well_formed_and_fails_each_kind_found():
     proc = importscope_cmd("report", FIXTURE, "--format", "junit")
     root = ElementTree.fromstring(proc.stdout)
     cases = {case.get("name"): case for case in root.iter("testcase")}
-    assert len(cases) == 6
+    assert len(cases) == 7  # one per finding kind
     failing = sorted(name for name, case in cases.items() if case.find("failure") is not None)
     expected = sorted({f["kind"] for f in json.loads(FIXTURE.read_text())["findings"]})
     assert failing == expected

@@ -134,6 +134,31 @@ public:
         return *this;
     }
 
+    /// No finder found the submodule `name`, whose package's directory has `files`, built for
+    /// other interpreters.
+    JournalBuilder& no_build(const std::string& name, std::vector<std::string> files)
+    {
+        journal::NoBuild e;
+        stamp(e);
+        e.name = name;
+        e.files = std::move(files);
+        e.suffixes = {".cpython-311-x86_64-linux-gnu.so", ".abi3.so", ".so"};
+        e.stack = {{"/src/importer.py", 3, "<module>", "importer"}};
+        add(e);
+        return *this;
+    }
+
+    /// The exception of the failed import `id` was seen to have reached `frame`.
+    JournalBuilder& caught(std::uint64_t id, journal::Frame frame)
+    {
+        journal::Caught e;
+        stamp(e);
+        e.id = id;
+        e.frame = std::move(frame);
+        add(e);
+        return *this;
+    }
+
     /// The finder starts loading `name` below `stack`, whose frames may be numbered or given by
     /// number alone, as the hooks write them; returns the import id for end().
     std::uint64_t begin_below(const std::string& name, const std::string& origin, std::vector<journal::Frame> stack)

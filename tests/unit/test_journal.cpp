@@ -60,14 +60,16 @@ TEST_CASE("each event is one canonical JSON line that decodes to what was encode
     journal::ImportEnd end_ok{7, 5, 2, 9, std::nullopt, {}, "lxml.etree"}; // its init gave back lxml.etree
     journal::UncaughtException uncaught{7, 6, 10, error};
     journal::ProcessEnd exit{7, 7, 11, 12, "signal", 6};
-    journal::ProgramStart program{7, 8, 13, "subprocess.Popen", "", {"sh", "-c", odd}};
+    journal::ProgramStart program{7, 8, 13, "subprocess.Popen", "", {"sh", "-c", odd}, ""};
     journal::AliasSeen alias{7, 9, 14, "deep_gemm", "v.deep_gemm", "/v/__init__.py", stack};
     journal::TypeOwners owners{7, 10, 15, "Runtime", {{"m", "/m.so", "/r/m.so", journal::FileIdentity{1, 2}, "m.Runtime", true},
                                                        {"n", "", "", std::nullopt, odd, false}}};
     journal::Installation installation{7, 11, 16, "deep_gemm", ""};
     journal::Note note{7, 12, 17, odd};
+    journal::NoBuild no_build{7, 13, 18, "pkg._C", {"/p/_C.cpython-312-x86_64-linux-gnu.so", odd}, {".so"}, stack};
+    journal::Caught caught{7, 14, 19, 1, {"/w/" + odd + ".py", 12, "load", "w"}};
     const std::vector<journal::Event> events = {start, ext, begin, end, end_ok, uncaught, exit, program, alias,
-                                                owners, installation, note};
+                                                owners, installation, note, no_build, caught};
 
     for (const auto& event : events) {
         const std::string line = journal::encode(event);
@@ -94,6 +96,10 @@ TEST_CASE("each event is one canonical JSON line that decodes to what was encode
     REQUIRE(decoded_owners.owners.size() == 2);
     CHECK(decoded_owners.owners[0].pybind11);
     CHECK(decoded_owners.owners[0].identity == journal::FileIdentity{1, 2});
+    const auto decoded_no_build = std::get<journal::NoBuild>(journal::decode(journal::encode(no_build)));
+    CHECK(decoded_no_build.files.size() == 2);
+    CHECK(decoded_no_build.stack.size() == 2);
+    CHECK(std::get<journal::Caught>(journal::decode(journal::encode(caught))).frame.line == 12);
 }
 
 TEST_CASE("a line cut short by a crash is skipped and reported", "[journal]")

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -12,6 +13,12 @@
 namespace importscope::analysis {
 
 enum class Severity { warning, error };
+
+/// Every finding kind, in the order a JUnit report lists them (docs/findings.md).
+inline constexpr std::array k_finding_kinds = {"duplicate-extension-init", "partial-alias",
+                                               "duplicate-source-exec",    "native-type-conflict",
+                                               "duplicate-extension-copy", "multiple-installations",
+                                               "extension-load-failed"};
 
 const char* to_string(Severity severity);
 
@@ -64,6 +71,12 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
 /// `multiple-installations`: a top-level package importable from sys.path at one place while a
 /// package of that name was loaded from another (a vendored copy, say).
 std::vector<Finding> find_multiple_installations(const RunModel& model);
+
+/// `extension-load-failed`: an extension the program went on without. Its load raised (a missing
+/// shared library, an undefined symbol, no PyInit of that name) and the process did not end of it;
+/// or no finder found a submodule whose package holds it built for other interpreters only. Loads
+/// that one of the `duplicates` explains are left to it. Warnings.
+std::vector<Finding> find_failed_extension_loads(const RunModel& model, const std::vector<Finding>& duplicates);
 
 /// Every analysis over the run, in a deterministic order (severity, then kind, pid and file), with
 /// known issues matched.

@@ -41,6 +41,8 @@ struct ModuleRecord {
     /// The module an extension's init gave back instead of making one (Cython's guard), by name.
     std::string existing_module;
     std::optional<double> duration_ms;
+    /// For a load that raised: the outermost frame its exception reached (journal::Caught).
+    std::optional<journal::Frame> caught_at;
     std::vector<journal::Frame> stack;  ///< innermost last; back() is the call site
     bool via_finder = false;            ///< the meta-path finder saw it
     bool initialized_extension = false; ///< the audit hook saw CPython run its PyInit
@@ -88,6 +90,7 @@ struct RunModel {
     std::vector<InProcess<journal::AliasSeen>> aliases;
     std::vector<InProcess<journal::TypeOwners>> type_owners;
     std::vector<InProcess<journal::Installation>> installations;
+    std::vector<InProcess<journal::NoBuild>> missing_builds;
     std::uint64_t journal_bytes = 0; ///< the journals' size, all processes together
 };
 

@@ -212,6 +212,30 @@ struct Installation {
     std::string origin; ///< empty when nothing of that name is importable from sys.path
 };
 
+/// A submodule no finder found although its package's directory holds an extension of that name
+/// built for another interpreter (`_C.cpython-312-x86_64-linux-gnu.so` under CPython 3.11): the
+/// import raises ModuleNotFoundError, which a program may catch and carry on without it.
+struct NoBuild {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::string name;                  ///< the module asked for, e.g. "vllm._C"
+    std::vector<std::string> files;    ///< the extensions of that name in the package's directories
+    std::vector<std::string> suffixes; ///< the ones this interpreter loads (EXTENSION_SUFFIXES)
+    std::vector<Frame> stack;          ///< the import that asked
+};
+
+/// Where the exception of a failed extension load (its `ImportEnd` has the same `id`) was next
+/// seen: the outermost frame its traceback had reached, which is the frame that caught it unless it
+/// ended the process (an `UncaughtException` then says so).
+struct Caught {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::uint64_t id = 0;
+    Frame frame; ///< file, line (of the statement it passed there), function, module
+};
+
 /// Something the hooks noticed that limits what the record shows (the finder was removed, say).
 struct Note {
     int pid = 0;
@@ -221,7 +245,7 @@ struct Note {
 };
 
 using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException, ProcessEnd,
-                           ProgramStart, AliasSeen, TypeOwners, Installation, Note>;
+                           ProgramStart, AliasSeen, TypeOwners, Installation, NoBuild, Caught, Note>;
 
 /// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
 std::string encode(const Event& event);
