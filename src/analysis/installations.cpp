@@ -122,7 +122,7 @@ std::vector<Finding> find_multiple_installations(const RunModel& model)
         if (!installation.event.origin.empty())
             namesakes.try_emplace(installation.event.name);
     for (const auto& r : model.modules)
-        if (!r.origin.empty() && r.kind != "extension")
+        if (!r.origin.empty() && r.kind != "extension" && !r.stdlib) // encodings.idna is no idna
             if (const auto it = namesakes.find(last_component(r.name)); it != namesakes.end())
                 it->second.push_back(&r);
     for (const auto& installation : model.installations) {

@@ -80,6 +80,7 @@ public:
         r.loader = std::move(e.loader);
         r.parent = std::move(e.parent);
         r.stack = std::move(e.stack);
+        r.stdlib = e.stdlib;
         r.via_finder = true;
         r.status = ImportStatus::incomplete;
         m_open[e.id] = {m_model.modules.size(), e.mono_ns};

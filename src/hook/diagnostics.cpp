@@ -4,6 +4,7 @@
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
 
+#include "capi/names.hpp"
 #include "capi/py_ref.hpp"
 #include "capi/python_error.hpp"
 #include "importscope/journal/pybind11_message.hpp"
@@ -14,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 
 namespace importscope::hook {
@@ -33,6 +35,24 @@ bool is_pybind11_type(PyObject* type)
 }
 
 } // namespace
+
+bool is_stdlib_name(std::string_view module_name)
+{
+    struct Hash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view text) const noexcept { return std::hash<std::string_view>()(text); }
+    };
+    static const std::unordered_set<std::string, Hash, std::equal_to<>> names = [] {
+        std::unordered_set<std::string, Hash, std::equal_to<>> found;
+        PyObject* stdlib = capi::sys_attribute("stdlib_module_names"); // borrowed; 3.10 and later
+        PyRef iterator = stdlib ? PyRef::steal(PyObject_GetIter(stdlib)) : PyRef();
+        while (PyRef name = iterator ? PyRef::steal(PyIter_Next(iterator.get())) : PyRef())
+            found.insert(capi::to_utf8(name.get()));
+        PyErr_Clear();
+        return found;
+    }();
+    return names.find(module_name.substr(0, module_name.find('.'))) != names.end();
+}
 
 void note_parent_alias(PyObject* name)
 {
@@ -137,8 +157,8 @@ void note_installations(const std::string& module_name, bool is_extension)
         start = end + 1;
         if (!top_level_extension && (settings().match_all || !matches(component)))
             continue;
-        if (!g_installations_seen.insert(component).second)
-            continue;
+        if (!g_installations_seen.insert(component).second || is_stdlib_name(component))
+            continue; // the standard library's own names are no second installation of anything
         PyRef external =
             PyRef::borrow(PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external")); // borrowed
         PyRef spec = external ? PyRef::steal(PyObject_CallMethod(

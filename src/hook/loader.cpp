@@ -120,6 +120,7 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     e.origin = capi::attribute_text(spec, "origin");
     e.parent = spec_parent(spec);
     e.loader = loader_type_name(self->wrapped);
+    e.stdlib = is_stdlib_name(e.name);
     // May run Python code: before the stack, which goes straight out.
     note_installations(e.name, std::strcmp(self->kind, "extension") == 0);
     e.stack = capture_import_stack();

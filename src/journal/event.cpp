@@ -91,6 +91,10 @@ public:
         optional_text("realpath", e.realpath);
         number("seq", e.seq);
         stack("stack", e.stack);
+        if (e.stdlib) {
+            key("stdlib");
+            m_json.Bool(true);
+        }
         number("t", e.mono_ns);
         m_json.EndObject();
     }

@@ -242,6 +242,7 @@ Event import_begin(const Fields& j)
     e.parent = j.string_or_empty("parent");
     e.identity = j.identity();
     e.stack = j.frames("stack");
+    e.stdlib = j.boolean_or("stdlib", false);
     return e;
 }
 

@@ -121,6 +121,7 @@ struct ImportBegin {
     std::string loader; ///< the loader's class name
     std::string parent; ///< the parent package, empty for a top-level module
     std::vector<Frame> stack;
+    bool stdlib = false; ///< its top-level package is the standard library's (sys.stdlib_module_names)
 };
 
 /// The loader wrapper finished; `error` is set when create_module or exec_module raised.
