@@ -136,7 +136,7 @@ public:
         const Value& item = at(key);
         if (!item.IsObject())
             bad_field(key, "is not a frame");
-        const Frame frame = this->frame(item);
+        Frame frame = this->frame(item);
         if (frame.number != 0)
             bad_field(key, "is numbered, and only a stack's frames are");
         return frame;

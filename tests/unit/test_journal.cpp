@@ -281,7 +281,7 @@ TEST_CASE("the writers copy a string that needs no escape as RapidJSON's own wri
             texts.push_back(std::string(offset, 'a') + piece + std::string(20 - offset, 'b'));
         }
     texts.push_back(std::string("nul\0inside", 10));
-    texts.push_back(std::string("a long one with a nul\0", 23));
+    texts.push_back(std::string("a long one with a nul\0", 22));
     for (const std::string& text : texts) {
         const auto size = static_cast<rapidjson::SizeType>(text.size());
         auto write = [&](auto& writer, auto& buffer) {
