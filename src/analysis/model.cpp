@@ -10,6 +10,27 @@
 
 namespace importscope::analysis {
 
+std::string process_role(const ProcessRecord& process)
+{
+    if (process.start_method == "main")
+        return "main";
+    if (process.start_method == "spawn")
+        return "spawn worker";
+    if (process.start_method == "forkserver")
+        return "forkserver worker";
+    if (process.start_method == "fork")
+        return "fork child";
+    const auto runs = [&](std::string_view module) {
+        return std::any_of(process.argv.begin(), process.argv.end(),
+                           [&](const std::string& word) { return word.find(module) != std::string::npos; });
+    };
+    if (runs("from multiprocessing.forkserver import main"))
+        return "forkserver";
+    if (runs("from multiprocessing.resource_tracker import main") || runs("multiprocessing.semaphore_tracker"))
+        return "resource tracker";
+    return "subprocess";
+}
+
 const char* to_string(ImportStatus status)
 {
     switch (status) {
@@ -164,6 +185,7 @@ public:
             return;
         programs.push_back(std::move(e));
     }
+    void operator()(journal::WorkerProcess& e) { process().worker = std::move(e); }
     void operator()(const journal::Note& e) { m_model.problems.push_back(fmt::format("pid {}: {}", m_pid, e.text)); }
     void operator()(journal::AliasSeen& e) { m_model.aliases.push_back({m_journal, m_pid, std::move(e)}); }
     void operator()(journal::TypeOwners& e) { m_model.type_owners.push_back({m_journal, m_pid, std::move(e)}); }

@@ -152,10 +152,4 @@ void resolve_failed_loads(PyObject* propagating)
     loads = std::move(kept); // the exceptions let go of here hold their frames and locals no longer
 }
 
-PyObject* resolve_failed_loads_at_exit(PyObject*, PyObject*)
-{
-    resolve_failed_loads();
-    Py_RETURN_NONE;
-}
-
 } // namespace importscope::hook

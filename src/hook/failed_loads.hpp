@@ -23,7 +23,4 @@ void hold_failed_load(std::uint64_t id, PyObject* exception);
 /// out). Called at the process's next recorded event and at its end. Needs the GIL.
 void resolve_failed_loads(PyObject* propagating = nullptr);
 
-/// _importscope._resolve_failed_loads(), for atexit.
-PyObject* resolve_failed_loads_at_exit(PyObject* module, PyObject* unused);
-
 } // namespace importscope::hook

@@ -1,4 +1,3 @@
-#include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/loader.hpp"
 #include "hook/process_tracking.hpp"
@@ -14,8 +13,9 @@ PyMethodDef g_module_methods[] = {
      "Installs importscope's hooks in a Python child of a traced process (called by the bootstrap)."},
     {"_exit", traced_exit, METH_O, "os._exit that records the process's end first."},
     {"_after_fork_child", after_fork_child, METH_NOARGS, "Gives a forked child a journal of its own."},
-    {"_resolve_failed_loads", resolve_failed_loads_at_exit, METH_NOARGS,
-     "Records where the exception of each failed extension load got to (atexit)."},
+    {"_at_exit", at_exit, METH_NOARGS,
+     "Records, as the interpreter ends, what only Python can tell: where failed loads' exceptions got to, what "
+     "multiprocessing says of the process."},
     {nullptr, nullptr, 0, nullptr},
 };
 

@@ -144,6 +144,43 @@ std::string text_of_sys(const char* name)
     return value && PyUnicode_Check(value) ? capi::to_utf8(value) : std::string{};
 }
 
+/// multiprocessing's own account of this process, when it is one of its workers: its Process's
+/// name and target (multiprocessing.process._current_process, which has a _parent_process).
+void note_worker_process()
+{
+    PyObject* process_module = PyDict_GetItemString(PyImport_GetModuleDict(), "multiprocessing.process"); // borrowed
+    if (!process_module)
+        return;
+    // The main process has no parent in multiprocessing's eyes; each of its workers has one.
+    PyRef current = PyRef::steal(PyObject_GetAttrString(process_module, "_current_process"));
+    PyRef parent = PyRef::steal(PyObject_GetAttrString(process_module, "_parent_process"));
+    if (!current || !parent || parent.get() == Py_None) {
+        PyErr_Clear();
+        return;
+    }
+    journal::WorkerProcess e;
+    JournalWriter::instance().stamp(e);
+    e.name = capi::attribute_text(current.get(), "name");
+    PyRef target = PyRef::steal(PyObject_GetAttrString(current.get(), "_target"));
+    if (target && target.get() != Py_None)
+        e.target = capi::attribute_text(target.get(), "__module__") + "." +
+                   capi::attribute_text(target.get(), "__qualname__");
+    PyErr_Clear();
+    JournalWriter::instance().append(std::move(e));
+}
+
+/// What only Python can tell as the process ends (atexit, os._exit), once per process.
+void record_what_python_can_tell()
+{
+    static int recorded_for = 0;
+    JournalWriter& journal = JournalWriter::instance();
+    if (!journal.is_open() || recorded_for == journal.pid())
+        return;
+    recorded_for = journal.pid();
+    resolve_failed_loads();
+    note_worker_process();
+}
+
 } // namespace
 
 bool begin_process(journal::ProcessStart e)
@@ -190,8 +227,8 @@ void install_process_trackers()
 
     // At the end, before the interpreter finalizes, where each failed load's exception got to.
     PyRef atexit = capi::check(PyImport_ImportModule("atexit"), "importing atexit");
-    PyRef resolve = capi::check(PyObject_GetAttrString(module.get(), "_resolve_failed_loads"), "finding the resolver");
-    capi::check(PyObject_CallMethod(atexit.get(), "register", "O", resolve.get()), "registering the resolver");
+    PyRef at_exit = capi::check(PyObject_GetAttrString(module.get(), "_at_exit"), "finding the exit recorder");
+    capi::check(PyObject_CallMethod(atexit.get(), "register", "O", at_exit.get()), "registering the exit recorder");
 
     PyRef after_fork = capi::check(PyObject_GetAttrString(module.get(), "_after_fork_child"), "finding the fork hook");
     PyRef register_at_fork =
@@ -239,12 +276,18 @@ PyObject* start_child(PyObject*, PyObject*)
     Py_RETURN_NONE;
 }
 
+PyObject* at_exit(PyObject*, PyObject*)
+{
+    record_what_python_can_tell();
+    Py_RETURN_NONE;
+}
+
 PyObject* traced_exit(PyObject*, PyObject* status)
 {
     const long code = PyLong_AsLong(status);
     if (code == -1 && PyErr_Occurred())
         return nullptr;
-    resolve_failed_loads();
+    record_what_python_can_tell();
     record_process_end("os._exit", static_cast<int>(code));
     ::_exit(static_cast<int>(code));
 }

@@ -33,6 +33,9 @@ PyObject* start_child(PyObject* module, PyObject* unused);
 /// `_importscope._exit(status)`: records the end, then _exit(status), as os._exit does.
 PyObject* traced_exit(PyObject* module, PyObject* status);
 
+/// `_importscope._at_exit()`: registered with atexit.
+PyObject* at_exit(PyObject* module, PyObject* unused);
+
 /// `_importscope._after_fork_child()`: registered with os.register_at_fork.
 PyObject* after_fork_child(PyObject* module, PyObject* unused);
 

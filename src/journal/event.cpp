@@ -207,6 +207,16 @@ public:
         number("t", e.mono_ns);
         m_json.EndObject();
     }
+    void operator()(const WorkerProcess& e)
+    {
+        m_json.StartObject();
+        text("ev", "worker");
+        text("name", e.name);
+        pid_and_seq(e);
+        number("t", e.mono_ns);
+        optional_text("target", e.target);
+        m_json.EndObject();
+    }
     void operator()(const Note& e)
     {
         m_json.StartObject();

@@ -340,6 +340,14 @@ Event caught(const Fields& j)
     return e;
 }
 
+Event worker(const Fields& j)
+{
+    auto e = stamped<WorkerProcess>(j);
+    e.name = j.string("name");
+    e.target = j.string_or_empty("target");
+    return e;
+}
+
 Event note(const Fields& j)
 {
     auto e = stamped<Note>(j);
@@ -348,7 +356,7 @@ Event note(const Fields& j)
 }
 
 /// Each event's "ev" and its reader (docs/journal-format.md).
-constexpr std::array<std::pair<std::string_view, Event (*)(const Fields&)>, 13> k_decoders{{
+constexpr std::array<std::pair<std::string_view, Event (*)(const Fields&)>, 14> k_decoders{{
     {"process", process_start},
     {"begin", import_begin},
     {"end", import_end},
@@ -361,6 +369,7 @@ constexpr std::array<std::pair<std::string_view, Event (*)(const Fields&)>, 13> 
     {"installation", installation},
     {"no_build", no_build},
     {"caught", caught},
+    {"worker", worker},
     {"note", note},
 }};
 

@@ -121,6 +121,9 @@ json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_
                  {"python_version", p.python_version},
                  {"cwd", p.cwd},
                  {"start_method", p.start_method},
+                 {"role", analysis::process_role(p)},
+                 {"multiprocessing", p.worker ? json{{"name", p.worker->name}, {"target", p.worker->target}}
+                                              : json(nullptr)},
                  {"journal", p.journal},
                  {"host", run.host},
                  {"programs", programs},

@@ -5,6 +5,10 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace importscope::report {
@@ -28,6 +32,60 @@ private:
 std::string plural(std::size_t n, const char* one, const char* many)
 {
     return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+/// "spawn workers" for "spawn worker", and so on.
+std::string roles(const std::string& role, std::size_t n)
+{
+    if (n == 1 || role == "main")
+        return role;
+    if (role == "fork child")
+        return "fork children";
+    if (role == "subprocess")
+        return "subprocesses";
+    return role + "s";
+}
+
+/// The role of the process `pid` in the report, or "" (a report from before roles).
+std::string role_of(const json& report, int pid)
+{
+    for (const json& p : report.at("processes"))
+        if (p.value("pid", 0) == pid)
+            return p.value("role", "");
+    return {};
+}
+
+/// "6 processes (main, 4 spawn workers, resource tracker)": how many of each role, in a fixed order.
+std::string processes_text(const json& report, std::size_t count)
+{
+    constexpr std::array k_roles = {"main",       "spawn worker",     "forkserver", "forkserver worker",
+                                    "fork child", "resource tracker", "subprocess"};
+    std::vector<std::string> parts;
+    for (const std::string role : k_roles) {
+        const auto n = static_cast<std::size_t>(std::count_if(report.at("processes").begin(), report.at("processes").end(),
+                                                              [&](const json& p) { return p.value("role", "") == role; }));
+        if (n > 0)
+            parts.push_back(n == 1 ? role : fmt::format("{} {}", n, roles(role, n)));
+    }
+    const std::string total = plural(count, "process", "processes");
+    return count > 1 && !parts.empty() ? fmt::format("{} ({})", total, fmt::join(parts, ", ")) : total;
+}
+
+/// "pid 11, 12: spawn workers" when they share a role, else "pid 10 main, 11 spawn worker".
+std::string pids_text(const json& report, const std::vector<int>& pids)
+{
+    std::vector<std::string> each;
+    bool one_role = true;
+    for (int pid : pids) {
+        const std::string role = role_of(report, pid);
+        one_role = one_role && role == role_of(report, pids.front());
+        each.push_back(role.empty() ? std::to_string(pid) : fmt::format("{} {}", pid, role));
+    }
+    const std::string role = role_of(report, pids.front());
+    if (one_role)
+        return role.empty() ? fmt::format("pid {}", fmt::join(pids, ", "))
+                            : fmt::format("pid {}: {}", fmt::join(pids, ", "), roles(role, pids.size()));
+    return fmt::format("pid {}", fmt::join(each, ", "));
 }
 
 std::string site_text(const json& load)
@@ -85,7 +143,7 @@ std::string render_summary(const json& report, bool color)
                            python.value("executable", ""), python.value("runtime_version", ""),
                            python.value("libpython", ""));
     out +=
-        fmt::format("importscope: {}, {} recorded, {}\n", plural(summary.value("processes", 0), "process", "processes"),
+        fmt::format("importscope: {}, {} recorded, {}\n", processes_text(report, summary.value("processes", 0)),
                     plural(summary.value("modules", 0), "module", "modules"),
                     plural(summary.value("extension_inits", 0), "extension init", "extension inits"));
 
@@ -112,8 +170,8 @@ std::string render_summary(const json& report, bool color)
         out += fmt::format("importscope: {}: {}: {}\n", label, f.value("kind", ""), f.value("message", ""));
         if (process_count > 1)
             out +=
-                fmt::format("  {} of {} processes initialized {} under {} names (pid {})\n", pids.size(), process_count,
-                            f.value("file", ""), f.value("module_names", json::array()).size(), fmt::join(pids, ", "));
+                fmt::format("  {} of {} processes initialized {} under {} names ({})\n", pids.size(), process_count,
+                            f.value("file", ""), f.value("module_names", json::array()).size(), pids_text(report, pids));
         const json& inits = f.at("evidence").value("initializations", json::array());
         for (std::size_t k = 0; k < inits.size(); ++k)
             out +=

@@ -45,6 +45,14 @@ def test_data_parallel_spawn_workers_each_initialize_the_extension_twice(imports
         assert w["uncaught_exception"] is None  # multiprocessing prints it; the worker exits by itself
     assert run.report["summary"]["processes_with_findings"] == 4
     assert "4 of 6 processes initialized" in run.stderr
+    # Each process's role, and what multiprocessing says of its workers.
+    assert main["role"] == "main" and main["multiprocessing"] is None
+    assert sorted(w["multiprocessing"]["name"] for w in workers) == ["rank0", "rank1", "rank2", "rank3"]
+    assert {w["role"] for w in workers} == {"spawn worker"}
+    assert {w["multiprocessing"]["target"] for w in workers} == {"__mp_main__.worker"}
+    assert [p["role"] for p in by_method(run, "exec")] == ["resource tracker"]
+    assert "6 processes (main, 4 spawn workers, resource tracker)" in run.stderr
+    assert "(pid " + ", ".join(str(p) for p in finding_pids(run)) + ": spawn workers)" in run.stderr
     assert all(m["pid"] in {p["pid"] for p in run.report["processes"]} for m in run.report["modules"])
 
 
@@ -59,6 +67,9 @@ def test_data_parallel_forkserver(importscope):
     assert server <= {p["pid"] for p in by_method(run, "exec")}
     for w in workers:
         assert w["exit"]["how"] == "os._exit" and w["exit"]["code"] == 1
+        assert w["role"] == "forkserver worker" and w["multiprocessing"]["target"] == "__mp_main__.worker"
+    [forkserver] = [p for p in run.report["processes"] if p["pid"] in server]
+    assert forkserver["role"] == "forkserver"
 
 
 def test_data_parallel_fork_children_journal_on_their_own(importscope):
@@ -67,6 +78,7 @@ def test_data_parallel_fork_children_journal_on_their_own(importscope):
     workers = by_method(run, "fork")
     assert len(workers) == 4
     assert finding_pids(run) == sorted(w["pid"] for w in workers)
+    assert {(w["role"], w["multiprocessing"]["target"]) for w in workers} == {("fork child", "__main__.worker")}
     main = by_method(run, "main")[0]
     # The parent never imported deep_gemm: none of the children's events landed in its journal,
     # which is in memory the forked children still map, and no line of it was written over.
@@ -89,6 +101,7 @@ def test_a_subprocess_chain_three_levels_deep(importscope):
     assert run.status == 3, run.stderr
     processes = run.report["processes"]
     assert [p["start_method"] for p in processes] == ["main", "exec", "exec", "exec"]
+    assert [p["role"] for p in processes] == ["main", "subprocess", "subprocess", "subprocess"]
     for parent, child in zip(processes, processes[1:]):
         assert child["ppid"] == parent["pid"]
         assert any(prog["via"] == "subprocess.Popen" for prog in parent["programs"])

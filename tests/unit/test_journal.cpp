@@ -68,8 +68,9 @@ TEST_CASE("each event is one canonical JSON line that decodes to what was encode
     journal::Note note{7, 12, 17, odd};
     journal::NoBuild no_build{7, 13, 18, "pkg._C", {"/p/_C.cpython-312-x86_64-linux-gnu.so", odd}, {".so"}, stack};
     journal::Caught caught{7, 14, 19, 1, {"/w/" + odd + ".py", 12, "load", "w"}};
+    journal::WorkerProcess worker{7, 15, 20, "rank0", "__mp_main__." + odd};
     const std::vector<journal::Event> events = {start, ext, begin, end, end_ok, uncaught, exit, program, alias,
-                                                owners, installation, note, no_build, caught};
+                                                owners, installation, note, no_build, caught, worker};
 
     for (const auto& event : events) {
         const std::string line = journal::encode(event);

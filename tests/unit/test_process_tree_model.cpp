@@ -5,6 +5,7 @@
 #include "importscope/journal/run_layout.hpp"
 #include "importscope/journal/tail.hpp"
 #include "importscope/report/report.hpp"
+#include "importscope/report/summary.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -183,4 +184,43 @@ TEST_CASE("patterns travel to children through one environment variable", "[tree
     const std::vector<std::string> patterns{"deep_gemm", "torch", "*"};
     CHECK(journal::split_patterns(journal::join_patterns(patterns)) == patterns);
     CHECK(journal::split_patterns("").empty());
+}
+
+TEST_CASE("each process has a role, from how it started and what it runs", "[tree]")
+{
+    const auto role = [](const std::string& start_method, std::vector<std::string> argv) {
+        analysis::ProcessRecord p;
+        p.start_method = start_method;
+        p.argv = std::move(argv);
+        return analysis::process_role(p);
+    };
+    CHECK(role("main", {"serve.py"}) == "main");
+    CHECK(role("spawn", {"python3", "-c", "from multiprocessing.spawn import spawn_main; spawn_main(tracker_fd=5)",
+                         "--multiprocessing-fork"}) == "spawn worker");
+    CHECK(role("forkserver", {}) == "forkserver worker");
+    CHECK(role("fork", {}) == "fork child");
+    CHECK(role("exec", {"python3", "-c", "from multiprocessing.forkserver import main; main(8, 9, ['__main__'])"}) ==
+          "forkserver");
+    CHECK(role("exec", {"python3", "-c", "from multiprocessing.resource_tracker import main;main(4)"}) ==
+          "resource tracker");
+    CHECK(role("exec", {"python3", "-m", "pytest"}) == "subprocess");
+}
+
+TEST_CASE("the summary counts the processes by role and names the role of those a finding is in", "[tree]")
+{
+    nlohmann::json report = nlohmann::json::parse(R"({
+        "run": {"exit": {"description": "exited with status 3"}, "duration_s": 1.0},
+        "summary": {"processes": 4, "modules": 8, "extension_inits": 8},
+        "processes": [{"pid": 10, "role": "main"}, {"pid": 11, "role": "spawn worker"},
+                      {"pid": 12, "role": "spawn worker"}, {"pid": 13, "role": "resource tracker"}],
+        "findings": [], "problems": [], "untraced": []})");
+    for (int pid : {11, 12})
+        report["findings"].push_back({{"kind", "duplicate-extension-init"}, {"severity", "error"}, {"pid", pid},
+                                      {"module_names", {"a._C", "b._C"}}, {"file", "/s/_C.so"}, {"message", "m"},
+                                      {"explanation", "e"}, {"advice", "a"}, {"evidence", nlohmann::json::object()},
+                                      {"known_issue", nullptr}});
+    const std::string text = report::render_summary(report, false);
+    CHECK(text.find("4 processes (main, 2 spawn workers, resource tracker), 8 modules recorded") != std::string::npos);
+    CHECK(text.find("2 of 4 processes initialized /s/_C.so under 2 names (pid 11, 12: spawn workers)") !=
+          std::string::npos);
 }

@@ -74,7 +74,13 @@ struct ProcessRecord {
     std::optional<journal::ExceptionInfo> uncaught; ///< the exception that reached sys.excepthook
     std::optional<ProcessEndRecord> end;            ///< none when it was killed without a word (SIGKILL)
     std::vector<journal::ProgramStart> programs;    ///< programs it started (exec, subprocess, ...)
+    std::optional<journal::WorkerProcess> worker;   ///< what multiprocessing said of it, for one of its workers
 };
+
+/// What the process was to the run: "main", "spawn worker", "forkserver worker", "fork child",
+/// "forkserver" (multiprocessing's server), "resource tracker", or "subprocess" (any other program
+/// that a traced process started).
+std::string process_role(const ProcessRecord& process);
 
 /// A diagnostic event with the process image it came from.
 template <typename Event>

@@ -237,6 +237,16 @@ struct Caught {
     Frame frame; ///< file, line (of the statement it passed there), function, module
 };
 
+/// What multiprocessing says of the process, at its end, when it is one of its workers: the
+/// Process's name ("SpawnProcess-1", "ForkPoolWorker-3") and the function it ran.
+struct WorkerProcess {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::string name;
+    std::string target; ///< "module.qualname" of Process._target; empty when it has none
+};
+
 /// Something the hooks noticed that limits what the record shows (the finder was removed, say).
 struct Note {
     int pid = 0;
@@ -246,7 +256,8 @@ struct Note {
 };
 
 using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException, ProcessEnd,
-                           ProgramStart, AliasSeen, TypeOwners, Installation, NoBuild, Caught, Note>;
+                           ProgramStart, AliasSeen, TypeOwners, Installation, NoBuild, Caught, WorkerProcess,
+                           Note>;
 
 /// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
 std::string encode(const Event& event);
