@@ -29,7 +29,7 @@ namespace {
 /// record's, a numbered frame's) copied in whole, as RawValue() would copy it byte by byte.
 class PrettyWriter : public json_writer::Pretty<rapidjson::StringBuffer> {
 public:
-    using json_writer::Pretty<rapidjson::StringBuffer>::Pretty;
+    using json_writer::Pretty<rapidjson::StringBuffer>::FastStrings;
 
     void copied(std::string_view text)
     {
@@ -43,7 +43,7 @@ public:
 
 class CompactWriter : public json_writer::Compact<rapidjson::StringBuffer> {
 public:
-    using json_writer::Compact<rapidjson::StringBuffer>::Compact;
+    using json_writer::Compact<rapidjson::StringBuffer>::FastStrings;
 
     void copied(std::string_view text)
     {

@@ -3,6 +3,7 @@ caught (a shared library missing, a symbol undefined, a file that is not the mod
 as), and a submodule built for another interpreter only. The extensions are real: one built here
 with the system compiler against a library that is then taken away or changed, and Debian's
 python3-lxml's etree copied under another name."""
+import os
 import shutil
 import subprocess
 import sysconfig
@@ -25,6 +26,12 @@ load()
 """
 
 
+def compile_shared(output, source, *flags):
+    """The system compiler, without the runtime a sanitized build's tests preload (it crashes cc1)."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD" and not k.endswith("SAN_OPTIONS")}
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(output), str(source), *flags], check=True, env=env)
+
+
 def build_extension_on_a_library(directory, suffix):
     """pkg/_C<suffix>, whose PyInit calls gone() from pkg/libgone.so (found through $ORIGIN)."""
     if not shutil.which("cc"):
@@ -34,9 +41,8 @@ def build_extension_on_a_library(directory, suffix):
     (pkg / "__init__.py").write_text("")
     (directory / "gone.c").write_text("void *gone(void) { return 0; }\n")
     (directory / "ext.c").write_text("extern void *gone(void);\nvoid *PyInit__C(void) { return gone(); }\n")
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(pkg / "libgone.so"), str(directory / "gone.c")], check=True)
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(pkg / f"_C{suffix}"), str(directory / "ext.c"),
-                    "-L", str(pkg), "-lgone", "-Wl,-rpath,$ORIGIN"], check=True)
+    compile_shared(pkg / "libgone.so", directory / "gone.c")
+    compile_shared(pkg / f"_C{suffix}", directory / "ext.c", "-L", str(pkg), "-lgone", "-Wl,-rpath,$ORIGIN")
     return pkg
 
 
@@ -68,7 +74,7 @@ def test_a_caught_load_whose_library_is_missing_names_the_library_and_where_it_w
 def test_a_symbol_the_library_no_longer_defines(importscope, tmp_path):
     pkg = build_extension_on_a_library(tmp_path, sysconfig.get_config_var("EXT_SUFFIX"))
     (tmp_path / "gone.c").write_text("void *other(void) { return 0; }\n")
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(pkg / "libgone.so"), str(tmp_path / "gone.c")], check=True)
+    compile_shared(pkg / "libgone.so", tmp_path / "gone.c")
     run = importscope("-c", CAUGHT_IN_A_FUNCTION, cwd=tmp_path)
     assert run.status == 0, run.stderr
     finding = only_failed_load(run)

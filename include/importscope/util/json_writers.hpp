@@ -50,11 +50,10 @@ void put_quoted(Buffer& out, std::string_view text)
     at[text.size() + 1] = '"';
 }
 
-/// rapidjson::Writer (compact).
-template <typename Buffer>
-class Compact : public rapidjson::Writer<Buffer> {
-    using Base = rapidjson::Writer<Buffer>;
-
+/// One of RapidJSON's writers (`Base`), whose strings and keys go through put_quoted() when they
+/// need no escape. `pretty`: Base is a rapidjson::PrettyWriter, whose prefix differs.
+template <typename Base, bool pretty>
+class FastStrings : public Base {
 public:
     using Base::Base;
 
@@ -62,30 +61,25 @@ public:
     {
         if (needs_escape({text, size}))
             return Base::String(text, size, copy);
-        Base::Prefix(rapidjson::kStringType);
+        if constexpr (pretty)
+            Base::PrettyPrefix(rapidjson::kStringType);
+        else
+            Base::Prefix(rapidjson::kStringType);
         put_quoted(*Base::os_, {text, size});
-        return Base::EndValue(true);
+        if constexpr (pretty)
+            return true;
+        else
+            return Base::EndValue(true);
     }
     bool Key(const char* text, rapidjson::SizeType size, bool copy = false) { return String(text, size, copy); }
 };
+
+/// rapidjson::Writer (compact).
+template <typename Buffer>
+using Compact = FastStrings<rapidjson::Writer<Buffer>, false>;
 
 /// rapidjson::PrettyWriter (indented).
 template <typename Buffer>
-class Pretty : public rapidjson::PrettyWriter<Buffer> {
-    using Base = rapidjson::PrettyWriter<Buffer>;
-
-public:
-    using Base::Base;
-
-    bool String(const char* text, rapidjson::SizeType size, bool copy = false)
-    {
-        if (needs_escape({text, size}))
-            return Base::String(text, size, copy);
-        Base::PrettyPrefix(rapidjson::kStringType);
-        put_quoted(*Base::os_, {text, size});
-        return true;
-    }
-    bool Key(const char* text, rapidjson::SizeType size, bool copy = false) { return String(text, size, copy); }
-};
+using Pretty = FastStrings<rapidjson::PrettyWriter<Buffer>, true>;
 
 } // namespace importscope::json_writer
