@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -110,11 +111,47 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
     return findings;
 }
 
+/// A top-level package importable from two or more places along sys.path: the first shadows the rest.
+Finding shadowing(const InProcess<journal::Installation>& installation)
+{
+    const journal::Installation& e = installation.event;
+    const std::string winner = package_dir(e.origin);
+    std::vector<std::string> shadowed; // one directory reached through two entries (a symlink) is one
+    for (const auto& origin : e.shadowed)
+        if (const std::string dir = package_dir(origin);
+            dir != winner && std::find(shadowed.begin(), shadowed.end(), dir) == shadowed.end())
+            shadowed.push_back(dir);
+    Finding f;
+    f.kind = "multiple-installations";
+    f.severity = Severity::warning;
+    f.pid = installation.pid;
+    f.module_names = {e.name};
+    f.file = e.origin;
+    f.message = fmt::format("{} is importable from {} places on sys.path: {} (the one imported, first on sys.path) "
+                            "shadows {}",
+                            e.name, shadowed.size() + 1, winner, fmt::join(shadowed, ", "));
+    f.explanation = fmt::format(
+        "Two installations of {0} exist along sys.path. `import {0}` takes the first, so a copy in the working "
+        "directory, on PYTHONPATH or earlier in site-packages hides the installed distribution, and what runs is "
+        "not what `pip show {0}` describes.",
+        e.name);
+    f.advice = fmt::format("Remove the copy you do not mean to run, or take its directory off sys.path (check the "
+                           "working directory, PYTHONPATH and .pth files); `python -c \"import {0}; print({0}.__file__)\"` "
+                           "shows which one wins.",
+                           e.name);
+    f.evidence = {{"name", e.name}, {"importable_from", winner}, {"shadowed", shadowed}};
+    return f;
+}
+
 std::vector<Finding> find_multiple_installations(const RunModel& model)
 {
     std::vector<Finding> findings;
     if (model.installations.empty())
         return findings;
+    for (const auto& installation : model.installations)
+        if (!installation.event.shadowed.empty())
+            if (Finding f = shadowing(installation); !f.evidence["shadowed"].empty())
+                findings.push_back(std::move(f));
     // The loaded modules named like an installation by the last component of their name, in one
     // pass: each installation looks at its namesakes only.
     std::unordered_map<std::string_view, std::vector<const ModuleRecord*>> namesakes;

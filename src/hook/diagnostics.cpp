@@ -10,6 +10,7 @@
 #include "importscope/journal/pybind11_message.hpp"
 #include "importscope/util/clock.hpp"
 
+#include <algorithm>
 #include <cassert>
 #include <map>
 #include <optional>
@@ -32,6 +33,46 @@ bool is_pybind11_type(PyObject* type)
 {
     const std::string_view metaclass = Py_TYPE(type)->tp_name;
     return metaclass.find("pybind11") != std::string_view::npos;
+}
+
+/// The origin of PathFinder's spec for `name` over `path` (null: sys.path), or "".
+std::string path_finder_origin(PyObject* path_finder, const std::string& name, PyObject* path)
+{
+    PyRef spec = PyRef::steal(PyObject_CallMethod(path_finder, "find_spec", "sO", name.c_str(), path));
+    std::string origin = spec && spec.get() != Py_None ? capi::attribute_text(spec.get(), "origin") : std::string();
+    PyErr_Clear();
+    return origin;
+}
+
+/// Where sys.path alone imports the top-level `name` from (PathFinder), and the later entries of
+/// sys.path that hold it too, which that one shadows: one lookup per entry.
+journal::Installation find_installations(const std::string& name)
+{
+    journal::Installation e;
+    e.name = name;
+    PyObject* external = PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external"); // borrowed
+    PyRef path_finder = external ? PyRef::steal(PyObject_GetAttrString(external, "PathFinder")) : PyRef();
+    if (!path_finder) {
+        PyErr_Clear();
+        return e;
+    }
+    e.origin = path_finder_origin(path_finder.get(), name, Py_None);
+    PyObject* sys_path = capi::sys_attribute("path"); // borrowed
+    if (e.origin.empty() || !sys_path || !PyList_Check(sys_path))
+        return e;
+    PyRef entries = PyRef::steal(PyList_GetSlice(sys_path, 0, PyList_GET_SIZE(sys_path))); // the target may change it
+    for (Py_ssize_t i = 0; entries && i < PyList_GET_SIZE(entries.get()); ++i) {
+        PyRef one = PyRef::steal(PyList_New(1));
+        if (!one)
+            break;
+        PyList_SET_ITEM(one.get(), 0, PyRef::borrow(PyList_GET_ITEM(entries.get(), i)).release());
+        const std::string origin = path_finder_origin(path_finder.get(), name, one.get());
+        if (!origin.empty() && origin != e.origin &&
+            std::find(e.shadowed.begin(), e.shadowed.end(), origin) == e.shadowed.end())
+            e.shadowed.push_back(origin);
+    }
+    PyErr_Clear();
+    return e;
 }
 
 } // namespace
@@ -159,20 +200,9 @@ void note_installations(const std::string& module_name, bool is_extension)
             continue;
         if (!g_installations_seen.insert(component).second || is_stdlib_name(component))
             continue; // the standard library's own names are no second installation of anything
-        PyRef external =
-            PyRef::borrow(PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external")); // borrowed
-        PyRef spec = external ? PyRef::steal(PyObject_CallMethod(
-                                    PyRef::steal(PyObject_GetAttrString(external.get(), "PathFinder")).get(),
-                                    "find_spec", "s", component.c_str()))
-                              : PyRef();
-        JournalWriter& journal = JournalWriter::instance();
-        journal::Installation e;
-        journal.stamp(e);
-        e.name = component;
-        if (spec && spec.get() != Py_None)
-            e.origin = capi::attribute_text(spec.get(), "origin");
-        PyErr_Clear();
-        journal.append(std::move(e));
+        journal::Installation e = find_installations(component);
+        JournalWriter::instance().stamp(e);
+        JournalWriter::instance().append(std::move(e));
     }
 }
 

@@ -179,6 +179,10 @@ public:
         text("name", e.name);
         text("origin", e.origin);
         pid_and_seq(e);
+        if (!e.shadowed.empty()) {
+            key("shadowed");
+            strings(e.shadowed);
+        }
         number("t", e.mono_ns);
         m_json.EndObject();
     }

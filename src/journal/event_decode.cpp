@@ -319,6 +319,8 @@ Event installation(const Fields& j)
     auto e = stamped<Installation>(j);
     e.name = j.string("name");
     e.origin = j.string_or_empty("origin");
+    if (j.find("shadowed"))
+        e.shadowed = j.strings("shadowed");
     return e;
 }
 

@@ -119,3 +119,24 @@ except Exception as e:
     [empty] = odd.modules("")
     assert (empty["kind"], empty["initialized_extension"]) == ("extension", False)
     assert odd.findings("duplicate-extension-init") == []  # math's init ran once
+
+
+def test_a_copy_in_the_working_directory_that_shadows_debians_requests_is_named_with_both_places(importscope,
+                                                                                                 tmp_path):
+    require("requests")
+    (tmp_path / "requests").mkdir()
+    (tmp_path / "requests" / "__init__.py").write_text("SHADOW = True\n")
+    run = importscope("--match", "requests", "-c", "import requests; print(requests.SHADOW)", python=DEBIAN_PYTHON,
+                      cwd=tmp_path)
+    assert run.stdout == "True\n" and run.status == 0, run.stderr
+    [finding] = run.findings("multiple-installations")
+    installed = subprocess.run([DEBIAN_PYTHON, "-I", "-c", "import requests, os; print(os.path.dirname(requests.__file__))"],
+                               capture_output=True, text=True, cwd="/").stdout.strip()
+    assert finding["evidence"] == {"name": "requests", "importable_from": str(tmp_path / "requests"),
+                                   "shadowed": [installed]}
+    assert f"{tmp_path / 'requests'} (the one imported, first on sys.path) shadows {installed}" in finding["message"]
+    # Without the copy: one installation, no finding.
+    (tmp_path / "requests" / "__init__.py").unlink()
+    (tmp_path / "requests").rmdir()
+    assert importscope("--match", "requests", "-c", "import requests", python=DEBIAN_PYTHON,
+                       cwd=tmp_path).findings() == []

@@ -67,13 +67,16 @@ public:
         return *this;
     }
 
-    /// sys.path alone would import the top-level `name` from `origin` (empty: from nowhere).
-    JournalBuilder& installation(const std::string& name, const std::string& origin)
+    /// sys.path alone would import the top-level `name` from `origin` (empty: from nowhere), and
+    /// later entries of sys.path hold `shadowed` too.
+    JournalBuilder& installation(const std::string& name, const std::string& origin,
+                                 std::vector<std::string> shadowed = {})
     {
         journal::Installation e;
         stamp(e);
         e.name = name;
         e.origin = origin;
+        e.shadowed = std::move(shadowed);
         add(e);
         return *this;
     }

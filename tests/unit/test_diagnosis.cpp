@@ -180,3 +180,18 @@ TEST_CASE("pybind11's refusal to register a type twice names the type", "[native
     CHECK_FALSE(already_registered_type("type \"Runtime\" is already registered!"));
     CHECK(already_registered_type("generic_type: type \"x generic_type: type \"Y\" is already registered!") == "Y");
 }
+
+TEST_CASE("a package importable from two places on sys.path is a warning that names which one wins",
+          "[installations]")
+{
+    testing::JournalBuilder b;
+    b.installation("deep_gemm", "/work/deep_gemm/__init__.py",
+                   {"/site/deep_gemm/__init__.py", "/site-link/../site/deep_gemm/__init__.py"});
+    b.installation("requests", "/site/requests/__init__.py", {"/site/requests/__init__.py"});
+    const auto findings = analysis::find_multiple_installations(analysis::build_model(b.contents()));
+    REQUIRE(findings.size() == 1); // requests: one directory, reached twice
+    CHECK(findings[0].evidence["importable_from"] == "/work/deep_gemm");
+    CHECK(findings[0].evidence["shadowed"] == nlohmann::json{"/site/deep_gemm"});
+    CHECK(findings[0].message.find("/work/deep_gemm (the one imported, first on sys.path) shadows /site/deep_gemm") !=
+          std::string::npos);
+}

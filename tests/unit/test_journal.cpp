@@ -64,7 +64,8 @@ TEST_CASE("each event is one canonical JSON line that decodes to what was encode
     journal::AliasSeen alias{7, 9, 14, "deep_gemm", "v.deep_gemm", "/v/__init__.py", stack};
     journal::TypeOwners owners{7, 10, 15, "Runtime", {{"m", "/m.so", "/r/m.so", journal::FileIdentity{1, 2}, "m.Runtime", true},
                                                        {"n", "", "", std::nullopt, odd, false}}};
-    journal::Installation installation{7, 11, 16, "deep_gemm", ""};
+    journal::Installation installation{7, 11, 16, "deep_gemm", "/cwd/deep_gemm/__init__.py",
+                                       {"/site/deep_gemm/__init__.py", "/" + odd + "/deep_gemm.py"}};
     journal::Note note{7, 12, 17, odd};
     journal::NoBuild no_build{7, 13, 18, "pkg._C", {"/p/_C.cpython-312-x86_64-linux-gnu.so", odd}, {".so"}, stack};
     journal::Caught caught{7, 14, 19, 1, {"/w/" + odd + ".py", 12, "load", "w"}};

@@ -211,6 +211,8 @@ struct Installation {
     std::int64_t mono_ns = 0;
     std::string name;
     std::string origin; ///< empty when nothing of that name is importable from sys.path
+    /// Where else along sys.path it is importable, in sys.path order: copies that `origin` shadows.
+    std::vector<std::string> shadowed;
 };
 
 /// A submodule no finder found although its package's directory holds an extension of that name
