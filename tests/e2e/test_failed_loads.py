@@ -6,15 +6,24 @@ python3-lxml's etree copied under another name."""
 import os
 import shutil
 import subprocess
-import sysconfig
 
 import pytest
 
+from conftest import PYTHON
 from test_pythons import DEBIAN_PYTHON, has_debian_libpython
 
-EXTENSION_SUFFIX = subprocess.run(
-    [DEBIAN_PYTHON, "-c", "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"],
-    capture_output=True, text=True).stdout.strip() if has_debian_libpython() else ""
+
+def plain_env():
+    """The environment without the runtime a sanitized build's tests preload, for programs run on
+    their own (it crashes cc1, and its LeakSanitizer fails a plain python at exit)."""
+    return {k: v for k, v in os.environ.items() if k != "LD_PRELOAD" and not k.endswith("SAN_OPTIONS")}
+
+
+def ext_suffix(python):
+    """The file name ending of the extensions `python` loads first (.cpython-3XY-<arch>.so)."""
+    return subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_config_var('EXT_SUFFIX'))"],
+                          capture_output=True, text=True, check=True, env=plain_env()).stdout.strip()
+
 
 CAUGHT_IN_A_FUNCTION = """
 def load():
@@ -27,9 +36,8 @@ load()
 
 
 def compile_shared(output, source, *flags):
-    """The system compiler, without the runtime a sanitized build's tests preload (it crashes cc1)."""
-    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD" and not k.endswith("SAN_OPTIONS")}
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(output), str(source), *flags], check=True, env=env)
+    """The system compiler, run on its own."""
+    subprocess.run(["cc", "-shared", "-fPIC", "-o", str(output), str(source), *flags], check=True, env=plain_env())
 
 
 def build_extension_on_a_library(directory, suffix):
@@ -53,7 +61,7 @@ def only_failed_load(run):
 
 
 def test_a_caught_load_whose_library_is_missing_names_the_library_and_where_it_was_caught(importscope, tmp_path):
-    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    suffix = ext_suffix(PYTHON)
     pkg = build_extension_on_a_library(tmp_path, suffix)
     (pkg / "libgone.so").unlink()
     run = importscope("-c", CAUGHT_IN_A_FUNCTION, cwd=tmp_path)
@@ -72,7 +80,7 @@ def test_a_caught_load_whose_library_is_missing_names_the_library_and_where_it_w
 
 
 def test_a_symbol_the_library_no_longer_defines(importscope, tmp_path):
-    pkg = build_extension_on_a_library(tmp_path, sysconfig.get_config_var("EXT_SUFFIX"))
+    pkg = build_extension_on_a_library(tmp_path, ext_suffix(PYTHON))
     (tmp_path / "gone.c").write_text("void *other(void) { return 0; }\n")
     compile_shared(pkg / "libgone.so", tmp_path / "gone.c")
     run = importscope("-c", CAUGHT_IN_A_FUNCTION, cwd=tmp_path)
@@ -83,7 +91,7 @@ def test_a_symbol_the_library_no_longer_defines(importscope, tmp_path):
 
 
 def test_a_failed_load_that_ends_the_program_is_its_error_and_no_such_warning(importscope, tmp_path):
-    pkg = build_extension_on_a_library(tmp_path, sysconfig.get_config_var("EXT_SUFFIX"))
+    pkg = build_extension_on_a_library(tmp_path, ext_suffix(PYTHON))
     (pkg / "libgone.so").unlink()
     run = importscope("-c", "import pkg._C", cwd=tmp_path)
     assert run.status == 1  # python's own status for an uncaught ImportError
@@ -103,7 +111,8 @@ def test_debian_lxml_as_a_submodule_built_for_another_interpreter_or_under_anoth
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
     shutil.copy(etree, pkg / "_C.cpython-399-x86_64-linux-gnu.so")  # built for an interpreter not this one
-    shutil.copy(etree, pkg / f"_D{EXTENSION_SUFFIX}")  # this one's build, but its PyInit is PyInit_etree
+    suffix = ext_suffix(DEBIAN_PYTHON)
+    shutil.copy(etree, pkg / f"_D{suffix}")  # this one's build, but its PyInit is PyInit_etree
     code = CAUGHT_IN_A_FUNCTION + "try:\n    from pkg import _D\nexcept ImportError as e:\n    print(e)\n"
     run = importscope("-c", code, python=DEBIAN_PYTHON, cwd=tmp_path)
     assert run.status == 0, run.stderr
@@ -113,7 +122,7 @@ def test_debian_lxml_as_a_submodule_built_for_another_interpreter_or_under_anoth
     no_build = by_module["pkg._C"]
     assert no_build["evidence"]["reason"] == "no-build-for-this-interpreter"
     assert no_build["evidence"]["files"] == [str(pkg / "_C.cpython-399-x86_64-linux-gnu.so")]
-    assert EXTENSION_SUFFIX in no_build["evidence"]["suffixes"]
+    assert suffix in no_build["evidence"]["suffixes"]
     assert "built for CPython 3.99 (cpython-399-x86_64-linux-gnu) only" in no_build["message"]
     assert no_build["evidence"]["import_site"]["line"] == 4
     renamed = by_module["pkg._D"]
