@@ -59,7 +59,8 @@ bool LiveFindings::can_make_a_finding(Journal& j, const journal::Event& event)
         return false;
     }
     return std::holds_alternative<journal::AliasSeen>(event) || std::holds_alternative<journal::Installation>(event) ||
-           std::holds_alternative<journal::TypeOwners>(event);
+           std::holds_alternative<journal::TypeOwners>(event) || std::holds_alternative<journal::NoBuild>(event) ||
+           std::holds_alternative<journal::Caught>(event);
 }
 
 void LiveFindings::saw(const std::string& journal_name, const journal::Event& event)

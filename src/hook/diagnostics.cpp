@@ -45,7 +45,9 @@ std::string path_finder_origin(PyObject* path_finder, const std::string& name, P
 }
 
 /// Where sys.path alone imports the top-level `name` from (PathFinder), and the later entries of
-/// sys.path that hold it too, which that one shadows: one lookup per entry.
+/// sys.path that hold it too, which that one shadows: one lookup per entry, the first that finds it
+/// being the one PathFinder over the whole of sys.path would give (a namespace portion has no
+/// origin and is passed over, as PathFinder passes it over for a regular package).
 journal::Installation find_installations(const std::string& name)
 {
     journal::Installation e;
@@ -56,9 +58,8 @@ journal::Installation find_installations(const std::string& name)
         PyErr_Clear();
         return e;
     }
-    e.origin = path_finder_origin(path_finder.get(), name, Py_None);
     PyObject* sys_path = capi::sys_attribute("path"); // borrowed
-    if (e.origin.empty() || !sys_path || !PyList_Check(sys_path))
+    if (!sys_path || !PyList_Check(sys_path))
         return e;
     PyRef entries = PyRef::steal(PyList_GetSlice(sys_path, 0, PyList_GET_SIZE(sys_path))); // the target may change it
     for (Py_ssize_t i = 0; entries && i < PyList_GET_SIZE(entries.get()); ++i) {
@@ -67,8 +68,10 @@ journal::Installation find_installations(const std::string& name)
             break;
         PyList_SET_ITEM(one.get(), 0, PyRef::borrow(PyList_GET_ITEM(entries.get(), i)).release());
         const std::string origin = path_finder_origin(path_finder.get(), name, one.get());
-        if (!origin.empty() && origin != e.origin &&
-            std::find(e.shadowed.begin(), e.shadowed.end(), origin) == e.shadowed.end())
+        if (e.origin.empty())
+            e.origin = origin;
+        else if (!origin.empty() && origin != e.origin &&
+                 std::find(e.shadowed.begin(), e.shadowed.end(), origin) == e.shadowed.end())
             e.shadowed.push_back(origin);
     }
     PyErr_Clear();
