@@ -138,7 +138,7 @@ public:
         for (auto it = m_open.rbegin(); it != m_open.rend(); ++it) {
             ModuleRecord& r = m_model.modules[it->second.index];
             if (r.name == e.name) {
-                r.initialized_extension = e.exports_init;
+                r.initialized_extension = !e.no_init;
                 if (!r.identity)
                     r.identity = e.identity;
                 if (r.realpath.empty())
@@ -156,7 +156,7 @@ public:
         r.realpath = std::move(e.realpath);
         r.identity = e.identity;
         r.stack = std::move(e.stack);
-        r.initialized_extension = e.exports_init;
+        r.initialized_extension = !e.no_init;
         m_model.modules.push_back(std::move(r));
     }
 

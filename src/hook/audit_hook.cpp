@@ -49,7 +49,7 @@ void record_extension_load(PyObject* args)
     journal.stamp(e);
     e.name = capi::to_utf8(PyTuple_GET_ITEM(args, 0));
     e.path = capi::to_utf8(PyTuple_GET_ITEM(args, 1));
-    e.exports_init = exports_init(e.path, e.name);
+    e.no_init = !exports_init(e.path, e.name);
     e.stack = capture_import_stack();
     append_with_stack(std::move(e));
 

@@ -1,6 +1,6 @@
 // decode(): one journal line back into its event. RapidJSON parses the line (strictly: valid
 // UTF-8, nothing after the object, iteratively so that no nesting runs the stack out), and the
-// decoder of its "ev" converts each field from its value into the event.
+// event type its "ev" names reads its fields by the declaration that writes them (`describe`).
 
 #include "importscope/journal/event.hpp"
 #include "importscope/util/utf8.hpp"
@@ -12,7 +12,9 @@
 #include <array>
 #include <cstddef>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
+#include <variant>
 
 namespace importscope::journal {
 
@@ -42,13 +44,35 @@ Integer to_integer(const Value& value, std::string_view key)
     bad_field(key, value.IsNumber() ? "is not an integer in range" : "is not a number");
 }
 
-/// The members of one parsed JSON object, looked up by key.
-class Fields {
+/// Reads a parsed JSON object's members into a value by walking the value type's `describe`
+/// (event.hpp), the declaration that the writer walks too.
+class Decoder {
 public:
-    Fields(const Value& object, std::string_view what, FrameTable* frames = nullptr) : m_object(object), m_frames(frames)
+    /// `frames`: the line's journal's numbered frames; null in the objects nested in a line.
+    Decoder(const Value& object, FrameTable* frames) : m_object(object), m_frames(frames) {}
+
+    template <typename T>
+    void required(std::string_view key, T& out) const
     {
-        if (!object.IsObject())
-            throw std::invalid_argument(std::string(what) + " is not a JSON object");
+        const Value* value = find(key);
+        if (!value)
+            bad_field(key, "is missing");
+        read(*value, key, out);
+    }
+    template <typename T>
+    void optional(std::string_view key, T& out) const
+    {
+        const Value* value = find(key);
+        if (value && !value->IsNull())
+            read(*value, key, out);
+    }
+    /// dev and ino together, or nothing.
+    void identity(std::optional<FileIdentity>& out) const
+    {
+        const Value* dev = find("dev");
+        const Value* ino = find("ino");
+        if (dev && ino)
+            out = FileIdentity{to_integer<std::uint64_t>(*dev, "dev"), to_integer<std::uint64_t>(*ino, "ino")};
     }
 
     /// The value of the first member of that name, or null.
@@ -58,136 +82,79 @@ public:
         return it == m_object.MemberEnd() ? nullptr : &it->value;
     }
 
-    const Value& at(std::string_view key) const
+private:
+    static void read(const Value& value, std::string_view key, std::string& out) { out = take_string(value, key); }
+    static void read(const Value& value, std::string_view key, bool& out)
     {
-        const Value* value = find(key);
-        if (!value)
-            bad_field(key, "is missing");
-        return *value;
-    }
-
-    std::string string(std::string_view key) const { return take_string(at(key), key); }
-
-    /// Optional text: missing or null is empty.
-    std::string string_or_empty(std::string_view key) const
-    {
-        const Value* value = find(key);
-        return value && !value->IsNull() ? take_string(*value, key) : std::string();
-    }
-
-    template <typename Integer>
-    Integer integer(std::string_view key) const
-    {
-        return to_integer<Integer>(at(key), key);
-    }
-
-    bool boolean_or(std::string_view key, bool fallback) const
-    {
-        const Value* value = find(key);
-        if (!value || value->IsNull())
-            return fallback;
-        if (!value->IsBool())
+        if (!value.IsBool())
             bad_field(key, "is not a boolean");
-        return value->GetBool();
+        out = value.GetBool();
     }
-
-    std::vector<std::string> strings(std::string_view key) const
+    template <typename Integer>
+        requires std::is_integral_v<Integer>
+    static void read(const Value& value, std::string_view key, Integer& out)
     {
-        std::vector<std::string> out;
-        for (const Value& item : array(key).GetArray())
-            out.push_back(take_string(item, key));
-        return out;
+        out = to_integer<Integer>(value, key);
     }
-
-    /// dev and ino together, or nothing.
-    std::optional<FileIdentity> identity() const
+    /// A frame on its own, not in a stack: written whole, and not numbered.
+    static void read(const Value& value, std::string_view key, Frame& out)
     {
-        if (!find("dev") || !find("ino"))
-            return std::nullopt;
-        return FileIdentity{integer<std::uint64_t>("dev"), integer<std::uint64_t>("ino")};
+        if (!value.IsObject())
+            bad_field(key, "is not a frame");
+        nested(value, key, out);
+        if (out.number != 0)
+            bad_field(key, "is numbered, and only a stack's frames are");
     }
-
-    ExceptionInfo exception(std::string_view key) const
+    /// A stack: each frame whole, and numbered or not, or the number of one the journal has had.
+    void read(const Value& value, std::string_view key, std::vector<Frame>& out) const
     {
-        const Fields e(at(key), key);
-        return {e.string("type"), e.string("message"), e.string_or_empty("traceback")};
-    }
-
-    /// An optional stack: missing or null is empty.
-    std::vector<Frame> frames(std::string_view key) const
-    {
-        const Value* stack = find(key);
-        if (!stack || stack->IsNull())
-            return {};
-        if (!stack->IsArray())
-            bad_field(key, "is not an array");
-        std::vector<Frame> out;
-        for (const Value& item : stack->GetArray()) {
+        for (const Value& item : array(value, key)) {
             if (out.size() == FrameTable::k_max_stack)
                 bad_field(key, "has more frames than a stack can (FrameTable::k_max_stack)");
-            out.push_back(frame(item));
+            if (item.IsNumber()) {
+                const Frame& known = frame_table().at(to_integer<std::uint32_t>(item, "a frame number"));
+                frame_table().charge(known);
+                out.push_back(known);
+                continue;
+            }
+            Frame& frame = out.emplace_back();
+            nested(item, key, frame);
+            if (frame.number != 0)
+                frame_table().define(frame);
         }
-        return out;
+    }
+    template <typename T>
+    void read(const Value& value, std::string_view key, std::optional<T>& out) const
+    {
+        read(value, key, out.emplace());
+    }
+    template <typename T>
+    void read(const Value& value, std::string_view key, std::vector<T>& out) const
+    {
+        for (const Value& item : array(value, key))
+            read(item, key, out.emplace_back());
+    }
+    template <typename T>
+        requires std::is_class_v<T>
+    static void read(const Value& value, std::string_view key, T& out)
+    {
+        nested(value, key, out);
     }
 
-    /// A frame written whole, not numbered.
-    Frame whole_frame(std::string_view key) const
+    template <typename T>
+    static void nested(const Value& value, std::string_view key, T& out)
     {
-        const Value& item = at(key);
-        if (!item.IsObject())
-            bad_field(key, "is not a frame");
-        Frame frame = this->frame(item);
-        if (frame.number != 0)
-            bad_field(key, "is numbered, and only a stack's frames are");
-        return frame;
+        if (!value.IsObject())
+            bad_field(key, "holds what is not a JSON object");
+        const Decoder fields(value, nullptr);
+        T::describe(fields, out);
     }
 
-    std::vector<TypeOwner> owners(std::string_view key) const
+    static rapidjson::Value::ConstArray array(const Value& value, std::string_view key)
     {
-        std::vector<TypeOwner> out;
-        for (const Value& item : array(key).GetArray()) {
-            const Fields o(item, "a type owner");
-            TypeOwner& owner = out.emplace_back();
-            owner.module = o.string("module");
-            owner.file = o.string_or_empty("file");
-            owner.realpath = o.string_or_empty("realpath");
-            owner.qualname = o.string_or_empty("qualname");
-            owner.pybind11 = o.boolean_or("pybind11", false);
-            owner.identity = o.identity();
-        }
-        return out;
-    }
-
-private:
-    /// A stack's frame: whole, and numbered or not, or the number of one the journal has had.
-    Frame frame(const Value& item) const
-    {
-        if (item.IsNumber()) {
-            const Frame& known = frame_table().at(to_integer<std::uint32_t>(item, "a frame number"));
-            frame_table().charge(known);
-            return known;
-        }
-        const Fields f(item, "a frame");
-        Frame frame;
-        frame.file = f.string("file");
-        frame.line = f.integer<int>("line");
-        frame.function = f.string_or_empty("function");
-        frame.module = f.string_or_empty("module");
-        if (f.find("id")) {
-            frame.number = f.integer<std::uint32_t>("id");
-            if (frame.number == 0)
-                bad_field("id", "is not a frame number (they count from 1)");
-            frame_table().define(frame);
-        }
-        return frame;
-    }
-
-    const Value& array(std::string_view key) const
-    {
-        const Value& value = at(key);
         if (!value.IsArray())
             bad_field(key, "is not an array");
-        return value;
+        return value.GetArray();
     }
 
     FrameTable& frame_table() const
@@ -198,189 +165,41 @@ private:
     }
 
     const Value& m_object;
-    FrameTable* m_frames; ///< the line's journal's; null in the objects nested in a line
+    FrameTable* m_frames;
 };
 
-/// The fields every event but the process start has.
 template <typename E>
-E stamped(const Fields& j)
+Event decode_as(const Decoder& j)
 {
     E e;
-    e.pid = j.integer<int>("pid");
-    e.seq = j.integer<std::uint64_t>("seq");
-    e.mono_ns = j.integer<std::int64_t>("t");
+    if constexpr (std::is_same_v<E, ProcessStart>) {
+        // The format first: a journal of a newer format is named so, not by a field it lacks.
+        j.required("format", e.format);
+        if (e.format < k_oldest_format_version || e.format > k_format_version)
+            throw std::invalid_argument("journal format " + std::to_string(e.format) + " is not supported");
+    }
+    E::describe(j, e);
     return e;
 }
 
-Event process_start(const Fields& j)
+using EventReader = Event (*)(const Decoder&);
+
+/// Each event type's `ev` and its reader, made from the variant's own list.
+template <std::size_t... I>
+constexpr auto event_readers(std::index_sequence<I...>)
 {
-    ProcessStart e;
-    e.format = j.integer<int>("format");
-    if (e.format < k_oldest_format_version || e.format > k_format_version)
-        throw std::invalid_argument("journal format " + std::to_string(e.format) + " is not supported");
-    e.pid = j.integer<int>("pid");
-    e.ppid = j.integer<int>("ppid");
-    e.argv = j.strings("argv");
-    e.executable = j.string("executable");
-    e.python_version = j.string("python");
-    e.cwd = j.string("cwd");
-    e.start_method = j.string("start_method");
-    e.wall_ns = j.integer<std::int64_t>("wall_ns");
-    e.mono_ns = j.integer<std::int64_t>("t");
-    return e;
+    return std::array<std::pair<std::string_view, EventReader>, sizeof...(I)>{
+        {{std::variant_alternative_t<I, Event>::ev, &decode_as<std::variant_alternative_t<I, Event>>}...}};
 }
+constexpr auto k_event_readers = event_readers(std::make_index_sequence<std::variant_size_v<Event>>{});
 
-Event import_begin(const Fields& j)
+Event decode_object(const Decoder& j)
 {
-    auto e = stamped<ImportBegin>(j);
-    e.id = j.integer<std::uint64_t>("id");
-    e.name = j.string("name");
-    e.kind = j.string("kind");
-    e.origin = j.string_or_empty("origin");
-    e.realpath = j.string_or_empty("realpath");
-    e.loader = j.string_or_empty("loader");
-    e.parent = j.string_or_empty("parent");
-    e.identity = j.identity();
-    e.stack = j.frames("stack");
-    e.stdlib = j.boolean_or("stdlib", false);
-    return e;
-}
-
-Event import_end(const Fields& j)
-{
-    auto e = stamped<ImportEnd>(j);
-    e.id = j.integer<std::uint64_t>("id");
-    if (j.find("error"))
-        e.error = j.exception("error");
-    if (j.find("warnings"))
-        e.warnings = j.strings("warnings");
-    e.existing_module = j.string_or_empty("existing");
-    return e;
-}
-
-Event extension_load(const Fields& j)
-{
-    auto e = stamped<ExtensionLoad>(j);
-    e.name = j.string("name");
-    e.path = j.string("path");
-    e.realpath = j.string_or_empty("realpath");
-    e.identity = j.identity();
-    e.stack = j.frames("stack");
-    e.exports_init = !j.boolean_or("no_init", false);
-    return e;
-}
-
-Event uncaught(const Fields& j)
-{
-    auto e = stamped<UncaughtException>(j);
-    e.exception = j.exception("exception");
-    return e;
-}
-
-Event process_end(const Fields& j)
-{
-    auto e = stamped<ProcessEnd>(j);
-    e.wall_ns = j.integer<std::int64_t>("wall_ns");
-    e.how = j.string("how");
-    e.code = j.integer<int>("code");
-    return e;
-}
-
-Event program_start(const Fields& j)
-{
-    auto e = stamped<ProgramStart>(j);
-    e.via = j.string("via");
-    e.executable = j.string_or_empty("executable");
-    e.argv = j.strings("argv");
-    e.env = j.string_or_empty("env");
-    return e;
-}
-
-Event alias_seen(const Fields& j)
-{
-    auto e = stamped<AliasSeen>(j);
-    e.key = j.string("key");
-    e.module_name = j.string("module");
-    e.file = j.string_or_empty("file");
-    e.stack = j.frames("stack");
-    return e;
-}
-
-Event type_owners(const Fields& j)
-{
-    auto e = stamped<TypeOwners>(j);
-    e.type_name = j.string("type");
-    e.owners = j.owners("owners");
-    return e;
-}
-
-Event installation(const Fields& j)
-{
-    auto e = stamped<Installation>(j);
-    e.name = j.string("name");
-    e.origin = j.string_or_empty("origin");
-    if (j.find("shadowed"))
-        e.shadowed = j.strings("shadowed");
-    return e;
-}
-
-Event no_build(const Fields& j)
-{
-    auto e = stamped<NoBuild>(j);
-    e.name = j.string("name");
-    e.files = j.strings("files");
-    e.suffixes = j.strings("suffixes");
-    e.stack = j.frames("stack");
-    return e;
-}
-
-Event caught(const Fields& j)
-{
-    auto e = stamped<Caught>(j);
-    e.id = j.integer<std::uint64_t>("id");
-    e.frame = j.whole_frame("frame");
-    return e;
-}
-
-Event worker(const Fields& j)
-{
-    auto e = stamped<WorkerProcess>(j);
-    e.name = j.string("name");
-    e.target = j.string_or_empty("target");
-    return e;
-}
-
-Event note(const Fields& j)
-{
-    auto e = stamped<Note>(j);
-    e.text = j.string("text");
-    return e;
-}
-
-/// Each event's "ev" and its reader (docs/journal-format.md).
-constexpr std::array<std::pair<std::string_view, Event (*)(const Fields&)>, 14> k_decoders{{
-    {"process", process_start},
-    {"begin", import_begin},
-    {"end", import_end},
-    {"ext", extension_load},
-    {"uncaught", uncaught},
-    {"exit", process_end},
-    {"program", program_start},
-    {"alias", alias_seen},
-    {"type_owners", type_owners},
-    {"installation", installation},
-    {"no_build", no_build},
-    {"caught", caught},
-    {"worker", worker},
-    {"note", note},
-}};
-
-Event decode_object(const Fields& j)
-{
-    const std::string tag = j.string("ev");
-    for (const auto& [name, decoder] : k_decoders)
+    std::string tag;
+    j.required("ev", tag);
+    for (const auto& [name, reader] : k_event_readers)
         if (name == tag)
-            return decoder(j);
+            return reader(j);
     throw std::invalid_argument("unknown event \"" + tag + "\"");
 }
 
@@ -432,7 +251,9 @@ Event decode(std::string_view line, FrameTable& frames)
         throw std::invalid_argument(fmt::format("not JSON: {} (at byte {})",
                                                 rapidjson::GetParseError_En(document.GetParseError()),
                                                 document.GetErrorOffset()));
-    return decode_object(Fields(document, "the line", &frames));
+    if (!document.IsObject())
+        throw std::invalid_argument("the line is not a JSON object");
+    return decode_object(Decoder(document, &frames));
 }
 
 Event decode(std::string_view line)

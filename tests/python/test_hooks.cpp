@@ -1,6 +1,8 @@
 #include "python_fixture.hpp"
 
 #include "importscope/analysis/finding.hpp"
+#include "importscope/journal/event.hpp"
+#include "hook/process_tracking.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -257,4 +259,18 @@ TEST_CASE("a recorded stack is the one Python's traceback module sees at the imp
             recorded.push_back({f.file, f.function, f.line});
         CHECK(recorded == seen.at(name));
     }
+}
+
+TEST_CASE("the exit line, formatted without allocating for a signal handler, is the declared encoding", "[hooks]")
+{
+    hook::record_process_end("signal", 6);
+    std::ifstream in(testing::journal_path());
+    std::string line;
+    std::string last;
+    while (std::getline(in, line))
+        last = line;
+    const auto end = std::get<journal::ProcessEnd>(journal::decode(last));
+    CHECK(end.how == "signal");
+    CHECK(end.code == 6);
+    CHECK(journal::encode(end) == last + "\n");
 }

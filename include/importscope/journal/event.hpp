@@ -32,6 +32,16 @@ struct Frame {
     /// Written as its number alone: the journal holds it already. Set by the writer only, which
     /// then leaves the other fields empty; decode() always gives the whole frame.
     bool known = false;
+
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        f.required("file", e.file);
+        f.optional("function", e.function);
+        f.optional("id", e.number);
+        f.required("line", e.line);
+        f.optional("module", e.module);
+    }
 };
 
 /// The numbered frames of one journal, as decode() meets their first use.
@@ -67,6 +77,14 @@ struct ExceptionInfo {
     std::string type;      ///< qualified name, e.g. "ImportError"
     std::string message;   ///< str(exception)
     std::string traceback; ///< traceback.format_exception() joined
+
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        f.required("type", e.type);
+        f.required("message", e.message);
+        f.optional("traceback", e.traceback);
+    }
 };
 
 /// File identity of an imported file: (st_dev, st_ino) names one file whatever path reached it.
@@ -76,6 +94,22 @@ struct FileIdentity {
     bool operator==(const FileIdentity&) const = default;
     auto operator<=>(const FileIdentity&) const = default; // NOLINT(modernize-use-nullptr): clang-tidy 14 misreads it
 };
+
+// Each event type declares its journal form once, in `describe`: its fields in the order a line
+// holds them (after its `ev`), each `required` (always written; a line without it is not that
+// event) or `optional` (left out when empty, zero or false; missing or null reads as that). The
+// writer (event.cpp) and the reader (event_decode.cpp) both walk that declaration; a nested object
+// (a frame, an exception, a type owner) declares its own. `identity` is `dev` and `ino`, together
+// or not at all.
+
+/// `pid`, `seq` and `t`: the fields that every event but the process start begins with.
+template <typename Fields, typename Event>
+void stamp(Fields& f, Event& e)
+{
+    f.required("pid", e.pid);
+    f.required("seq", e.seq);
+    f.required("t", e.mono_ns);
+}
 
 /// First event of every traced process.
 struct ProcessStart {
@@ -89,6 +123,22 @@ struct ProcessStart {
     std::int64_t wall_ns = 0; ///< CLOCK_REALTIME at start
     std::int64_t mono_ns = 0; ///< CLOCK_MONOTONIC at start, the base of every other event's time
     int format = k_format_version;
+
+    static constexpr std::string_view ev = "process";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        f.required("format", e.format);
+        f.required("pid", e.pid);
+        f.required("ppid", e.ppid);
+        f.required("argv", e.argv);
+        f.required("executable", e.executable);
+        f.required("python", e.python_version);
+        f.required("cwd", e.cwd);
+        f.required("start_method", e.start_method);
+        f.required("wall_ns", e.wall_ns);
+        f.required("t", e.mono_ns);
+    }
 };
 
 /// The `import` audit event with a file name: CPython is about to run this extension's PyInit.
@@ -103,8 +153,21 @@ struct ExtensionLoad {
     std::optional<FileIdentity> identity;
     std::vector<Frame> stack;
     /// The library, loaded already, exports no PyInit for this name: the load fails before any
-    /// init runs. True when it does, or when that cannot be known before the load.
-    bool exports_init = true;
+    /// init runs. False when it does, or when that cannot be known before the load.
+    bool no_init = false;
+
+    static constexpr std::string_view ev = "ext";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("name", e.name);
+        f.required("path", e.path);
+        f.optional("realpath", e.realpath);
+        f.identity(e.identity);
+        f.optional("stack", e.stack);
+        f.optional("no_init", e.no_init);
+    }
 };
 
 /// The finder's loader wrapper started loading a recorded module.
@@ -122,6 +185,23 @@ struct ImportBegin {
     std::string parent; ///< the parent package, empty for a top-level module
     std::vector<Frame> stack;
     bool stdlib = false; ///< its top-level package is the standard library's (sys.stdlib_module_names)
+
+    static constexpr std::string_view ev = "begin";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("id", e.id);
+        f.required("name", e.name);
+        f.required("kind", e.kind);
+        f.optional("origin", e.origin);
+        f.optional("realpath", e.realpath);
+        f.identity(e.identity);
+        f.optional("loader", e.loader);
+        f.optional("parent", e.parent);
+        f.optional("stack", e.stack);
+        f.optional("stdlib", e.stdlib);
+    }
 };
 
 /// The loader wrapper finished; `error` is set when create_module or exec_module raised.
@@ -137,6 +217,17 @@ struct ImportEnd {
     /// An extension's init gave back a module already made, named so, instead of a new one
     /// (Cython's guard against a second init); empty when it made its own.
     std::string existing_module;
+
+    static constexpr std::string_view ev = "end";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("id", e.id);
+        f.optional("error", e.error);
+        f.optional("warnings", e.warnings);
+        f.optional("existing", e.existing_module);
+    }
 };
 
 /// An exception reached sys.excepthook (the `sys.excepthook` audit event): the target is ending
@@ -146,6 +237,14 @@ struct UncaughtException {
     std::uint64_t seq = 0;
     std::int64_t mono_ns = 0;
     ExceptionInfo exception;
+
+    static constexpr std::string_view ev = "uncaught";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("exception", e.exception);
+    }
 };
 
 /// The traced process is ending: exit() (with its status), os._exit() or a fatal signal. Written
@@ -157,6 +256,16 @@ struct ProcessEnd {
     std::int64_t wall_ns = 0;
     std::string how; ///< "exit", "os._exit" or "signal"
     int code = 0;    ///< the exit status, or the signal number for "signal"
+
+    static constexpr std::string_view ev = "exit";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("wall_ns", e.wall_ns);
+        f.required("how", e.how);
+        f.required("code", e.code);
+    }
 };
 
 /// The traced process started another program (audit events os.exec, os.posix_spawn,
@@ -171,6 +280,17 @@ struct ProgramStart {
     /// What the program's environment keeps of the run's: "" when it inherits this process's,
     /// "kept" when a given env= still names the run and the bootstrap, "dropped" when it does not.
     std::string env;
+
+    static constexpr std::string_view ev = "program";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("via", e.via);
+        f.optional("executable", e.executable);
+        f.required("argv", e.argv);
+        f.optional("env", e.env);
+    }
 };
 
 /// A sys.modules key whose module has another __name__ (an alias), seen the first time an import
@@ -183,6 +303,17 @@ struct AliasSeen {
     std::string module_name;  ///< the module's __name__, e.g. "vllm.third_party.deep_gemm"
     std::string file;         ///< the module's __file__, if any
     std::vector<Frame> stack; ///< the import that went through it
+
+    static constexpr std::string_view ev = "alias";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("key", e.key);
+        f.required("module", e.module_name);
+        f.optional("file", e.file);
+        f.optional("stack", e.stack);
+    }
 };
 
 /// Which loaded modules expose a type named like the one pybind11 refused to register again.
@@ -193,6 +324,17 @@ struct TypeOwner {
     std::optional<FileIdentity> identity;
     std::string qualname;  ///< the type's __module__.__qualname__
     bool pybind11 = false; ///< its metaclass is pybind11's
+
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        f.required("module", e.module);
+        f.optional("file", e.file);
+        f.optional("realpath", e.realpath);
+        f.identity(e.identity);
+        f.optional("qualname", e.qualname);
+        f.optional("pybind11", e.pybind11);
+    }
 };
 
 struct TypeOwners {
@@ -201,6 +343,15 @@ struct TypeOwners {
     std::int64_t mono_ns = 0;
     std::string type_name;
     std::vector<TypeOwner> owners;
+
+    static constexpr std::string_view ev = "type_owners";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("type", e.type_name);
+        f.required("owners", e.owners);
+    }
 };
 
 /// Where a top-level package of a matching name is importable from sys.path (PathFinder), looked
@@ -213,6 +364,16 @@ struct Installation {
     std::string origin; ///< empty when nothing of that name is importable from sys.path
     /// Where else along sys.path it is importable, in sys.path order: copies that `origin` shadows.
     std::vector<std::string> shadowed;
+
+    static constexpr std::string_view ev = "installation";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("name", e.name);
+        f.optional("origin", e.origin);
+        f.optional("shadowed", e.shadowed);
+    }
 };
 
 /// A submodule no finder found although its package's directory holds an extension of that name
@@ -226,6 +387,17 @@ struct NoBuild {
     std::vector<std::string> files;    ///< the extensions of that name in the package's directories
     std::vector<std::string> suffixes; ///< the ones this interpreter loads (EXTENSION_SUFFIXES)
     std::vector<Frame> stack;          ///< the import that asked
+
+    static constexpr std::string_view ev = "no_build";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("name", e.name);
+        f.required("files", e.files);
+        f.required("suffixes", e.suffixes);
+        f.optional("stack", e.stack);
+    }
 };
 
 /// Where the exception of a failed extension load (its `ImportEnd` has the same `id`) was next
@@ -237,6 +409,15 @@ struct Caught {
     std::int64_t mono_ns = 0;
     std::uint64_t id = 0;
     Frame frame; ///< file, line (of the statement it passed there), function, module
+
+    static constexpr std::string_view ev = "caught";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("id", e.id);
+        f.required("frame", e.frame);
+    }
 };
 
 /// What multiprocessing says of the process, at its end, when it is one of its workers: the
@@ -247,6 +428,15 @@ struct WorkerProcess {
     std::int64_t mono_ns = 0;
     std::string name;
     std::string target; ///< "module.qualname" of Process._target; empty when it has none
+
+    static constexpr std::string_view ev = "worker";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("name", e.name);
+        f.optional("target", e.target);
+    }
 };
 
 /// Something the hooks noticed that limits what the record shows (the finder was removed, say).
@@ -255,6 +445,14 @@ struct Note {
     std::uint64_t seq = 0;
     std::int64_t mono_ns = 0;
     std::string text;
+
+    static constexpr std::string_view ev = "note";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("text", e.text);
+    }
 };
 
 using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException, ProcessEnd,
