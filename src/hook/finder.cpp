@@ -119,6 +119,9 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
         return spec.release();
     }
 
+    // Whatever it records, an alias that an import goes through is seen: it is the cause of the
+    // duplicates that follow, and costs a look-up in sys.modules per dotted import.
+    note_parent_alias(name);
     PyRef loader = PyRef::steal(capi::get_attribute(spec.get(), "loader"));
     if (!loader) {
         PyErr_Clear();
@@ -131,7 +134,6 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
     }
     const char* kind = loader_kind(loader.get());
     if (should_record(name, kind) && has_exec_module(loader.get())) {
-        note_parent_alias(name);
         if (!wrap_spec_loader(spec.get(), loader.get(), name, kind))
             PyErr_Clear(); // unrecorded is better than a failed import
     }

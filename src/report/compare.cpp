@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <algorithm>
 #include <array>
 #include <set>
 
@@ -119,6 +120,30 @@ int outcome_rank(const json& outcome)
 
 } // namespace
 
+namespace {
+
+/// The same cause in several reports (every node of a job) is one: its findings counted together.
+void merge_causes(json& merged, const json& causes)
+{
+    for (const json& cause : causes) {
+        auto same = std::find_if(merged.begin(), merged.end(),
+                                 [&](const json& c) { return c.value("id", "") == cause.value("id", ""); });
+        if (same == merged.end()) {
+            merged.push_back(cause);
+            continue;
+        }
+        (*same)["findings"] = same->value("findings", 0) + cause.value("findings", 0);
+        if (cause.value("severity", "") == "error")
+            (*same)["severity"] = "error";
+        std::set<int> pids = same->value("pids", std::set<int>{});
+        for (int pid : cause.value("pids", std::vector<int>{}))
+            pids.insert(pid);
+        (*same)["pids"] = pids;
+    }
+}
+
+} // namespace
+
 json merge_reports(const std::vector<json>& reports)
 {
     if (reports.empty())
@@ -127,6 +152,7 @@ json merge_reports(const std::vector<json>& reports)
     merged["processes"] = json::array();
     merged["modules"] = json::array();
     merged["findings"] = json::array();
+    merged["causes"] = json::array();
     merged["problems"] = json::array();
     merged["untraced"] = json::array();
     json sources = json::array();
@@ -149,6 +175,7 @@ json merge_reports(const std::vector<json>& reports)
             with_findings.insert({host, finding.value("pid", 0)});
             merged["findings"].push_back(std::move(finding));
         }
+        merge_causes(merged["causes"], report.value("causes", json::array()));
         for (json untraced : report.value("untraced", json::array())) {
             untraced["host"] = host;
             merged["untraced"].push_back(std::move(untraced));

@@ -38,10 +38,28 @@ std::string site_of(const json& load)
     return site.is_object() ? code(fmt::format("{}:{}", site.value("file", "?"), site.value("line", 0))) : "unknown";
 }
 
+/// Each root cause with its fix, and how many of the findings below it explains.
+std::string causes_section(const json& report)
+{
+    const json& causes = report.value("causes", json::array());
+    if (causes.empty())
+        return {};
+    std::string out = "## Root causes\n\n";
+    for (const json& cause : causes)
+        out += fmt::format("### {}: {}\n\n{}\n\nIt explains {} of the findings below (caused by {}).\n\n"
+                           "**Fix.** {}\n\n",
+                           cause.value("severity", ""), cause.value("kind", ""), cause.value("message", ""),
+                           cause.value("findings", 0), code(cause.value("id", "")),
+                           cause.value("advice", ""));
+    return out;
+}
+
 std::string finding_section(const json& f)
 {
     std::string out = fmt::format("### {}: {}\n\n{}\n\n{}\n\n", f.value("severity", ""), f.value("kind", ""),
                                   f.value("message", ""), f.value("explanation", ""));
+    if (f.contains("caused_by"))
+        out += fmt::format("Caused by {} (see Root causes).\n\n", code(f.value("caused_by", "")));
     const json& evidence = f.value("evidence", json::object());
     const json& loads = evidence.contains("initializations") ? evidence.at("initializations")
                         : evidence.contains("executions")    ? evidence.at("executions")
@@ -105,6 +123,7 @@ std::string render_markdown(const json& report)
     out += fmt::format("| importscope | {} (Python {}) |\n\n", report.at("tool").value("version", ""),
                        report.at("tool").value("python", ""));
 
+    out += causes_section(report);
     out += "## Findings\n\n";
     if (report.at("findings").empty())
         out += "No findings.\n\n";

@@ -1,4 +1,5 @@
 #include "importscope/report/report.hpp"
+#include "importscope/analysis/root_causes.hpp"
 
 #include "importscope/version.hpp"
 
@@ -86,6 +87,18 @@ json finding_json(const analysis::Finding& f)
                 {"advice", f.advice},
                 {"evidence", f.evidence.is_null() ? json::object() : f.evidence},
                 {"known_issue", f.known_issue}};
+}
+
+json cause_json(const analysis::RootCause& cause)
+{
+    return json{{"id", cause.id},
+                {"kind", cause.kind},
+                {"severity", analysis::to_string(cause.severity)},
+                {"pids", cause.pids},
+                {"message", cause.message},
+                {"advice", cause.advice},
+                {"evidence", cause.evidence},
+                {"findings", cause.findings.size()}};
 }
 
 /// How a process other than the main one ended: as it recorded itself, else as importscope saw it.
@@ -241,12 +254,19 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
     json finding_list = json::array();
     for (const auto& f : findings)
         finding_list.push_back(finding_json(f));
+    json causes = json::array();
+    for (const auto& cause : analysis::find_root_causes(findings)) {
+        for (std::size_t index : cause.findings)
+            finding_list[index]["caused_by"] = cause.id;
+        causes.push_back(cause_json(cause));
+    }
     return json{
         {"schema", k_schema},
         {"tool", {{"name", "importscope"}, {"version", k_version}, {"python", run.worker_minor}}},
         {"run", run_json(run, main_process)},
         {"processes", processes},
         {"findings", finding_list},
+        {"causes", causes},
         {"aliases", aliases_json(model)},
         {"problems", model.problems},
         {"untraced", untraced_json(run)},

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -123,6 +124,105 @@ std::string untraced_text(const json& report, const Painter& paint)
     return out;
 }
 
+std::string severity_label(const json& item, const Painter& paint)
+{
+    const bool is_error = item.value("severity", "") == "error";
+    return paint(is_error ? "error" : "warning",
+                 fmt::fg(is_error ? fmt::terminal_color::red : fmt::terminal_color::yellow) | fmt::emphasis::bold);
+}
+
+/// The pids of findings[i] and of its copies in other processes (every rank of a data-parallel
+/// run), which are shown once: all marked shown.
+std::vector<int> take_copies(const json& findings, std::size_t i, std::vector<bool>& shown)
+{
+    const json& f = findings[i];
+    std::vector<int> pids;
+    for (std::size_t j = i; j < findings.size(); ++j)
+        if (!shown[j] && findings[j].value("kind", "") == f.value("kind", "") &&
+            findings[j].value("file", "") == f.value("file", "") &&
+            findings[j].value("module_names", json::array()) == f.value("module_names", json::array())) {
+            shown[j] = true;
+            pids.push_back(findings[j].value("pid", 0));
+        }
+    return pids;
+}
+
+/// A finding whole: what, in which processes, the loads, why, the fix, the known issue.
+std::string finding_text(const json& report, const json& f, const std::vector<int>& pids, const Painter& paint)
+{
+    std::string out = fmt::format("importscope: {}: {}: {}\n", severity_label(f, paint), f.value("kind", ""),
+                                  f.value("message", ""));
+    const std::size_t process_count = report.at("summary").value("processes", std::size_t{0});
+    if (process_count > 1)
+        out += fmt::format("  {} of {} processes initialized {} under {} names ({})\n", pids.size(), process_count,
+                           f.value("file", ""), f.value("module_names", json::array()).size(), pids_text(report, pids));
+    const json& inits = f.at("evidence").value("initializations", json::array());
+    for (std::size_t k = 0; k < inits.size(); ++k)
+        out += fmt::format("    {}. {}  {}  ({})\n", k + 1, paint(inits[k].value("module", ""), fmt::emphasis::bold),
+                           outcome_text(inits[k]), site_text(inits[k]));
+    out += fmt::format("  why: {}\n", f.value("explanation", ""));
+    out += fmt::format("  fix: {}\n", f.value("advice", ""));
+    if (const json& known = f.value("known_issue", json()); known.is_object()) {
+        out += fmt::format("  known issue {}: {}\n", known.value("id", ""), known.value("title", ""));
+        for (const json& advice : known.value("advice", json::array()))
+            out += fmt::format("    - {}\n", advice.get<std::string>());
+        for (const json& link : known.value("links", json::array()))
+            out += fmt::format("    see {}\n", link.get<std::string>());
+    }
+    return out;
+}
+
+/// "6 duplicate-extension-init, 34 duplicate-source-exec": a cause's findings by kind.
+std::string kinds_text(const json& findings, const std::string& id)
+{
+    std::map<std::string, std::size_t> counts;
+    for (const json& f : findings)
+        if (f.value("caused_by", "") == id)
+            ++counts[f.value("kind", "")];
+    std::vector<std::string> parts;
+    for (const auto& [kind, n] : counts)
+        parts.push_back(fmt::format("{} {}", n, kind));
+    return fmt::format("{}", fmt::join(parts, ", "));
+}
+
+/// A root cause: what it is, where it was set, its one fix; then the findings it explains, the first
+/// error whole and the others a line each (the report has them all).
+std::string cause_text(const json& report, const json& cause, std::vector<bool>& shown, const Painter& paint)
+{
+    constexpr std::size_t k_listed = 8;
+    const json& findings = report.at("findings");
+    const std::string id = cause.value("id", "");
+    std::string out = fmt::format("importscope: {}: root cause: {}\n", severity_label(cause, paint),
+                                  cause.value("message", ""));
+    out += fmt::format("  it explains {} ({}) in {}\n",
+                       plural(cause.value("findings", std::size_t{0}), "finding", "findings"),
+                       kinds_text(findings, id), pids_text(report, cause.value("pids", std::vector<int>{0})));
+    if (const json& seen = cause.at("evidence").value("first_seen_at", json::array()); !seen.empty())
+        out += fmt::format("  first imported through at {}:{}\n", seen.back().value("file", "?"),
+                           seen.back().value("line", 0));
+    out += fmt::format("  fix: {}\n", cause.value("advice", ""));
+    bool whole_shown = false;
+    std::size_t listed = 0, more = 0;
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        if (shown[i] || findings[i].value("caused_by", "") != id)
+            continue;
+        const json& f = findings[i];
+        const std::vector<int> pids = take_copies(findings, i, shown);
+        if (!whole_shown && f.value("severity", "") == "error") {
+            out += finding_text(report, f, pids, paint);
+            whole_shown = true;
+        } else if (listed < k_listed) {
+            out += fmt::format("  - {} {}: {}\n", severity_label(f, paint), f.value("kind", ""), f.value("message", ""));
+            ++listed;
+        } else {
+            ++more;
+        }
+    }
+    if (more > 0)
+        out += fmt::format("  - and {} more (the report lists them: importscope report FILE)\n", more);
+    return out;
+}
+
 } // namespace
 
 std::string render_summary(const json& report, bool color)
@@ -147,46 +247,14 @@ std::string render_summary(const json& report, bool color)
                     plural(summary.value("modules", 0), "module", "modules"),
                     plural(summary.value("extension_inits", 0), "extension init", "extension inits"));
 
-    // The same finding in several processes (every rank of a data-parallel run) is shown once.
+    // Each root cause first, with the findings it explains nested under it; then the rest.
     const json& findings = report.at("findings");
     std::vector<bool> shown(findings.size(), false);
-    const std::size_t process_count = summary.value("processes", std::size_t{0});
-    for (std::size_t i = 0; i < findings.size(); ++i) {
-        if (shown[i])
-            continue;
-        const json& f = findings[i];
-        std::vector<int> pids;
-        for (std::size_t j = i; j < findings.size(); ++j)
-            if (!shown[j] && findings[j].value("kind", "") == f.value("kind", "") &&
-                findings[j].value("file", "") == f.value("file", "") &&
-                findings[j].value("module_names", json::array()) == f.value("module_names", json::array())) {
-                shown[j] = true;
-                pids.push_back(findings[j].value("pid", 0));
-            }
-        const bool is_error = f.value("severity", "") == "error";
-        const auto label =
-            paint(is_error ? "error" : "warning",
-                  fmt::fg(is_error ? fmt::terminal_color::red : fmt::terminal_color::yellow) | fmt::emphasis::bold);
-        out += fmt::format("importscope: {}: {}: {}\n", label, f.value("kind", ""), f.value("message", ""));
-        if (process_count > 1)
-            out +=
-                fmt::format("  {} of {} processes initialized {} under {} names ({})\n", pids.size(), process_count,
-                            f.value("file", ""), f.value("module_names", json::array()).size(), pids_text(report, pids));
-        const json& inits = f.at("evidence").value("initializations", json::array());
-        for (std::size_t k = 0; k < inits.size(); ++k)
-            out +=
-                fmt::format("    {}. {}  {}  ({})\n", k + 1, paint(inits[k].value("module", ""), fmt::emphasis::bold),
-                            outcome_text(inits[k]), site_text(inits[k]));
-        out += fmt::format("  why: {}\n", f.value("explanation", ""));
-        out += fmt::format("  fix: {}\n", f.value("advice", ""));
-        if (const json& known = f.value("known_issue", json()); known.is_object()) {
-            out += fmt::format("  known issue {}: {}\n", known.value("id", ""), known.value("title", ""));
-            for (const json& advice : known.value("advice", json::array()))
-                out += fmt::format("    - {}\n", advice.get<std::string>());
-            for (const json& link : known.value("links", json::array()))
-                out += fmt::format("    see {}\n", link.get<std::string>());
-        }
-    }
+    for (const json& cause : report.value("causes", json::array()))
+        out += cause_text(report, cause, shown, paint);
+    for (std::size_t i = 0; i < findings.size(); ++i)
+        if (!shown[i])
+            out += finding_text(report, findings[i], take_copies(findings, i, shown), paint);
     if (report.at("findings").empty())
         out += "importscope: no findings\n";
     out += untraced_text(report, paint);

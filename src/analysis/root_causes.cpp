@@ -1,0 +1,148 @@
+// Grouping findings under the one cause that explains them (docs/findings.md, "Root causes").
+
+#include "importscope/analysis/root_causes.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+namespace importscope::analysis {
+
+namespace {
+
+using nlohmann::json;
+
+bool under(const std::string& name, const std::string& package)
+{
+    return name == package || (name.size() > package.size() && name.starts_with(package) && name[package.size()] == '.');
+}
+
+/// A cause as a duplicate init's or a partial alias's evidence names it, or an empty one.
+RootCause cause_named_by(const Finding& f)
+{
+    RootCause cause;
+    const json& evidence = f.evidence;
+    if (f.kind == "partial-alias" && evidence.contains("alias")) {
+        const std::string key = evidence.value("alias", "");
+        cause.id = "alias:" + key;
+        cause.kind = "sys.modules alias";
+        cause.evidence = {{"kind", cause.kind},
+                          {"key", key},
+                          {"module", evidence.value("original", "")},
+                          {"first_seen_at", evidence.value("alias_first_used_at", json::array())}};
+        cause.message = fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not: "
+                                    "every import through \"{}.\" executes the package's files again",
+                                    key, evidence.value("original", ""), key);
+        cause.advice = f.advice;
+        return cause;
+    }
+    const json& named = f.kind == "duplicate-extension-init" ? evidence.value("cause", json()) : json();
+    if (!named.is_object())
+        return cause;
+    const std::string kind = named.value("kind", "");
+    if (kind == "sys.modules alias") {
+        cause.id = "alias:" + named.value("key", "");
+        cause.kind = kind;
+        cause.evidence = named;
+        cause.message = fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not",
+                                    named.value("key", ""), named.value("module", ""));
+        cause.advice = f.advice;
+    } else if (kind == "package directory on sys.path") {
+        cause.id = "sys.path:" + named.value("entry", "");
+        cause.kind = kind;
+        cause.evidence = named;
+        cause.message = fmt::format("{}, the directory of the package {}, is on sys.path: its modules import again "
+                                    "under top-level names",
+                                    named.value("entry", ""), named.value("package", ""));
+        cause.advice = fmt::format("Take {} off sys.path (look at PYTHONPATH, the script's own directory, .pth files "
+                                   "and sys.path.insert calls) and import through {}.",
+                                   named.value("entry", ""), named.value("package", ""));
+    }
+    return cause;
+}
+
+/// Whether a finding that names no cause is explained by `cause`.
+bool explained_by(const Finding& f, const RootCause& cause)
+{
+    const json& e = cause.evidence;
+    if (cause.kind == "sys.modules alias") {
+        const std::string key = e.value("key", "");
+        if (f.kind == "duplicate-source-exec")
+            return std::any_of(f.module_names.begin(), f.module_names.end(),
+                               [&](const std::string& name) { return under(name, key); });
+        if (f.kind == "native-type-conflict")
+            return under(f.evidence.value("failed_module", ""), key);
+        return false;
+    }
+    // The file is inside the package directory: a type conflict of one extension with itself, or a
+    // source file one of whose names is the other's tail.
+    const std::string entry = e.value("entry", "") + "/";
+    if (!f.file.starts_with(entry))
+        return false;
+    if (f.kind == "native-type-conflict")
+        return f.evidence.value("relation", json()) == "same-file";
+    if (f.kind != "duplicate-source-exec")
+        return false;
+    return std::any_of(f.module_names.begin(), f.module_names.end(), [&](const std::string& a) {
+        return std::any_of(f.module_names.begin(), f.module_names.end(),
+                           [&](const std::string& b) { return a.size() > b.size() && a.ends_with("." + b); });
+    });
+}
+
+void add(RootCause& cause, const Finding& f, std::size_t index)
+{
+    cause.findings.push_back(index);
+    if (f.severity == Severity::error)
+        cause.severity = Severity::error;
+    if (std::find(cause.pids.begin(), cause.pids.end(), f.pid) == cause.pids.end())
+        cause.pids.push_back(f.pid);
+}
+
+} // namespace
+
+std::vector<RootCause> find_root_causes(const std::vector<Finding>& findings)
+{
+    // The causes findings name, per process: a cause explains the findings of the processes it
+    // was seen in only.
+    std::map<std::string, RootCause> causes;
+    std::map<std::tuple<std::string, int>, bool> seen_in;
+    std::vector<bool> linked(findings.size(), false);
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        RootCause named = cause_named_by(findings[i]);
+        if (named.id.empty())
+            continue;
+        auto [it, added] = causes.try_emplace(named.id, named);
+        // A partial alias describes its cause best: its text is kept over a duplicate init's.
+        if (!added && findings[i].kind == "partial-alias") {
+            it->second.message = std::move(named.message);
+            it->second.advice = std::move(named.advice);
+            it->second.evidence = std::move(named.evidence);
+        }
+        add(it->second, findings[i], i);
+        seen_in[{it->first, findings[i].pid}] = true;
+        linked[i] = true;
+    }
+    for (std::size_t i = 0; i < findings.size(); ++i) {
+        if (linked[i])
+            continue;
+        for (auto& [id, cause] : causes)
+            if (seen_in.contains({id, findings[i].pid}) && explained_by(findings[i], cause)) {
+                add(cause, findings[i], i);
+                break;
+            }
+    }
+    std::vector<RootCause> out;
+    for (auto& [id, cause] : causes) {
+        std::sort(cause.findings.begin(), cause.findings.end());
+        std::sort(cause.pids.begin(), cause.pids.end());
+        out.push_back(std::move(cause));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const RootCause& a, const RootCause& b) {
+        return (a.severity != Severity::error) < (b.severity != Severity::error);
+    });
+    return out;
+}
+
+} // namespace importscope::analysis
