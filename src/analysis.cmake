@@ -31,6 +31,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/analysis/known_issues.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/untraced.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/root_causes.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/environment_reads.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/report_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/report_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/summary.cpp

@@ -1,3 +1,4 @@
+#include "importscope/analysis/environment_reads.hpp"
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/known_issues.hpp"
 
@@ -21,6 +22,7 @@ std::vector<Finding> analyze(const RunModel& model, const AnalysisOptions& optio
           find_native_type_conflicts(model, options.hash_file),
           find_duplicate_extension_copies(model, options.hash_file), find_multiple_installations(model)})
         findings.insert(findings.end(), more.begin(), more.end());
+    attach_environment_reads(findings, model);
     if (options.known_issues && !findings.empty())
         if (const KnownIssueCatalogue* catalogue = options.known_issues())
             for (auto& f : findings)

@@ -186,6 +186,7 @@ public:
         programs.push_back(std::move(e));
     }
     void operator()(journal::WorkerProcess& e) { process().worker = std::move(e); }
+    void operator()(journal::EnvironmentRead& e) { process().environment_reads.push_back(std::move(e)); }
     void operator()(const journal::Note& e) { m_model.problems.push_back(fmt::format("pid {}: {}", m_pid, e.text)); }
     void operator()(journal::AliasSeen& e) { m_model.aliases.push_back({m_journal, m_pid, std::move(e)}); }
     void operator()(journal::TypeOwners& e) { m_model.type_owners.push_back({m_journal, m_pid, std::move(e)}); }

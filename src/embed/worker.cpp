@@ -1,6 +1,7 @@
 #include "importscope/embed/worker.hpp"
 
 #include "embed/interpreter.hpp"
+#include "hook/environment_reads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/process_tracking.hpp"
@@ -63,6 +64,7 @@ void on_failed_startup(const PyStatus& status)
             [] {
                 hook::ensure_finder_first();
                 hook::install_process_trackers();
+                hook::install_environment_reads();
             });
         g_start.tell(start_word::ready);
         status = interpreter.run_main();

@@ -1,5 +1,6 @@
 #include "hook/process_tracking.hpp"
 
+#include "hook/environment_reads.hpp"
 #include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
@@ -269,6 +270,7 @@ PyObject* start_child(PyObject*, PyObject*)
         register_audit_hook();
         install_finder();
         install_process_trackers();
+        install_environment_reads();
     } catch (capi::PythonError& e) {
         e.restore();
         return nullptr;
@@ -310,6 +312,7 @@ PyObject* after_fork_child(PyObject*, PyObject*)
     start.executable = text_of_sys("executable");
     if (!begin_process(std::move(start)))
         journal.close(); // never write this child's events into the parent's journal
+    forget_environment_reads();
     Py_RETURN_NONE;
 }
 

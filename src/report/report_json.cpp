@@ -1,4 +1,5 @@
 #include "importscope/report/report.hpp"
+#include "importscope/analysis/environment_reads.hpp"
 #include "importscope/analysis/root_causes.hpp"
 
 #include "importscope/version.hpp"
@@ -122,6 +123,23 @@ json program_json(const journal::ProgramStart& program)
         {"via", program.via}, {"executable", program.executable}, {"argv", program.argv}, {"order", program.seq}};
 }
 
+/// processes[].environment_read and environment_bulk_read.
+void add_environment_reads(json& process, const analysis::ProcessRecord& p)
+{
+    const analysis::ProcessEnvironmentReads reads = analysis::environment_reads(p);
+    json variables = json::array();
+    for (const auto& variable : reads.variables)
+        variables.push_back({{"name", variable.name},
+                             {"set", variable.set},
+                             {"value", variable.set ? json(variable.value) : json(nullptr)},
+                             {"read_at", variable.read_at}});
+    json bulk = json::array();
+    for (const auto& read : reads.bulk)
+        bulk.push_back({{"at", read.at}, {"variables", read.variables}});
+    process["environment_read"] = std::move(variables);
+    process["environment_bulk_read"] = std::move(bulk);
+}
+
 json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_main)
 {
     json programs = json::array();
@@ -152,6 +170,7 @@ json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_
         if (p.end && p.end->wall_ns)
             process["ended_at"] = iso_time(p.end->wall_ns);
     }
+    add_environment_reads(process, p);
     return process;
 }
 

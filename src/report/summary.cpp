@@ -147,6 +147,30 @@ std::vector<int> take_copies(const json& findings, std::size_t i, std::vector<bo
     return pids;
 }
 
+/// "settings read on the failing import path: FLASHINFER_MEGA_FUSED_STAGE=0 (flashinfer/moe.py:41),
+/// VLLM_X unset (...)": the variables that may have chosen the path, from evidence.environment_read.
+std::string settings_text(const json& f)
+{
+    const json& reads = f.at("evidence").value("environment_read", json::array());
+    if (reads.empty())
+        return {};
+    std::vector<std::string> on_path;
+    std::vector<std::string> by_package;
+    for (const json& read : reads) {
+        const json& value = read.value("value", json());
+        (read.value("on_import_path", false) ? on_path : by_package)
+            .push_back(fmt::format("{}{} ({}:{})", read.value("name", ""),
+                                   value.is_string() ? "=" + value.get<std::string>() : std::string(" unset"),
+                                   read.value("file", "?"), read.value("line", 0)));
+    }
+    std::string out;
+    if (!on_path.empty())
+        out += fmt::format("  settings read on the failing import path: {}\n", fmt::join(on_path, ", "));
+    if (!by_package.empty())
+        out += fmt::format("  settings read by the packages on that path: {}\n", fmt::join(by_package, ", "));
+    return out;
+}
+
 /// A finding whole: what, in which processes, the loads, why, the fix, the known issue.
 std::string finding_text(const json& report, const json& f, const std::vector<int>& pids, const Painter& paint)
 {
@@ -160,6 +184,7 @@ std::string finding_text(const json& report, const json& f, const std::vector<in
     for (std::size_t k = 0; k < inits.size(); ++k)
         out += fmt::format("    {}. {}  {}  ({})\n", k + 1, paint(inits[k].value("module", ""), fmt::emphasis::bold),
                            outcome_text(inits[k]), site_text(inits[k]));
+    out += settings_text(f);
     out += fmt::format("  why: {}\n", f.value("explanation", ""));
     out += fmt::format("  fix: {}\n", f.value("advice", ""));
     if (const json& known = f.value("known_issue", json()); known.is_object()) {

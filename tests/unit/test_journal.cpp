@@ -94,8 +94,11 @@ TEST_CASE("each event is one canonical JSON line that decodes to what was encode
     journal::NoBuild no_build{7, 13, 18, "pkg._C", {"/p/_C.cpython-312-x86_64-linux-gnu.so", odd}, {".so"}, stack};
     journal::Caught caught{7, 14, 19, 1, {"/w/" + odd + ".py", 12, "load", "w"}};
     journal::WorkerProcess worker{7, 15, 20, "rank0", "__mp_main__." + odd};
-    const std::vector<journal::Event> events = {start, ext, begin, end, end_ok, uncaught, exit, program, alias,
-                                                owners, installation, note, no_build, caught, worker};
+    journal::EnvironmentRead env_set{7, 16, 21, "FLASHINFER_" + odd, true, odd, {"/f/envs.py", 4, "<lambda>", "f.envs"}};
+    journal::EnvironmentRead env_unset{7, 17, 22, "VLLM_X", false, "", {"/v/envs.py", 9, "", ""}};
+    const std::vector<journal::Event> events = {start,   ext,     begin,        end,  end_ok,   uncaught,
+                                                exit,    program, alias,        owners, installation, note,
+                                                no_build, caught, worker, env_set, env_unset};
 
     for (const auto& event : events) {
         const std::string line = journal::encode(event);

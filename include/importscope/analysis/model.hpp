@@ -75,6 +75,8 @@ struct ProcessRecord {
     std::optional<ProcessEndRecord> end;            ///< none when it was killed without a word (SIGKILL)
     std::vector<journal::ProgramStart> programs;    ///< programs it started (exec, subprocess, ...)
     std::optional<journal::WorkerProcess> worker;   ///< what multiprocessing said of it, for one of its workers
+    /// The environment variables it read, each first read from each line that read it, in order.
+    std::vector<journal::EnvironmentRead> environment_reads;
 };
 
 /// What the process was to the run: "main", "spawn worker", "forkserver worker", "fork child",

@@ -439,6 +439,29 @@ struct WorkerProcess {
     }
 };
 
+/// The target read an environment variable through os.environ (os.getenv, os.environ.get, `in`,
+/// a subscript): written for the first read of each variable from each line of code.
+struct EnvironmentRead {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::string name;
+    bool set = false;  ///< the variable was in the environment
+    std::string value; ///< its value when set, "<redacted>" when it looks like a secret
+    Frame frame;       ///< the line that read it (past os.getenv and the Mapping methods)
+
+    static constexpr std::string_view ev = "env_read";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("name", e.name);
+        f.optional("set", e.set);
+        f.optional("value", e.value);
+        f.required("frame", e.frame);
+    }
+};
+
 /// Something the hooks noticed that limits what the record shows (the finder was removed, say).
 struct Note {
     int pid = 0;
@@ -457,7 +480,7 @@ struct Note {
 
 using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException, ProcessEnd,
                            ProgramStart, AliasSeen, TypeOwners, Installation, NoBuild, Caught, WorkerProcess,
-                           Note>;
+                           EnvironmentRead, Note>;
 
 /// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
 std::string encode(const Event& event);
