@@ -103,6 +103,60 @@ struct Cause {
     std::string advice;
 };
 
+/// How `entry` came onto sys.path in `r`'s process, as the hooks recorded it: {`path` (as sys.path
+/// holds it), `origin`, `pth_file`, `before_import_at` (for an entry the program added: the stack
+/// of the import that first followed it)}; null when no record names it.
+nlohmann::json entry_origin(const RunModel& model, const ModuleRecord& r, const std::string& entry)
+{
+    for (const auto& seen : model.sys_path) {
+        if (seen.journal != r.journal || seen.pid != r.pid)
+            continue;
+        for (const auto& e : seen.event.entries) {
+            if ((e.realpath.empty() ? e.path : e.realpath) != entry)
+                continue;
+            nlohmann::json origin{{"path", e.path}, {"origin", e.origin}};
+            if (!e.pth_file.empty())
+                origin["pth_file"] = e.pth_file;
+            if (e.origin == "program" && !seen.event.stack.empty())
+                origin["before_import_at"] = seen.event.stack;
+            return origin;
+        }
+    }
+    return nullptr;
+}
+
+/// What takes `entry` off sys.path, by who put it there.
+std::string off_sys_path(const std::string& entry, const nlohmann::json& origin)
+{
+    const std::string how = origin.is_object() ? origin.value("origin", "") : "";
+    if (how == "PYTHONPATH")
+        return fmt::format("take {} out of PYTHONPATH", entry);
+    if (how == "script directory")
+        return fmt::format("the script runs from inside the package, and sys.path[0] is its directory {}: move "
+                           "the script out of the package, or run it with python -m",
+                           entry);
+    if (how == "working directory")
+        return fmt::format("the working directory {} is on sys.path (python -c, -m or an interactive "
+                           "session): run from another directory",
+                           entry);
+    if (how == ".pth file")
+        return fmt::format("delete the line of {} that adds {}", origin.value("pth_file", ""), entry);
+    if (how == "program") {
+        const nlohmann::json& stack = origin.value("before_import_at", nlohmann::json::array());
+        if (!stack.empty())
+            return fmt::format("remove the sys.path change that adds {} (the program made it before the import at "
+                               "{}:{})",
+                               entry, stack.back().value("file", "?"), stack.back().value("line", 0));
+        return fmt::format("remove the sys.path change that adds {}", entry);
+    }
+    if (how == "start-up")
+        return fmt::format("{} was added while site ran, by code in a .pth file or in sitecustomize: remove it there",
+                           entry);
+    return fmt::format("take {} off sys.path (look at PYTHONPATH, the script's own directory, .pth files and "
+                       "sys.path.insert calls)",
+                       entry);
+}
+
 Cause find_cause(const RunModel& model, const ModuleRecord& first, const ModuleRecord& other)
 {
     const auto [original, alias] = differing_packages(first.name, other.name);
@@ -133,12 +187,16 @@ Cause find_cause(const RunModel& model, const ModuleRecord& first, const ModuleR
         });
     if (longer.name.size() > tail.size() && longer.name.ends_with(tail) && importable_from_entry) {
         const std::string package = longer.name.substr(0, longer.name.size() - tail.size());
-        return {{{"kind", "package directory on sys.path"}, {"entry", entry.string()}, {"package", package}},
+        const nlohmann::json origin = entry_origin(model, shorter, entry.string());
+        nlohmann::json evidence{{"kind", "package directory on sys.path"}, {"entry", entry.string()}, {"package", package}};
+        if (origin.is_object())
+            evidence["added_by"] = origin;
+        return {std::move(evidence),
                 fmt::format("Load this extension under one name only. {} is the directory of the package {}, and "
                             "it stands on sys.path, so its modules import a second time under top-level names ({} "
-                            "as {}): take it off sys.path (look at PYTHONPATH, the script's own directory, .pth "
-                            "files and sys.path.insert calls), and import {}.",
-                            entry.string(), package, longer.name, shorter.name, longer.name)};
+                            "as {}): {}; and import {}.",
+                            entry.string(), package, longer.name, shorter.name, off_sys_path(entry.string(), origin),
+                            longer.name)};
     }
     return {{{"kind", "unknown"}},
             fmt::format("Load this extension under one name only. If {} is an alias of {} in sys.modules (for example "

@@ -192,6 +192,7 @@ public:
     void operator()(journal::TypeOwners& e) { m_model.type_owners.push_back({m_journal, m_pid, std::move(e)}); }
     void operator()(journal::Installation& e) { m_model.installations.push_back({m_journal, m_pid, std::move(e)}); }
     void operator()(journal::NoBuild& e) { m_model.missing_builds.push_back({m_journal, m_pid, std::move(e)}); }
+    void operator()(journal::SysPathEntries& e) { m_model.sys_path.push_back({m_journal, m_pid, std::move(e)}); }
     void operator()(journal::Caught& e)
     {
         if (const auto it = m_failed.find(e.id); it != m_failed.end())
@@ -315,6 +316,7 @@ RunModel ModelBuilder::finish(std::vector<journal::JournalContents>&& journals)
         append(model.type_owners, p.model.type_owners);
         append(model.installations, p.model.installations);
         append(model.missing_builds, p.model.missing_builds);
+        append(model.sys_path, p.model.sys_path);
     };
     for (auto& journal : journals) {
         Part& p = part(journal.source);

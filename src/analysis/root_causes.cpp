@@ -19,6 +19,23 @@ bool under(const std::string& name, const std::string& package)
     return name == package || (name.size() > package.size() && name.starts_with(package) && name[package.size()] == '.');
 }
 
+/// "PYTHONPATH", "the script's directory", "a line of /site/x.pth", "an entry the program added".
+std::string origin_phrase(const json& origin)
+{
+    const std::string how = origin.value("origin", "");
+    if (how == ".pth file")
+        return "a line of " + origin.value("pth_file", std::string("a .pth file"));
+    if (how == "script directory")
+        return "the script's directory, sys.path[0]";
+    if (how == "working directory")
+        return "the working directory, sys.path[0]";
+    if (how == "program")
+        return "an entry the program added";
+    if (how == "start-up")
+        return "an entry added while site ran";
+    return "an entry of " + how;
+}
+
 /// A cause as a duplicate init's or a partial alias's evidence names it, or an empty one.
 RootCause cause_named_by(const Finding& f)
 {
@@ -56,9 +73,9 @@ RootCause cause_named_by(const Finding& f)
         cause.message = fmt::format("{}, the directory of the package {}, is on sys.path: its modules import again "
                                     "under top-level names",
                                     named.value("entry", ""), named.value("package", ""));
-        cause.advice = fmt::format("Take {} off sys.path (look at PYTHONPATH, the script's own directory, .pth files "
-                                   "and sys.path.insert calls) and import through {}.",
-                                   named.value("entry", ""), named.value("package", ""));
+        if (const json& origin = named.value("added_by", json()); origin.is_object())
+            cause.message += fmt::format(" (it is there as {})", origin_phrase(origin));
+        cause.advice = f.advice;
     }
     return cause;
 }

@@ -5,6 +5,7 @@
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/process_tracking.hpp"
+#include "hook/sys_path_origins.hpp"
 
 #include "importscope/util/console.hpp"
 
@@ -65,6 +66,7 @@ void on_failed_startup(const PyStatus& status)
                 hook::ensure_finder_first();
                 hook::install_process_trackers();
                 hook::install_environment_reads();
+                hook::record_sys_path_at_start();
             });
         g_start.tell(start_word::ready);
         status = interpreter.run_main();

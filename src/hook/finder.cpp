@@ -2,6 +2,7 @@
 #include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/loader.hpp"
+#include "hook/sys_path_origins.hpp"
 
 #include "capi/names.hpp"
 #include "capi/py_ref.hpp"
@@ -104,6 +105,7 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
         return nullptr;
     }
     PyObject* name = args[0];
+    note_sys_path_changes();
     PyRef spec = PyRef::steal(delegate_find_spec(self, args, nargs));
     if (!spec)
         return nullptr;

@@ -4,6 +4,7 @@
 #include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
+#include "hook/sys_path_origins.hpp"
 
 #include "capi/py_ref.hpp"
 #include "capi/python_error.hpp"
@@ -271,6 +272,7 @@ PyObject* start_child(PyObject*, PyObject*)
         install_finder();
         install_process_trackers();
         install_environment_reads();
+        record_sys_path_at_start();
     } catch (capi::PythonError& e) {
         e.restore();
         return nullptr;
@@ -313,6 +315,7 @@ PyObject* after_fork_child(PyObject*, PyObject*)
     if (!begin_process(std::move(start)))
         journal.close(); // never write this child's events into the parent's journal
     forget_environment_reads();
+    forget_sys_path();
     Py_RETURN_NONE;
 }
 

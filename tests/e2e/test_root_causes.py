@@ -72,9 +72,14 @@ def test_pikepdfs_directory_on_sys_path_is_the_cause_of_the_duplicate_and_the_ty
     assert cause["kind"] == "package directory on sys.path"
     assert cause["id"] == "sys.path:" + cause["evidence"]["entry"]
     assert cause["evidence"]["entry"].endswith("/pikepdf") and cause["evidence"]["package"] == "pikepdf"
-    assert "off sys.path" in cause["advice"] and "setdefault" not in cause["advice"]
+    assert "stands on sys.path" in cause["advice"] and "setdefault" not in cause["advice"]
     assert kinds_caused_by(run, cause["id"]) == {"duplicate-extension-init": 1, "native-type-conflict": 1}
     assert "root cause: " + cause["evidence"]["entry"] in run.stderr
+    # Who put it there: the program, before the import on line 3.
+    added_by = cause["evidence"]["added_by"]
+    assert added_by["origin"] == "program"
+    assert added_by["before_import_at"][-1]["line"] == 3
+    assert "remove the sys.path change that adds" in cause["advice"]
 
 
 def test_scipy_imported_plainly_has_no_cause(importscope):

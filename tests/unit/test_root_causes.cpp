@@ -62,10 +62,16 @@ TEST_CASE("findings of one alias are one cause, in every process that went throu
 
 TEST_CASE("a package directory on sys.path explains the copies of its own modules only", "[causes]")
 {
-    const nlohmann::json entry = {
-        {"cause", {{"kind", "package directory on sys.path"}, {"entry", "/site/lxml"}, {"package", "lxml"}}}};
+    const nlohmann::json entry = {{"cause",
+                                   {{"kind", "package directory on sys.path"},
+                                    {"entry", "/site/lxml"},
+                                    {"package", "lxml"},
+                                    {"added_by", {{"path", "/site/lxml"}, {"origin", ".pth file"}, {"pth_file", "/site/x.pth"}}}}}};
+    Finding duplicate =
+        finding("duplicate-extension-init", Severity::warning, 5, {"lxml.etree", "etree"}, "/site/lxml/etree.so", entry);
+    duplicate.advice = "delete the line of /site/x.pth";
     const std::vector<Finding> findings = {
-        finding("duplicate-extension-init", Severity::warning, 5, {"lxml.etree", "etree"}, "/site/lxml/etree.so", entry),
+        duplicate,
         finding("duplicate-source-exec", Severity::warning, 5, {"lxml.html", "html"}, "/site/lxml/html/__init__.py"),
         finding("duplicate-source-exec", Severity::warning, 5, {"a.b", "c"}, "/site/lxml/x.py"),  // no tail
         finding("duplicate-source-exec", Severity::warning, 5, {"p.cfg", "cfg"}, "/site/lxmlx/cfg.py"), // beside
@@ -79,7 +85,8 @@ TEST_CASE("a package directory on sys.path explains the copies of its own module
     CHECK(causes[0].id == "sys.path:/site/lxml");
     CHECK(causes[0].findings == std::vector<std::size_t>{0, 1, 4});
     CHECK(causes[0].severity == Severity::error);
-    CHECK(causes[0].advice.find("Take /site/lxml off sys.path") == 0);
+    CHECK(causes[0].advice == "delete the line of /site/x.pth"); // the duplicate's, which knows the origin
+    CHECK(causes[0].message.ends_with("(it is there as a line of /site/x.pth)"));
 }
 
 TEST_CASE("findings with no cause they name are left alone", "[causes]")

@@ -100,6 +100,7 @@ struct RunModel {
     std::vector<InProcess<journal::TypeOwners>> type_owners;
     std::vector<InProcess<journal::Installation>> installations;
     std::vector<InProcess<journal::NoBuild>> missing_builds;
+    std::vector<InProcess<journal::SysPathEntries>> sys_path; ///< sys.path at each start, and what was added
     std::uint64_t journal_bytes = 0; ///< the journals' size, all processes together
 };
 

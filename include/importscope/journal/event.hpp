@@ -439,6 +439,45 @@ struct WorkerProcess {
     }
 };
 
+/// One entry of sys.path and how it got there.
+struct PathEntry {
+    std::string path;     ///< as sys.path holds it ("" is the working directory)
+    std::string realpath; ///< the directory it names, symlinks resolved; empty when the same as path
+    /// "PYTHONPATH", "site-packages", "standard library", "script directory", "working directory",
+    /// ".pth file", "start-up" (added while site ran, by no .pth file's line: sitecustomize, say) or
+    /// "program" (added after start-up)
+    std::string origin;
+    std::string pth_file; ///< the .pth file whose line adds it, for ".pth file"
+
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        f.required("path", e.path);
+        f.optional("realpath", e.realpath);
+        f.required("origin", e.origin);
+        f.optional("pth_file", e.pth_file);
+    }
+};
+
+/// sys.path as the hooks found it when they were installed (no stack), or the entries added since
+/// it was last seen, noticed at the next import (its stack: the added entries came before it).
+struct SysPathEntries {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::vector<PathEntry> entries;
+    std::vector<Frame> stack;
+
+    static constexpr std::string_view ev = "sys_path";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+        f.required("entries", e.entries);
+        f.optional("stack", e.stack);
+    }
+};
+
 /// The target read an environment variable through os.environ (os.getenv, os.environ.get, `in`,
 /// a subscript): written for the first read of each variable from each line of code.
 struct EnvironmentRead {
@@ -480,7 +519,7 @@ struct Note {
 
 using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException, ProcessEnd,
                            ProgramStart, AliasSeen, TypeOwners, Installation, NoBuild, Caught, WorkerProcess,
-                           EnvironmentRead, Note>;
+                           EnvironmentRead, SysPathEntries, Note>;
 
 /// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
 std::string encode(const Event& event);
