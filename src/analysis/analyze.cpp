@@ -20,7 +20,7 @@ std::vector<Finding> analyze(const RunModel& model, const AnalysisOptions& optio
          {find_partial_aliases(model, duplicates), find_failed_extension_loads(model, duplicates),
           find_duplicate_source_execs(model),
           find_native_type_conflicts(model, options.hash_file),
-          find_duplicate_extension_copies(model, options.hash_file), find_multiple_installations(model)})
+          find_duplicate_extension_copies(model, options.hash_file), find_multiple_installations(model, options.distribution_of)})
         findings.insert(findings.end(), more.begin(), more.end());
     attach_environment_reads(findings, model);
     if (options.known_issues && !findings.empty())

@@ -111,25 +111,56 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
     return findings;
 }
 
+/// "/site/idna (idna 3.3)": a place, with the distribution that installed it when its metadata says.
+std::string place_text(const std::string& dir, const nlohmann::json& distribution)
+{
+    if (!distribution.is_object())
+        return dir;
+    return fmt::format("{} ({} {})", dir, distribution.value("name", ""), distribution.value("version", ""));
+}
+
+nlohmann::json distribution_json(const DistributionLookup& distribution_of, const std::string& origin)
+{
+    if (!distribution_of)
+        return nullptr;
+    if (const auto found = distribution_of(origin))
+        return {{"name", found->name}, {"version", found->version}};
+    return nullptr;
+}
+
 /// A top-level package importable from two or more places along sys.path: the first shadows the rest.
-Finding shadowing(const InProcess<journal::Installation>& installation)
+Finding shadowing(const InProcess<journal::Installation>& installation, const DistributionLookup& distribution_of)
 {
     const journal::Installation& e = installation.event;
     const std::string winner = package_dir(e.origin);
     std::vector<std::string> shadowed; // one directory reached through two entries (a symlink) is one
+    std::vector<std::string> shadowed_origins;
     for (const auto& origin : e.shadowed)
         if (const std::string dir = package_dir(origin);
-            dir != winner && std::find(shadowed.begin(), shadowed.end(), dir) == shadowed.end())
+            dir != winner && std::find(shadowed.begin(), shadowed.end(), dir) == shadowed.end()) {
             shadowed.push_back(dir);
+            shadowed_origins.push_back(origin);
+        }
+    // Each place with the distribution installed there, the one imported first.
+    nlohmann::json places = nlohmann::json::array();
+    places.push_back({{"place", winner}, {"origin", e.origin}, {"distribution", distribution_json(distribution_of, e.origin)}});
+    for (std::size_t i = 0; i < shadowed.size(); ++i)
+        places.push_back({{"place", shadowed[i]},
+                          {"origin", shadowed_origins[i]},
+                          {"distribution", distribution_json(distribution_of, shadowed_origins[i])}});
+    std::vector<std::string> shadowed_text;
+    for (std::size_t i = 1; i < places.size(); ++i)
+        shadowed_text.push_back(place_text(shadowed[i - 1], places[i]["distribution"]));
     Finding f;
     f.kind = "multiple-installations";
     f.severity = Severity::warning;
     f.pid = installation.pid;
     f.module_names = {e.name};
     f.file = e.origin;
-    f.message = fmt::format("{} is importable from {} places on sys.path: {} (the one imported, first on sys.path) "
+    f.message = fmt::format("{} is importable from {} places on sys.path: {}, the one imported (first on sys.path), "
                             "shadows {}",
-                            e.name, shadowed.size() + 1, winner, fmt::join(shadowed, ", "));
+                            e.name, shadowed.size() + 1, place_text(winner, places[0]["distribution"]),
+                            fmt::join(shadowed_text, ", "));
     f.explanation = fmt::format(
         "Two installations of {0} exist along sys.path. `import {0}` takes the first, so a copy in the working "
         "directory, on PYTHONPATH or earlier in site-packages hides the installed distribution, and what runs is "
@@ -139,24 +170,24 @@ Finding shadowing(const InProcess<journal::Installation>& installation)
                            "working directory, PYTHONPATH and .pth files); `python -c \"import {0}; print({0}.__file__)\"` "
                            "shows which one wins.",
                            e.name);
-    f.evidence = {{"name", e.name}, {"importable_from", winner}, {"shadowed", shadowed}};
+    f.evidence = {{"name", e.name}, {"importable_from", winner}, {"shadowed", shadowed}, {"places", places}};
     return f;
 }
 
-std::vector<Finding> find_multiple_installations(const RunModel& model)
+std::vector<Finding> find_multiple_installations(const RunModel& model, const DistributionLookup& distribution_of)
 {
     std::vector<Finding> findings;
     if (model.installations.empty())
         return findings;
     for (const auto& installation : model.installations)
         if (!installation.event.shadowed.empty())
-            if (Finding f = shadowing(installation); !f.evidence["shadowed"].empty())
+            if (Finding f = shadowing(installation, distribution_of); !f.evidence["shadowed"].empty())
                 findings.push_back(std::move(f));
     // The loaded modules named like an installation by the last component of their name, in one
     // pass: each installation looks at its namesakes only.
     std::unordered_map<std::string_view, std::vector<const ModuleRecord*>> namesakes;
     for (const auto& installation : model.installations)
-        if (!installation.event.origin.empty())
+        if (!installation.event.origin.empty() && installation.event.matched)
             namesakes.try_emplace(installation.event.name);
     for (const auto& r : model.modules)
         if (!r.origin.empty() && r.kind != "extension" && !r.stdlib) // encodings.idna is no idna
@@ -164,7 +195,7 @@ std::vector<Finding> find_multiple_installations(const RunModel& model)
                 it->second.push_back(&r);
     for (const auto& installation : model.installations) {
         const std::string& name = installation.event.name;
-        if (installation.event.origin.empty() || namesakes[name].empty())
+        if (installation.event.origin.empty() || !installation.event.matched || namesakes[name].empty())
             continue;
         const std::string installed_dir = package_dir(installation.event.origin);
         std::set<std::string> elsewhere;
@@ -179,6 +210,7 @@ std::vector<Finding> find_multiple_installations(const RunModel& model)
         }
         if (elsewhere.empty())
             continue;
+        const nlohmann::json installed = distribution_json(distribution_of, installation.event.origin);
         Finding f;
         f.kind = "multiple-installations";
         f.severity = Severity::warning;
@@ -186,8 +218,8 @@ std::vector<Finding> find_multiple_installations(const RunModel& model)
         f.module_names = names;
         f.module_names.insert(f.module_names.begin(), name);
         f.file = installation.event.origin;
-        f.message = fmt::format("{} is importable from {} and was also loaded as {} from {}", name, installed_dir,
-                                fmt::join(names, ", "), fmt::join(elsewhere, ", "));
+        f.message = fmt::format("{} is importable from {} and was also loaded as {} from {}", name,
+                                place_text(installed_dir, installed), fmt::join(names, ", "), fmt::join(elsewhere, ", "));
         f.explanation = fmt::format(
             "Two installations of {0} exist in this environment. Which one `import {0}` gives depends on sys.path "
             "and on what was imported first, and an alias such as sys.modules.setdefault(\"{0}\", ...) does "
@@ -195,8 +227,11 @@ std::vector<Finding> find_multiple_installations(const RunModel& model)
             name);
         f.advice = fmt::format("Remove the installation you do not mean to use (pip uninstall {}), or make every "
                                "import go through one of them.",
-                               name);
-        f.evidence = {{"name", name}, {"importable_from", installed_dir}, {"also_loaded_from", elsewhere}};
+                               installed.is_object() ? installed.value("name", name) : name);
+        f.evidence = {{"name", name},
+                      {"importable_from", installed_dir},
+                      {"distribution", installed},
+                      {"also_loaded_from", elsewhere}};
         findings.push_back(std::move(f));
     }
     return findings;

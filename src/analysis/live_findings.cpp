@@ -58,7 +58,11 @@ bool LiveFindings::can_make_a_finding(Journal& j, const journal::Event& event)
         ++m_processes;
         return false;
     }
-    return std::holds_alternative<journal::AliasSeen>(event) || std::holds_alternative<journal::Installation>(event) ||
+    // An installation makes a finding when another copy shadows it or a --match name has it (a
+    // vendored copy loaded beside it); the others (every top-level import has one) cannot.
+    if (const auto* installation = std::get_if<journal::Installation>(&event))
+        return !installation->shadowed.empty() || installation->matched;
+    return std::holds_alternative<journal::AliasSeen>(event) ||
            std::holds_alternative<journal::TypeOwners>(event) || std::holds_alternative<journal::NoBuild>(event) ||
            std::holds_alternative<journal::Caught>(event);
 }

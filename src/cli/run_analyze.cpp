@@ -1,6 +1,7 @@
 #include "cli/run_stages.hpp"
 
 #include "importscope/analysis/known_issues.hpp"
+#include "importscope/collect/distributions.hpp"
 #include "importscope/supervisor/environment.hpp"
 #include "importscope/util/sha256.hpp"
 
@@ -45,6 +46,10 @@ std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std
 {
     analysis::AnalysisOptions analysis_options;
     analysis_options.hash_file = hash_file;
+    collect::DistributionIndex distributions; // read only for the installations a finding names
+    analysis_options.distribution_of = [&distributions](const std::string& origin) {
+        return distributions.owner_of(origin);
+    };
     // The catalogue is read only when there are findings: compiling its patterns costs a run
     // without findings several milliseconds.
     std::optional<analysis::KnownIssueCatalogue> catalogue;

@@ -44,6 +44,33 @@ std::string path_finder_origin(PyObject* path_finder, const std::string& name, P
     return origin;
 }
 
+/// The sys.path entries of the standard library (<base_prefix>/lib/pythonX.Y, its lib-dynload and
+/// the zip): no name looked up for installations lives there, as the standard library's own names
+/// are never looked up, and skipping them saves a third of the look-ups.
+bool is_stdlib_entry(PyObject* entry)
+{
+    static const std::unordered_set<std::string> entries = [] {
+        std::unordered_set<std::string> found;
+        const std::string version = std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+        for (const char* prefix : {"base_prefix", "base_exec_prefix"})
+            if (PyObject* value = capi::sys_attribute(prefix); value && PyUnicode_Check(value)) {
+                const std::string lib = capi::to_utf8(value) + "/lib/python";
+                found.insert(lib + version);
+                found.insert(lib + version + "/lib-dynload");
+                found.insert(lib + std::to_string(PY_MAJOR_VERSION) + std::to_string(PY_MINOR_VERSION) + ".zip");
+            }
+        PyErr_Clear();
+        return found;
+    }();
+    Py_ssize_t size = 0;
+    const char* text = PyUnicode_Check(entry) ? PyUnicode_AsUTF8AndSize(entry, &size) : nullptr;
+    if (!text) {
+        PyErr_Clear();
+        return false;
+    }
+    return entries.count(std::string(text, static_cast<std::size_t>(size))) != 0;
+}
+
 /// Where sys.path alone imports the top-level `name` from (PathFinder), and the later entries of
 /// sys.path that hold it too, which that one shadows: one lookup per entry, the first that finds it
 /// being the one PathFinder over the whole of sys.path would give (a namespace portion has no
@@ -63,6 +90,8 @@ journal::Installation find_installations(const std::string& name)
         return e;
     PyRef entries = PyRef::steal(PyList_GetSlice(sys_path, 0, PyList_GET_SIZE(sys_path))); // the target may change it
     for (Py_ssize_t i = 0; entries && i < PyList_GET_SIZE(entries.get()); ++i) {
+        if (is_stdlib_entry(PyList_GET_ITEM(entries.get(), i)))
+            continue;
         PyRef one = PyRef::steal(PyList_New(1));
         if (!one)
             break;
@@ -186,26 +215,29 @@ void note_type_owners(const std::string& error_message)
     journal.append(std::move(e));
 }
 
-void note_installations(const std::string& module_name, bool is_extension)
+void note_installation(const std::string& top_level)
 {
-    // A top-level extension module is looked up whatever the patterns: that sys.path alone imports
-    // it from inside a package's directory is the evidence that the directory is on sys.path.
-    const bool top_level_extension = is_extension && module_name.find('.') == std::string::npos;
-    if (settings().match_all && !top_level_extension)
-        return; // no name is looked up for the patterns
     assert(PyGILState_Check());
-    std::size_t start = 0;
-    while (start < module_name.size()) {
+    // The standard library's own names are no second installation of anything; sitecustomize is
+    // importscope's bootstrap in every Python child, which runs the environment's own after it.
+    if (top_level == "sitecustomize" || top_level == "usercustomize" ||
+        !g_installations_seen.insert(top_level).second || is_stdlib_name(top_level))
+        return;
+    journal::Installation e = find_installations(top_level);
+    e.matched = !settings().match_all && matches(top_level);
+    JournalWriter::instance().stamp(e);
+    JournalWriter::instance().append(std::move(e));
+}
+
+void note_installations(const std::string& module_name)
+{
+    if (settings().match_all)
+        return; // every component of a recorded name is a top-level name the finder looked up
+    for (std::size_t start = module_name.find('.') + 1; start != 0 && start < module_name.size();) {
         const std::size_t end = std::min(module_name.find('.', start), module_name.size());
-        const std::string component = module_name.substr(start, end - start);
+        if (const std::string component = module_name.substr(start, end - start); matches(component))
+            note_installation(component);
         start = end + 1;
-        if (!top_level_extension && (settings().match_all || !matches(component)))
-            continue;
-        if (!g_installations_seen.insert(component).second || is_stdlib_name(component))
-            continue; // the standard library's own names are no second installation of anything
-        journal::Installation e = find_installations(component);
-        JournalWriter::instance().stamp(e);
-        JournalWriter::instance().append(std::move(e));
     }
 }
 

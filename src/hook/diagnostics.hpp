@@ -22,9 +22,13 @@ void note_type_owners(const std::string& error_message);
 /// (sys.stdlib_module_names). Needs the GIL the first time.
 bool is_stdlib_name(std::string_view module_name);
 
-/// For each dotted component of `module_name` that matches --match, records once where a top-level
-/// package of that name is importable from sys.path; for a top-level extension module, whatever the
-/// patterns. Needs the GIL.
-void note_installations(const std::string& module_name, bool is_extension);
+/// Records once where a top-level module of this name is importable from sys.path, and the later
+/// entries that hold it too (never for a name of the standard library's). The finder calls it for
+/// every top-level import, whatever --match records. Needs the GIL.
+void note_installation(const std::string& top_level);
+
+/// For each dotted component of a recorded `module_name` that matches --match, note_installation:
+/// a vendored copy's name (vllm.third_party.deep_gemm) is looked up as a top-level package too.
+void note_installations(const std::string& module_name);
 
 } // namespace importscope::hook

@@ -122,8 +122,13 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
     }
 
     // Whatever it records, an alias that an import goes through is seen: it is the cause of the
-    // duplicates that follow, and costs a look-up in sys.modules per dotted import.
+    // duplicates that follow, and costs a look-up in sys.modules per dotted import. Every top-level
+    // name is looked up along sys.path once: a copy that shadows another, or a package directory
+    // on sys.path, shows there.
     note_parent_alias(name);
+    if (PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1) == -1)
+        note_installation(capi::to_utf8(name));
+    PyErr_Clear();
     PyRef loader = PyRef::steal(capi::get_attribute(spec.get(), "loader"));
     if (!loader) {
         PyErr_Clear();

@@ -122,7 +122,7 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     e.loader = loader_type_name(self->wrapped);
     e.stdlib = is_stdlib_name(e.name);
     // May run Python code: before the stack, which goes straight out.
-    note_installations(e.name, std::strcmp(self->kind, "extension") == 0);
+    note_installations(e.name);
     e.stack = capture_import_stack();
     self->begun = true;
     self->pid = journal.pid();

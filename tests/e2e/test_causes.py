@@ -128,17 +128,23 @@ def test_a_copy_in_the_working_directory_that_shadows_debians_requests_is_named_
     require("requests")
     (tmp_path / "requests").mkdir()
     (tmp_path / "requests" / "__init__.py").write_text("SHADOW = True\n")
-    run = importscope("--match", "requests", "-c", "import requests; print(requests.SHADOW)", python=DEBIAN_PYTHON,
-                      cwd=tmp_path)
-    assert run.stdout == "True\n" and run.status == 0, run.stderr
-    [finding] = run.findings("multiple-installations")
-    installed = subprocess.run([DEBIAN_PYTHON, "-I", "-c", "import requests, os; print(os.path.dirname(requests.__file__))"],
-                               capture_output=True, text=True, cwd="/").stdout.strip()
-    assert finding["evidence"] == {"name": "requests", "importable_from": str(tmp_path / "requests"),
-                                   "shadowed": [installed]}
-    assert f"{tmp_path / 'requests'} (the one imported, first on sys.path) shadows {installed}" in finding["message"]
+    # With default options, and with every module recorded: every top-level name is looked up.
+    for match in ([], ["--match", "*"]):
+        run = importscope(*match, "-c", "import requests; print(requests.SHADOW)", python=DEBIAN_PYTHON, cwd=tmp_path)
+        assert run.stdout == "True\n" and run.status == 0, run.stderr
+        [finding] = run.findings("multiple-installations")
+        installed, version = subprocess.run(
+            [DEBIAN_PYTHON, "-I", "-c", "import requests, os, importlib.metadata as m; "
+             "print(os.path.dirname(requests.__file__)); print(m.version('requests'))"],
+            capture_output=True, text=True, cwd="/").stdout.split()
+        evidence = finding["evidence"]
+        assert (evidence["name"], evidence["importable_from"], evidence["shadowed"]) == (
+            "requests", str(tmp_path / "requests"), [installed])
+        # The copy has no metadata; Debian's installation is named with its distribution and version.
+        assert [p["distribution"] for p in evidence["places"]] == [None, {"name": "requests", "version": version}]
+        assert (f"{tmp_path / 'requests'}, the one imported (first on sys.path), shadows {installed} "
+                f"(requests {version})") in finding["message"]
     # Without the copy: one installation, no finding.
     (tmp_path / "requests" / "__init__.py").unlink()
     (tmp_path / "requests").rmdir()
-    assert importscope("--match", "requests", "-c", "import requests", python=DEBIAN_PYTHON,
-                       cwd=tmp_path).findings() == []
+    assert importscope("-c", "import requests", python=DEBIAN_PYTHON, cwd=tmp_path).findings() == []

@@ -68,15 +68,16 @@ public:
     }
 
     /// sys.path alone would import the top-level `name` from `origin` (empty: from nowhere), and
-    /// later entries of sys.path hold `shadowed` too.
+    /// later entries of sys.path hold `shadowed` too; `matched`: the name matches --match.
     JournalBuilder& installation(const std::string& name, const std::string& origin,
-                                 std::vector<std::string> shadowed = {})
+                                 std::vector<std::string> shadowed = {}, bool matched = true)
     {
         journal::Installation e;
         stamp(e);
         e.name = name;
         e.origin = origin;
         e.shadowed = std::move(shadowed);
+        e.matched = matched;
         add(e);
         return *this;
     }

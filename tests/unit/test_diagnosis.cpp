@@ -192,6 +192,36 @@ TEST_CASE("a package importable from two places on sys.path is a warning that na
     REQUIRE(findings.size() == 1); // requests: one directory, reached twice
     CHECK(findings[0].evidence["importable_from"] == "/work/deep_gemm");
     CHECK(findings[0].evidence["shadowed"] == nlohmann::json{"/site/deep_gemm"});
-    CHECK(findings[0].message.find("/work/deep_gemm (the one imported, first on sys.path) shadows /site/deep_gemm") !=
+    CHECK(findings[0].message.find("/work/deep_gemm, the one imported (first on sys.path), shadows /site/deep_gemm") !=
           std::string::npos);
+    CHECK(findings[0].evidence["places"][1]["distribution"].is_null()); // no lookup given
+
+    // With the distributions' metadata, each place names the one installed there.
+    const analysis::DistributionLookup distributions = [](const std::string& origin) {
+        return origin.starts_with("/site/") ? std::optional<analysis::Distribution>({"deep-gemm", "2.1.0"})
+                                            : std::nullopt;
+    };
+    const auto named = analysis::find_multiple_installations(analysis::build_model(b.contents()), distributions);
+    REQUIRE(named.size() == 1);
+    CHECK(named[0].message.find("shadows /site/deep_gemm (deep-gemm 2.1.0)") != std::string::npos);
+    CHECK(named[0].evidence["places"][0]["distribution"].is_null()); // the copy in /work has no metadata
+    CHECK(named[0].evidence["places"][1]["distribution"] == nlohmann::json{{"name", "deep-gemm"}, {"version", "2.1.0"}});
+}
+
+TEST_CASE("a vendored copy is compared with the installation of a --match name only", "[installations]")
+{
+    testing::JournalBuilder b;
+    b.installation("deep_gemm", "/site/deep_gemm/__init__.py", {}, true);
+    b.installation("numpy", "/site/numpy/__init__.py", {}, false); // looked up as a top-level import
+    b.end(b.begin("vllm.third_party.deep_gemm", "source", "/v/third_party/deep_gemm/__init__.py"));
+    b.end(b.begin("pandas.compat.numpy", "source", "/p/compat/numpy/__init__.py")); // a subpackage, no copy
+    const analysis::DistributionLookup distributions = [](const std::string& origin) {
+        return origin == "/site/deep_gemm/__init__.py" ? std::optional<analysis::Distribution>({"deep-gemm", "2.1.0"})
+                                                       : std::nullopt;
+    };
+    const auto findings = analysis::find_multiple_installations(analysis::build_model(b.contents()), distributions);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].module_names == std::vector<std::string>{"deep_gemm", "vllm.third_party.deep_gemm"});
+    CHECK(findings[0].message.find("/site/deep_gemm (deep-gemm 2.1.0)") != std::string::npos);
+    CHECK(findings[0].advice.find("pip uninstall deep-gemm") != std::string::npos); // the distribution's name
 }

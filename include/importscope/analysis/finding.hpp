@@ -41,11 +41,22 @@ using FileHasher = std::function<std::optional<std::string>(const std::string& p
 
 class KnownIssueCatalogue;
 
+/// An installed distribution, as its metadata names it.
+struct Distribution {
+    std::string name;
+    std::string version;
+};
+
+/// The distribution that provides the importable file `origin` (a package's `__init__.py`, a
+/// module's file), or nullopt; injected, as it reads the file system.
+using DistributionLookup = std::function<std::optional<Distribution>(const std::string& origin)>;
+
 struct AnalysisOptions {
     FileHasher hash_file;                              ///< none: content is never compared
     /// Gives the known-issue catalogue, or null; called once, and only when there is a finding to
     /// match, so that a run without findings never reads (or compiles the patterns of) the catalogue.
     std::function<const KnownIssueCatalogue*()> known_issues; ///< none: no known-issue matching
+    DistributionLookup distribution_of;                       ///< none: installations are named by place only
 };
 
 /// `duplicate-extension-init`: one extension file (by st_dev and st_ino, so symlinks and hard links
@@ -70,7 +81,8 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
 
 /// `multiple-installations`: a top-level package importable from sys.path at one place while a
 /// package of that name was loaded from another (a vendored copy, say).
-std::vector<Finding> find_multiple_installations(const RunModel& model);
+std::vector<Finding> find_multiple_installations(const RunModel& model,
+                                                 const DistributionLookup& distribution_of = {});
 
 /// `extension-load-failed`: an extension the program went on without. Its load raised (a missing
 /// shared library, an undefined symbol, no PyInit of that name) and the process did not end of it;

@@ -364,6 +364,9 @@ struct Installation {
     std::string origin; ///< empty when nothing of that name is importable from sys.path
     /// Where else along sys.path it is importable, in sys.path order: copies that `origin` shadows.
     std::vector<std::string> shadowed;
+    /// The name matches a --match pattern (not '*'): a loaded module named like it elsewhere (a
+    /// vendored copy) is compared with it.
+    bool matched = false;
 
     static constexpr std::string_view ev = "installation";
     template <typename Fields, typename Self>
@@ -373,6 +376,7 @@ struct Installation {
         f.required("name", e.name);
         f.optional("origin", e.origin);
         f.optional("shadowed", e.shadowed);
+        f.optional("matched", e.matched);
     }
 };
 

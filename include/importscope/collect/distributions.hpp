@@ -1,0 +1,28 @@
+#pragma once
+
+#include "importscope/analysis/finding.hpp"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace importscope::collect {
+
+/// Which installed distribution provides an importable location, read from the metadata beside it
+/// (`*.dist-info`: METADATA, top_level.txt or RECORD; `*.egg-info`: PKG-INFO, top_level.txt), as
+/// importlib.metadata would find it. Each directory's metadata is read once, the first time a
+/// location in it is asked about.
+class DistributionIndex {
+public:
+    /// The distribution whose top-level name `origin` is: a package's `__init__.py`, a module's
+    /// file, or an extension's. None when no metadata beside it names it.
+    std::optional<analysis::Distribution> owner_of(const std::string& origin);
+
+private:
+    using TopLevelNames = std::map<std::string, analysis::Distribution>;
+    const TopLevelNames& read_directory(const std::string& directory);
+
+    std::map<std::string, TopLevelNames> m_directories;
+};
+
+} // namespace importscope::collect
