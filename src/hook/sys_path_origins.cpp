@@ -91,13 +91,13 @@ void learn_context(PathContext& state)
             state.site_dirs.push_back(resolved(capi::to_utf8(user.get())));
     }
     PyErr_Clear();
-    const std::string major = std::to_string(PY_MAJOR_VERSION);
-    const std::string minor = std::to_string(PY_MINOR_VERSION);
+    const std::string version = std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+    const std::string zip = std::to_string(PY_MAJOR_VERSION) + std::to_string(PY_MINOR_VERSION) + ".zip";
     for (const char* prefix : {"prefix", "base_prefix", "exec_prefix", "base_exec_prefix"})
         if (PyObject* value = capi::sys_attribute(prefix); value && PyUnicode_Check(value)) {
             const std::string lib = capi::to_utf8(value) + "/lib/python";
-            state.stdlib_roots.push_back(resolved(lib + major + "." + minor));
-            state.stdlib_roots.push_back(resolved(lib + major + minor + ".zip"));
+            state.stdlib_roots.push_back(resolved(lib + version));
+            state.stdlib_roots.push_back(resolved(lib + zip));
         }
 }
 

@@ -205,6 +205,7 @@ std::string kinds_text(const json& findings, const std::string& id)
         if (f.value("caused_by", "") == id)
             ++counts[f.value("kind", "")];
     std::vector<std::string> parts;
+    parts.reserve(counts.size());
     for (const auto& [kind, n] : counts)
         parts.push_back(fmt::format("{} {}", n, kind));
     return fmt::format("{}", fmt::join(parts, ", "));
