@@ -102,6 +102,7 @@ public:
         r.parent = std::move(e.parent);
         r.stack = std::move(e.stack);
         r.stdlib = e.stdlib;
+        r.late = e.late;
         r.via_finder = true;
         r.status = ImportStatus::incomplete;
         m_open[e.id] = {m_model.modules.size(), e.mono_ns};
@@ -125,7 +126,8 @@ public:
             r.error->message = redact_text(r.error->message);
             r.error->traceback = redact_text(r.error->traceback);
         }
-        r.duration_ms = static_cast<double>(e.mono_ns - it->second.begin_ns) / 1e6;
+        if (!r.late)
+            r.duration_ms = static_cast<double>(e.mono_ns - it->second.begin_ns) / 1e6;
         if (r.error)
             m_failed[e.id] = it->second.index;
         m_open.erase(it);

@@ -2,6 +2,7 @@
 #include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/loader.hpp"
+#include "hook/source_names.hpp"
 #include "hook/sys_path_origins.hpp"
 
 #include "capi/names.hpp"
@@ -140,7 +141,10 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
         return spec.release();
     }
     const char* kind = loader_kind(loader.get());
-    if (should_record(name, kind) && has_exec_module(loader.get())) {
+    bool record = should_record(name, kind);
+    if (std::strcmp(kind, "source") == 0 || std::strcmp(kind, "bytecode") == 0)
+        record = found_under_another_name(spec.get(), name, kind, record) || record; // the double import trap
+    if (record && has_exec_module(loader.get())) {
         if (!wrap_spec_loader(spec.get(), loader.get(), name, kind))
             PyErr_Clear(); // unrecorded is better than a failed import
     }

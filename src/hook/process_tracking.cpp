@@ -4,6 +4,7 @@
 #include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
+#include "hook/source_names.hpp"
 #include "hook/sys_path_origins.hpp"
 
 #include "capi/py_ref.hpp"
@@ -316,6 +317,7 @@ PyObject* after_fork_child(PyObject*, PyObject*)
         journal.close(); // never write this child's events into the parent's journal
     forget_environment_reads();
     forget_sys_path();
+    forget_source_names();
     Py_RETURN_NONE;
 }
 

@@ -135,7 +135,7 @@ std::string first_entry_origin(const std::string& real)
     PyObject* argv = capi::sys_attribute("argv");
     const std::vector<std::string> args = text_list(argv);
     if (!args.empty() && !args[0].empty() && args[0] != "-c" && args[0] != "-m" && args[0] != "-")
-        if (resolved(fs::path(args[0]).parent_path().string()) == real)
+        if (fs::path(resolved(args[0])).parent_path().string() == real) // a symlink: its target's directory
             return "script directory";
     if (real == resolved("."))
         return "working directory";

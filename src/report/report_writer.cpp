@@ -290,6 +290,10 @@ void write_module(RecordStream& j, FrameTexts& frames, const analysis::ModuleRec
     j->Bool(r.initialized_extension);
     j.key("kind");
     j.string(r.kind);
+    if (r.late) {
+        j.key("late");
+        j->Bool(true);
+    }
     j.key("loader");
     j.string(r.loader);
     j.key("name");

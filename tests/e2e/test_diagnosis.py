@@ -110,6 +110,28 @@ def test_pure_python_double_import(importscope):
     assert double["file"].endswith("deep_gemm_tools/deep_gemm_config.py")
 
 
+def test_a_double_import_that_no_pattern_matches_is_found_by_default(importscope, tmp_path):
+    inner = tmp_path / "tools" / "inner"
+    inner.mkdir(parents=True)
+    (tmp_path / "tools" / "__init__.py").write_text("")
+    (inner / "__init__.py").write_text("")
+    (inner / "config.py").write_text("VALUES = []\n")
+    (tmp_path / "main.py").write_text(
+        "import sys\nimport tools.inner.config as a\n"
+        f"sys.path.insert(0, {str(inner)!r})\nimport config as b\nprint(a is b)\n")
+    run = importscope(tmp_path / "main.py")
+    assert run.status == 0 and run.stdout == "False\n", run.stderr
+    [double] = run.findings("duplicate-source-exec")
+    assert double["module_names"] == ["tools.inner.config", "config"]
+    first, second = double["evidence"]["executions"]
+    assert first["stack"] == [] and second["stack"][-1]["line"] == 4  # the first, unrecorded, came late
+    records = {m["name"]: m for m in run.report["modules"]}
+    assert records["tools.inner.config"]["late"] is True and records["tools.inner.config"]["duration_ms"] is None
+    assert "late" not in records["config"]
+    # No other source module of the run is recorded: --match still chooses what gets full records.
+    assert {n for n, m in records.items() if m["kind"] != "extension"} == {"tools.inner.config", "config"}
+
+
 def test_secrets_never_reach_the_report(importscope, tmp_path):
     secrets = {
         "HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz012345",

@@ -48,8 +48,12 @@ def test_an_alias_of_scipy_is_one_cause_with_every_finding_under_it(importscope,
     kinds = kinds_caused_by(run, "alias:sp")
     assert kinds["partial-alias"] == 1
     assert kinds["duplicate-extension-init"] >= 2
-    if match == "*":
-        assert kinds["duplicate-source-exec"] >= 10  # every source module of scipy.linalg ran again
+    # Every source module of scipy.linalg ran again: found with default options too, where the first
+    # import of each, unrecorded, is recorded late when its file is found under the alias.
+    assert kinds["duplicate-source-exec"] >= 10
+    if match is None:
+        late = {m["name"] for m in run.report["modules"] if m.get("late")}
+        assert "scipy.linalg._basic" in late
     # The summary leads with the cause and lists its consequences a line each under it.
     lines = run.stderr.splitlines()
     headline = [i for i, line in enumerate(lines) if "root cause:" in line]

@@ -96,11 +96,14 @@ TEST_CASE("each event is one canonical JSON line that decodes to what was encode
     journal::WorkerProcess worker{7, 15, 20, "rank0", "__mp_main__." + odd};
     journal::EnvironmentRead env_set{7, 16, 21, "FLASHINFER_" + odd, true, odd, {"/f/envs.py", 4, "<lambda>", "f.envs"}};
     journal::EnvironmentRead env_unset{7, 17, 22, "VLLM_X", false, "", {"/v/envs.py", 9, "", ""}};
+    journal::ImportBegin late = begin;
+    late.late = true;
+    late.stack = {};
     journal::SysPathEntries path_start{7, 18, 23, {{"", "/w", "working directory", ""}, {"/p/" + odd, "", ".pth file", "/s/a.pth"}}, {}};
     journal::SysPathEntries path_added{7, 19, 24, {{"/pkg", "", "program", ""}}, stack};
     const std::vector<journal::Event> events = {start,   ext,     begin,        end,  end_ok,   uncaught,
                                                 exit,    program, alias,        owners, installation, note,
-                                                no_build, caught, worker, env_set, env_unset, path_start, path_added};
+                                                no_build, caught, worker, env_set, env_unset, path_start, path_added, late};
 
     for (const auto& event : events) {
         const std::string line = journal::encode(event);

@@ -47,6 +47,7 @@ struct ModuleRecord {
     bool via_finder = false;            ///< the meta-path finder saw it
     bool initialized_extension = false; ///< the audit hook saw CPython run its PyInit
     bool stdlib = false;                ///< its top-level package is the standard library's
+    bool late = false; ///< recorded when a second name found its file: no stack and no duration
 
     const journal::Frame* call_site() const { return stack.empty() ? nullptr : &stack.back(); }
     /// The file that was loaded: its real path when known, else the path it was found at.

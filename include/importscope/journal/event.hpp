@@ -185,6 +185,9 @@ struct ImportBegin {
     std::string parent; ///< the parent package, empty for a top-level module
     std::vector<Frame> stack;
     bool stdlib = false; ///< its top-level package is the standard library's (sys.stdlib_module_names)
+    /// Written when a second name found its file (source_names.cpp), after the module was loaded
+    /// unrecorded: no stack, and `t` is when the finder found it.
+    bool late = false;
 
     static constexpr std::string_view ev = "begin";
     template <typename Fields, typename Self>
@@ -201,6 +204,7 @@ struct ImportBegin {
         f.optional("parent", e.parent);
         f.optional("stack", e.stack);
         f.optional("stdlib", e.stdlib);
+        f.optional("late", e.late);
     }
 };
 
