@@ -46,11 +46,15 @@ std::string_view origin_text(PyObject* text)
 }
 
 /// sys.modules[name].__spec__.origin == origin: the module found first is there, from that file.
+/// Its __spec__ is read from its __dict__, never through getattr, which a lazily loaded module
+/// (importlib.util.LazyLoader) would take as the moment to load.
 bool loaded_from(PyObject* name, std::string_view origin)
 {
     PyObject* module = PyDict_GetItemWithError(PyImport_GetModuleDict(), name); // borrowed
-    PyRef spec = module ? PyRef::steal(capi::get_attribute(module, "__spec__")) : PyRef();
-    PyRef spec_origin = spec && spec.get() != Py_None ? PyRef::steal(capi::get_attribute(spec.get(), "origin")) : PyRef();
+    PyObject* spec = module && PyModule_Check(module)
+                         ? PyDict_GetItemWithError(PyModule_GetDict(module), capi::interned("__spec__"))
+                         : nullptr; // borrowed
+    PyRef spec_origin = spec && spec != Py_None ? PyRef::steal(capi::get_attribute(spec, "origin")) : PyRef();
     const bool same = spec_origin && origin_text(spec_origin.get()) == origin;
     PyErr_Clear();
     return same;
