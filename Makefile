@@ -7,6 +7,17 @@ PYTHON_REAL := $(shell $(PYTHON) -c 'import sys; print(sys.executable)' 2>/dev/n
 JOBS ?= 2
 CMAKE_FLAGS ?=
 
+# ccache, where installed, compiles for every build tree configured from here (CMake reads these two
+# variables from the environment when it first configures a tree, pip's builds included). The
+# matrix's builds for each CPython and pip's wheels share every object that does not include
+# Python.h: paths are taken relative to the source tree, and the build directory is not hashed.
+ifneq ($(shell command -v ccache 2>/dev/null),)
+export CMAKE_C_COMPILER_LAUNCHER ?= ccache
+export CMAKE_CXX_COMPILER_LAUNCHER ?= ccache
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= true
+endif
+
 .PHONY: all deps tools-venv configure build demo test sanitize tidy bench fuzz matrix clean
 
 # pybind11 3.x and nanobind from PyPI (tools/python-tools.txt), for the probes: a project-local venv.
@@ -90,4 +101,4 @@ matrix: build
 	@BUILD=$(BUILD) JOBS=$(JOBS) TOOLS_VENV=$(TOOLS_VENV) sh tools/matrix.sh
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-tidy $(BUILD)-fuzz build-matrix
+	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-tidy $(BUILD)-fuzz build-matrix build-matrix-3.*

@@ -68,7 +68,9 @@ for python in $pythons; do
         build=$BUILD
         echo "== matrix: $minor is the default build's; its suite ran in make test"
     else
-        build=$OUT/$minor
+        # Beside $BUILD, at the same depth: ccache's paths are relative to the source tree, so the
+        # objects that do not include Python.h are those of the default build.
+        build=$OUT-$minor
         # One importscope, two workers: this minor's (the tests' default) and that of Debian's
         # /usr/bin/python3, which some tests name.
         workers=$python
@@ -78,8 +80,8 @@ for python in $pythons; do
         fi
         # shellcheck disable=SC2046 # one flag a line
         cmake -S . -B "$build" -DPython3_EXECUTABLE="$python" -DIMPORTSCOPE_PYTHONS="$workers" \
-            $(probe_flags "$minor") > "$build.configure.log"
-        cmake --build "$build" -j "$JOBS" > "$build.build.log" || { tail -40 "$build.build.log"; exit 1; }
+            $(probe_flags "$minor") > "$OUT/configure-$minor.log"
+        cmake --build "$build" -j "$JOBS" > "$OUT/build-$minor.log" || { tail -40 "$OUT/build-$minor.log"; exit 1; }
         (cd "$build" && ctest --output-on-failure -j "$JOBS")
     fi
 

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 namespace importscope::hook {
 
@@ -44,23 +45,14 @@ std::string path_finder_origin(PyObject* path_finder, const std::string& name, P
     return origin;
 }
 
-/// The sys.path entries of the standard library (<base_prefix>/lib/pythonX.Y, its lib-dynload and
-/// the zip): no name looked up for installations lives there, as the standard library's own names
-/// are never looked up, and skipping them saves a third of the look-ups.
+/// The sys.path entries of the standard library: no name looked up for installations lives there,
+/// as the standard library's own names are never looked up, and skipping them saves a third of the
+/// look-ups.
 bool is_stdlib_entry(PyObject* entry)
 {
     static const std::unordered_set<std::string> entries = [] {
-        std::unordered_set<std::string> found;
-        const std::string version = std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
-        for (const char* prefix : {"base_prefix", "base_exec_prefix"})
-            if (PyObject* value = capi::sys_attribute(prefix); value && PyUnicode_Check(value)) {
-                const std::string lib = capi::to_utf8(value) + "/lib/python";
-                found.insert(lib + version);
-                found.insert(lib + version + "/lib-dynload");
-                found.insert(lib + std::to_string(PY_MAJOR_VERSION) + std::to_string(PY_MINOR_VERSION) + ".zip");
-            }
-        PyErr_Clear();
-        return found;
+        const std::vector<std::string> directories = stdlib_directories();
+        return std::unordered_set<std::string>(directories.begin(), directories.end());
     }();
     Py_ssize_t size = 0;
     const char* text = PyUnicode_Check(entry) ? PyUnicode_AsUTF8AndSize(entry, &size) : nullptr;
@@ -108,6 +100,22 @@ journal::Installation find_installations(const std::string& name)
 }
 
 } // namespace
+
+std::vector<std::string> stdlib_directories()
+{
+    std::vector<std::string> found;
+    const std::string version = std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
+    const std::string zip = std::to_string(PY_MAJOR_VERSION) + std::to_string(PY_MINOR_VERSION) + ".zip";
+    for (const char* prefix : {"prefix", "base_prefix", "exec_prefix", "base_exec_prefix"})
+        if (PyObject* value = capi::sys_attribute(prefix); value && PyUnicode_Check(value)) {
+            const std::string lib = capi::to_utf8(value) + "/lib/python";
+            found.push_back(lib + version);
+            found.push_back(lib + version + "/lib-dynload");
+            found.push_back(lib + zip);
+        }
+    PyErr_Clear();
+    return found;
+}
 
 bool is_stdlib_name(std::string_view module_name)
 {

@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 /// Facts the analysis needs to explain a finding, gathered inside the process at the moment they
 /// are visible: aliases in sys.modules, the owners of a type pybind11 refused to register again,
@@ -17,6 +18,11 @@ void note_parent_alias(PyObject* name);
 /// After an import failed with pybind11's `generic_type: type "X" is already registered!`, records
 /// which loaded modules expose a type named X. Needs the GIL.
 void note_type_owners(const std::string& error_message);
+
+/// The standard library's directories as sys.path names them (<prefix>/lib/pythonX.Y, its
+/// lib-dynload and lib/pythonXY.zip, for sys.prefix, base_prefix, exec_prefix and base_exec_prefix),
+/// unresolved. Needs the GIL.
+std::vector<std::string> stdlib_directories();
 
 /// Whether the top-level package of `module_name` is one of the standard library's
 /// (sys.stdlib_module_names). Needs the GIL the first time.

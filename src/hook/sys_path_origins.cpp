@@ -1,5 +1,6 @@
 #include "hook/sys_path_origins.hpp"
 
+#include "hook/diagnostics.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
 
@@ -31,7 +32,7 @@ struct PathContext {
     bool started = false;
     std::set<std::string> pythonpath;      ///< PYTHONPATH's entries, absolute
     std::vector<std::string> site_dirs;    ///< site.getsitepackages() and the user's site-packages
-    std::vector<std::string> stdlib_roots; ///< <prefix>/lib/pythonX.Y of sys.prefix and sys.base_prefix
+    std::vector<std::string> stdlib_roots; ///< stdlib_directories(), resolved
     std::set<std::string> at_start;        ///< sys.path when the hooks were installed
     std::map<std::string, journal::PathEntry> known; ///< every entry journalled so far, as described
     PyObject* last_list = nullptr;         ///< sys.path as last compared (identity only, never dereferenced)
@@ -91,14 +92,8 @@ void learn_context(PathContext& state)
             state.site_dirs.push_back(resolved(capi::to_utf8(user.get())));
     }
     PyErr_Clear();
-    const std::string version = std::to_string(PY_MAJOR_VERSION) + "." + std::to_string(PY_MINOR_VERSION);
-    const std::string zip = std::to_string(PY_MAJOR_VERSION) + std::to_string(PY_MINOR_VERSION) + ".zip";
-    for (const char* prefix : {"prefix", "base_prefix", "exec_prefix", "base_exec_prefix"})
-        if (PyObject* value = capi::sys_attribute(prefix); value && PyUnicode_Check(value)) {
-            const std::string lib = capi::to_utf8(value) + "/lib/python";
-            state.stdlib_roots.push_back(resolved(lib + version));
-            state.stdlib_roots.push_back(resolved(lib + zip));
-        }
+    for (const std::string& directory : stdlib_directories())
+        state.stdlib_roots.push_back(resolved(directory));
 }
 
 /// The .pth file in a site directory one of whose lines names `entry`, as site.addpackage reads it.

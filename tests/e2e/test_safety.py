@@ -154,7 +154,9 @@ def _tree_pids(pid_file):
 def _start_tree(tmp_path, *options):
     pid_file = tmp_path / "pids"
     proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), *options,
-                             str(TREE), str(pid_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                             str(TREE), str(pid_file)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # A SIGKILLed importscope cannot remove its run directory: keep it in tmp_path.
+                            env=dict(os.environ, TMPDIR=str(tmp_path)))
     return proc, pid_file
 
 
