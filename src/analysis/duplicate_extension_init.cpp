@@ -161,16 +161,20 @@ Cause find_cause(const RunModel& model, const ModuleRecord& first, const ModuleR
 {
     const auto [original, alias] = differing_packages(first.name, other.name);
     for (const auto& seen : model.aliases)
-        if (seen.journal == first.journal && seen.pid == first.pid && seen.event.key == alias)
-            return {{{"kind", "sys.modules alias"},
-                     {"key", seen.event.key},
-                     {"module", seen.event.module_name},
-                     {"first_seen_at", seen.event.stack}},
+        if (seen.journal == first.journal && seen.pid == first.pid && seen.event.key == alias) {
+            nlohmann::json evidence{{"kind", "sys.modules alias"},
+                                    {"key", seen.event.key},
+                                    {"module", seen.event.module_name},
+                                    {"first_seen_at", seen.event.stack}};
+            if (!seen.event.set_by.empty())
+                evidence["set_at"] = seen.event.set_by;
+            return {std::move(evidence),
                     fmt::format("Load this extension under one name only. {} is an alias of {} in sys.modules: alias "
                                 "every loaded submodule of {} as well (sys.modules[\"{}.X\"] = {}.X), or import "
                                 "through {}.",
                                 alias, seen.event.module_name, seen.event.module_name, alias, seen.event.module_name,
                                 seen.event.module_name)};
+        }
     const ModuleRecord& longer = components(first.name) >= components(other.name) ? first : other;
     const ModuleRecord& shorter = &longer == &first ? other : first;
     const std::string tail = "." + shorter.name;

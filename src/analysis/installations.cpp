@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <tuple>
@@ -119,13 +120,56 @@ std::string place_text(const std::string& dir, const nlohmann::json& distributio
     return fmt::format("{} ({} {})", dir, distribution.value("name", ""), distribution.value("version", ""));
 }
 
+nlohmann::json to_json(const Distribution& distribution)
+{
+    return {{"name", distribution.name}, {"version", distribution.version}};
+}
+
 nlohmann::json distribution_json(const DistributionLookup& distribution_of, const std::string& origin)
 {
     if (!distribution_of)
         return nullptr;
-    if (const auto found = distribution_of(origin))
-        return {{"name", found->name}, {"version", found->version}};
+    if (const auto found = distribution_of(origin); !found.empty())
+        return to_json(found.front());
     return nullptr;
+}
+
+/// A top-level package that two distributions' metadata claim in one directory: installed over
+/// each other, their files are mixed, and uninstalling one removes files the other needs.
+std::optional<Finding> shared_directory(const InProcess<journal::Installation>& installation,
+                                        const DistributionLookup& distribution_of)
+{
+    const journal::Installation& e = installation.event;
+    const std::vector<Distribution> owners = distribution_of(e.origin);
+    if (owners.size() < 2)
+        return std::nullopt;
+    const std::string place = package_dir(e.origin);
+    std::vector<std::string> names; // with versions
+    std::vector<std::string> owner_names;
+    nlohmann::json distributions = nlohmann::json::array();
+    for (const Distribution& owner : owners) {
+        names.push_back(fmt::format("{} {}", owner.name, owner.version));
+        owner_names.push_back(owner.name);
+        distributions.push_back(to_json(owner));
+    }
+    Finding f;
+    f.kind = "multiple-installations";
+    f.severity = Severity::warning;
+    f.pid = installation.pid;
+    f.module_names = {e.name};
+    f.file = e.origin;
+    f.message = fmt::format("{} at {} is installed by {} distributions in one directory: {}", e.name, place,
+                            owners.size(), fmt::join(names, ", "));
+    f.explanation = fmt::format(
+        "Each of these distributions' metadata (RECORD, top_level.txt) claims {0}: the one installed last "
+        "overwrote the files they share, so what `import {0}` runs is a mix of both, and uninstalling either "
+        "removes files the other needs.",
+        e.name);
+    f.advice = fmt::format("Keep one of them: pip uninstall {}, then reinstall the one you mean to use (pip "
+                           "install --force-reinstall {}).",
+                           fmt::join(owner_names, " "), owner_names.front());
+    f.evidence = {{"name", e.name}, {"importable_from", place}, {"distributions", distributions}};
+    return f;
 }
 
 /// A top-level package importable from two or more places along sys.path: the first shadows the rest.
@@ -179,10 +223,14 @@ std::vector<Finding> find_multiple_installations(const RunModel& model, const Di
     std::vector<Finding> findings;
     if (model.installations.empty())
         return findings;
-    for (const auto& installation : model.installations)
+    for (const auto& installation : model.installations) {
         if (!installation.event.shadowed.empty())
             if (Finding f = shadowing(installation, distribution_of); !f.evidence["shadowed"].empty())
                 findings.push_back(std::move(f));
+        if (distribution_of && !installation.event.origin.empty())
+            if (std::optional<Finding> f = shared_directory(installation, distribution_of))
+                findings.push_back(std::move(*f));
+    }
     // The loaded modules named like an installation by the last component of their name, in one
     // pass: each installation looks at its namesakes only.
     std::unordered_map<std::string_view, std::vector<const ModuleRecord*>> namesakes;

@@ -80,6 +80,8 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
                       {"original", original},
                       {"executed_twice", twice},
                       {"alias_first_used_at", alias.event.stack}};
+        if (!alias.event.set_by.empty())
+            f.evidence["alias_set_at"] = alias.event.set_by;
         findings.push_back(std::move(f));
     }
     return findings;

@@ -49,6 +49,8 @@ RootCause cause_named_by(const Finding& f)
                           {"key", key},
                           {"module", evidence.value("original", "")},
                           {"first_seen_at", evidence.value("alias_first_used_at", json::array())}};
+        if (evidence.contains("alias_set_at"))
+            cause.evidence["set_at"] = evidence.at("alias_set_at");
         cause.message = fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not: "
                                     "every import through \"{}.\" executes the package's files again",
                                     key, evidence.value("original", ""), key);

@@ -77,4 +77,37 @@ inline void use_stdlib_files([[maybe_unused]] PyConfig* config)
 #endif
 }
 
+/// Whether this CPython tells a program that a key was stored into a dict (dict watchers, 3.12
+/// and later); the versions before have no way short of replacing the dict.
+inline constexpr bool has_dict_watchers = PY_VERSION_HEX >= 0x030C0000;
+
+/// What watch_dict_stores() calls before `key` is stored into a watched dict with `value`
+/// (borrowed references). It must not raise.
+using DictStore = void (*)(PyObject* key, PyObject* value);
+
+/// Calls `store` before every key is added to `dict` or given another value, for the interpreter's
+/// lifetime (one watcher per process: a second call replaces the callback and watches `dict` too).
+/// False where the version has no dict watchers or none can be had; no Python error is left set.
+inline bool watch_dict_stores([[maybe_unused]] PyObject* dict, [[maybe_unused]] DictStore store)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    static DictStore callback = nullptr;
+    static int watcher = -1;
+    callback = store;
+    if (watcher < 0)
+        watcher = PyDict_AddWatcher([](PyDict_WatchEvent event, PyObject*, PyObject* key, PyObject* value) {
+            if ((event == PyDict_EVENT_ADDED || event == PyDict_EVENT_MODIFIED) && key && value && callback)
+                callback(key, value);
+            return 0;
+        });
+    if (watcher < 0 || PyDict_Watch(watcher, dict) < 0) {
+        PyErr_Clear();
+        return false;
+    }
+    return true;
+#else
+    return false;
+#endif
+}
+
 } // namespace importscope::capi::compat

@@ -46,9 +46,9 @@ std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std
 {
     analysis::AnalysisOptions analysis_options;
     analysis_options.hash_file = hash_file;
-    collect::DistributionIndex distributions; // read only for the installations a finding names
+    collect::DistributionIndex distributions; // each directory of an imported top-level package, once
     analysis_options.distribution_of = [&distributions](const std::string& origin) {
-        return distributions.owner_of(origin);
+        return distributions.owners_of(origin);
     };
     // The catalogue is read only when there are findings: compiling its patterns costs a run
     // without findings several milliseconds.

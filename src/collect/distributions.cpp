@@ -41,14 +41,26 @@ std::string top_level_of(std::string_view path)
     return std::string(path.substr(0, path.find('.')));
 }
 
-/// The top-level names a distribution's metadata directory lists.
+std::vector<std::string> lines_of(const fs::path& file)
+{
+    std::vector<std::string> lines;
+    std::ifstream in(file);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty())
+            lines.push_back(line);
+    return lines;
+}
+
+/// The top-level names a distribution's metadata directory lists, less the namespace packages it
+/// declares (namespace_packages.txt), which several distributions share by design.
 std::vector<std::string> top_level_names(const fs::path& metadata)
 {
     std::vector<std::string> names;
     if (std::ifstream in(metadata / "top_level.txt"); in) {
-        for (std::string line; std::getline(in, line);)
-            if (!line.empty())
-                names.push_back(line);
+        const std::vector<std::string> namespaces = lines_of(metadata / "namespace_packages.txt");
+        for (const std::string& name : lines_of(metadata / "top_level.txt"))
+            if (std::find(namespaces.begin(), namespaces.end(), name) == namespaces.end())
+                names.push_back(name);
         return names;
     }
     std::ifstream record(metadata / "RECORD");
@@ -63,6 +75,19 @@ std::vector<std::string> top_level_names(const fs::path& metadata)
     return names;
 }
 
+/// Whether the metadata's RECORD lists `file` (a path relative to the directory, "pkg/__init__.py");
+/// true without a RECORD (egg-info), where top_level.txt is all there is to go by.
+bool record_lists(const fs::path& metadata, const std::string& file)
+{
+    std::ifstream record(metadata / "RECORD");
+    if (!record)
+        return true;
+    for (std::string line; std::getline(record, line);)
+        if (line.starts_with(file) && line.size() > file.size() && line[file.size()] == ',')
+            return true;
+    return false;
+}
+
 } // namespace
 
 const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const std::string& directory)
@@ -71,30 +96,45 @@ const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const 
     if (!inserted)
         return it->second;
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(directory, ec)) {
-        const fs::path& path = entry.path();
-        const std::string extension = path.extension().string();
-        if (extension != ".dist-info" && extension != ".egg-info")
-            continue;
-        const auto distribution = read_metadata(path / (extension == ".dist-info" ? "METADATA" : "PKG-INFO"));
+    std::vector<fs::path> metadata_directories;
+    for (const auto& entry : fs::directory_iterator(directory, ec))
+        if (const std::string extension = entry.path().extension().string();
+            extension == ".dist-info" || extension == ".egg-info")
+            metadata_directories.push_back(entry.path());
+    std::sort(metadata_directories.begin(), metadata_directories.end());
+    for (const fs::path& path : metadata_directories) {
+        const auto distribution =
+            read_metadata(path / (path.extension() == ".dist-info" ? "METADATA" : "PKG-INFO"));
         if (!distribution)
             continue;
-        for (const std::string& name : top_level_names(path))
-            it->second.try_emplace(name, *distribution);
+        for (const std::string& name : top_level_names(path)) {
+            std::vector<Claim>& claims = it->second[name];
+            if (std::none_of(claims.begin(), claims.end(),
+                             [&](const Claim& c) { return c.distribution.name == distribution->name; }))
+                claims.push_back({*distribution, path.string()});
+        }
     }
     return it->second;
 }
 
-std::optional<analysis::Distribution> DistributionIndex::owner_of(const std::string& origin)
+std::vector<analysis::Distribution> DistributionIndex::owners_of(const std::string& origin)
 {
     const fs::path path(origin);
     const bool package = path.filename().string().starts_with("__init__.");
     const fs::path importable = package ? path.parent_path() : path;
     const std::string name = package ? importable.filename().string() : top_level_of(importable.filename().string());
     const TopLevelNames& names = read_directory(importable.parent_path().string());
-    if (const auto it = names.find(name); it != names.end())
-        return it->second;
-    return std::nullopt;
+    const auto it = names.find(name);
+    if (it == names.end())
+        return {};
+    // Two claims of one name: those whose RECORD lists another file of that name (pytest's py.py
+    // beside the py package) do not provide this one.
+    const std::string file = package ? name + "/" + path.filename().string() : path.filename().string();
+    std::vector<analysis::Distribution> owners;
+    for (const Claim& claim : it->second)
+        if (it->second.size() == 1 || record_lists(claim.metadata, file))
+            owners.push_back(claim.distribution);
+    return owners;
 }
 
 } // namespace importscope::collect

@@ -1,6 +1,7 @@
 #include "importscope/embed/worker.hpp"
 
 #include "embed/interpreter.hpp"
+#include "hook/diagnostics.hpp"
 #include "hook/environment_reads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
@@ -61,7 +62,11 @@ void on_failed_startup(const PyStatus& status)
     int status = EX_SOFTWARE;
     try {
         Interpreter interpreter(
-            plan, [] { hook::install_finder(); },
+            plan,
+            [] {
+                hook::install_finder();
+                hook::watch_alias_writes();
+            },
             [] {
                 hook::ensure_finder_first();
                 hook::install_process_trackers();

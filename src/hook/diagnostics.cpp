@@ -4,6 +4,7 @@
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
 
+#include "capi/compat.hpp"
 #include "capi/names.hpp"
 #include "capi/py_ref.hpp"
 #include "capi/python_error.hpp"
@@ -29,6 +30,29 @@ namespace {
 std::set<std::string> g_aliases_seen; // per process image; a fork keeps its parent's
 std::set<std::string> g_installations_seen;
 std::set<std::string> g_type_conflicts_seen;
+/// The stack that last stored each alias of a package into sys.modules (CPython 3.12 and later),
+/// kept until an import goes through it; a fork keeps its parent's.
+std::map<std::string, std::vector<journal::Frame>> g_alias_writes;
+constexpr std::size_t k_alias_writes_kept = 10'000;
+
+/// The dict watcher's callback on sys.modules: before a key is stored, whether its value is a
+/// package whose __name__ is another name (an alias), and if so the stack storing it. Every import
+/// stores its module: most return at the first test or the name comparison.
+void on_modules_store(PyObject* key, PyObject* value)
+{
+    if (!PyModule_Check(value) || !PyUnicode_Check(key))
+        return;
+    PyObject* dict = PyModule_GetDict(value);                                               // borrowed
+    PyObject* name = dict ? PyDict_GetItemWithError(dict, capi::interned("__name__")) : nullptr; // borrowed
+    if (!name || !PyUnicode_Check(name) || PyUnicode_Compare(name, key) == 0 ||
+        !PyDict_GetItemWithError(dict, capi::interned("__path__"))) {
+        PyErr_Clear();
+        return;
+    }
+    if (g_alias_writes.size() < k_alias_writes_kept)
+        g_alias_writes[capi::to_utf8(key)] = capture_plain_stack();
+    PyErr_Clear();
+}
 
 bool is_pybind11_type(PyObject* type)
 {
@@ -172,8 +196,16 @@ void note_parent_alias(PyObject* name)
     e.key = std::move(key);
     e.module_name = capi::to_utf8(real_name.get());
     e.file = capi::attribute_text(module, "__file__");
+    if (const auto written = g_alias_writes.find(e.key); written != g_alias_writes.end())
+        e.set_by = written->second;
     e.stack = capture_import_stack();
     append_with_stack(std::move(e));
+}
+
+bool watch_alias_writes()
+{
+    assert(PyGILState_Check());
+    return capi::compat::watch_dict_stores(PyImport_GetModuleDict(), on_modules_store);
 }
 
 void note_type_owners(const std::string& error_message)

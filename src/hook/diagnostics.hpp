@@ -15,6 +15,11 @@ namespace importscope::hook {
 /// __name__ differs from the key), records the alias the first time it is used. Needs the GIL.
 void note_parent_alias(PyObject* name);
 
+/// On CPython 3.12 and later, watches sys.modules for a package stored under a key other than its
+/// __name__, and keeps the stack that stored it for note_parent_alias (AliasSeen::set_by). False
+/// on the versions before, which cannot tell. Needs the GIL.
+bool watch_alias_writes();
+
 /// After an import failed with pybind11's `generic_type: type "X" is already registered!`, records
 /// which loaded modules expose a type named X. Needs the GIL.
 void note_type_owners(const std::string& error_message);

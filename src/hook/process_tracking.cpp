@@ -1,5 +1,6 @@
 #include "hook/process_tracking.hpp"
 
+#include "hook/diagnostics.hpp"
 #include "hook/environment_reads.hpp"
 #include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
@@ -271,6 +272,7 @@ PyObject* start_child(PyObject*, PyObject*)
     try {
         register_audit_hook();
         install_finder();
+        watch_alias_writes();
         install_process_trackers();
         install_environment_reads();
         record_sys_path_at_start();

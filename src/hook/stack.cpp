@@ -240,6 +240,23 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
     return stack;
 }
 
+std::vector<journal::Frame> capture_plain_stack(std::size_t max_frames)
+{
+    assert(PyGILState_Check());
+    PyObject* const name_key = capi::interned("__name__");
+    std::vector<journal::Frame> stack;
+    for (capi::FrameWalk walk; walk && stack.size() < max_frames; walk.next()) {
+        const capi::FrameView frame = walk.view();
+        PyObject* file = capi::compat::code_filename(frame.code); // borrowed
+        if (is_bootstrap_frame(utf8_view(file)))
+            continue;
+        stack.push_back(describe_frame(frame, {file, capi::compat::code_name(frame.code),
+                                               module_name_of(frame.globals, name_key), nullptr, 0, -1}));
+    }
+    std::reverse(stack.begin(), stack.end());
+    return stack;
+}
+
 bool append_with_stack(const journal::Event& event)
 {
     if (!JournalWriter::instance().append(event))

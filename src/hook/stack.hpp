@@ -14,6 +14,10 @@ namespace importscope::hook {
 /// the others carry the number that later stacks will use, once append_with_stack() wrote them.
 std::vector<journal::Frame> capture_import_stack(std::size_t max_frames = 32);
 
+/// The Python stack of the running thread as capture_import_stack() gives it, every frame whole
+/// and unnumbered, so that it can be kept and put into a later event. Needs the GIL.
+std::vector<journal::Frame> capture_plain_stack(std::size_t max_frames = 8);
+
 /// Appends the event that holds the stack captured last (JournalWriter::append) and, once it is in
 /// the journal, lets later stacks give its new frames by number; an event not written leaves them
 /// to be numbered again. True when it was written.

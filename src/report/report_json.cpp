@@ -190,13 +190,16 @@ json python_json(const RunInfo& run)
 json aliases_json(const analysis::RunModel& model)
 {
     json aliases = json::array();
-    for (const auto& alias : model.aliases)
-        aliases.push_back({{"pid", alias.pid},
-                           {"key", alias.event.key},
-                           {"module", alias.event.module_name},
-                           {"file", alias.event.file},
-                           {"order", alias.event.seq},
-                           {"first_seen_at", alias.event.stack}});
+    for (const auto& alias : model.aliases) {
+        json& out = aliases.emplace_back(json{{"pid", alias.pid},
+                                              {"key", alias.event.key},
+                                              {"module", alias.event.module_name},
+                                              {"file", alias.event.file},
+                                              {"order", alias.event.seq},
+                                              {"first_seen_at", alias.event.stack}});
+        if (!alias.event.set_by.empty())
+            out["set_at"] = alias.event.set_by;
+    }
     return aliases;
 }
 

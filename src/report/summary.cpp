@@ -223,6 +223,8 @@ std::string cause_text(const json& report, const json& cause, std::vector<bool>&
     out += fmt::format("  it explains {} ({}) in {}\n",
                        plural(cause.value("findings", std::size_t{0}), "finding", "findings"),
                        kinds_text(findings, id), pids_text(report, cause.value("pids", std::vector<int>{0})));
+    if (const json& set = cause.at("evidence").value("set_at", json::array()); !set.empty())
+        out += fmt::format("  set at {}:{}\n", set.back().value("file", "?"), set.back().value("line", 0));
     if (const json& seen = cause.at("evidence").value("first_seen_at", json::array()); !seen.empty())
         out += fmt::format("  first imported through at {}:{}\n", seen.back().value("file", "?"),
                            seen.back().value("line", 0));

@@ -148,3 +148,40 @@ def test_a_copy_in_the_working_directory_that_shadows_debians_requests_is_named_
     (tmp_path / "requests" / "__init__.py").unlink()
     (tmp_path / "requests").rmdir()
     assert importscope("-c", "import requests", python=DEBIAN_PYTHON, cwd=tmp_path).findings() == []
+
+
+def test_two_distributions_pip_installed_into_one_directory_are_named_together(importscope, tmp_path):
+    # Two projects that both ship the package "twin", installed by pip into one directory, as two
+    # distributions that provide one top-level name (opencv-python and opencv-python-headless, say)
+    # end up: their files are mixed, and each one's RECORD claims the directory.
+    check = "import setuptools, wheel, importlib.util; assert importlib.util.find_spec('pip')"
+    if subprocess.run([DEBIAN_PYTHON, "-c", check], capture_output=True).returncode != 0:
+        pytest.skip("Debian's python3-pip, python3-setuptools and python3-wheel are not installed")
+    for project, version in (("a", "1.0"), ("b", "2.0")):
+        (tmp_path / project / "twin").mkdir(parents=True)
+        (tmp_path / project / "setup.py").write_text(
+            f"from setuptools import setup\nsetup(name='twin-{project}', version='{version}', packages=['twin'])\n")
+        (tmp_path / project / "twin" / "__init__.py").write_text(f"FROM = {project!r}\n")
+    site = tmp_path / "site"
+    pip = subprocess.run([DEBIAN_PYTHON, "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation",
+                          "--disable-pip-version-check", "--target", str(site), str(tmp_path / "a"),
+                          str(tmp_path / "b")], capture_output=True, text=True, cwd=tmp_path)
+    assert pip.returncode == 0, pip.stderr
+    env = dict(os.environ, PYTHONPATH=str(site))
+    for match in ([], ["--match", "*"]):
+        run = importscope(*match, "-c", "import twin", python=DEBIAN_PYTHON, env=env)
+        assert run.status == 0, run.stderr
+        [finding] = run.findings("multiple-installations")
+        assert finding["severity"] == "warning"
+        assert finding["evidence"]["importable_from"] == str(site / "twin")
+        assert finding["evidence"]["distributions"] == [{"name": "twin-a", "version": "1.0"},
+                                                        {"name": "twin-b", "version": "2.0"}]
+        assert (f"twin at {site / 'twin'} is installed by 2 distributions in one directory: twin-a 1.0, "
+                "twin-b 2.0") in finding["message"]
+        assert "pip uninstall twin-a twin-b" in finding["advice"]
+    # One distribution there: no finding.
+    for metadata in site.glob("twin_b-*.dist-info"):
+        for file in metadata.iterdir():
+            file.unlink()
+        metadata.rmdir()
+    assert importscope("-c", "import twin", python=DEBIAN_PYTHON, env=env).findings() == []

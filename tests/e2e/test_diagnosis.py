@@ -28,6 +28,17 @@ def test_vllm_shaped_probe_is_explained_end_to_end(importscope):
     [alias_seen] = run.report["aliases"]
     assert (alias_seen["key"], alias_seen["module"]) == ("deep_gemm", "vllm.third_party.deep_gemm")
     assert alias_seen["first_seen_at"][-1]["file"].endswith("vllm_deep_gemm_alias.py")
+    # Where the alias was stored: CPython 3.12 and later tell (dict watchers); before, nothing can.
+    setter = FIXTURE / "vllm/model_executor/layers/fused_moe/flashinfer_moe_ep.py"
+    if tuple(map(int, run.report["tool"]["python"].split("."))) >= (3, 12):
+        assert (alias_seen["set_at"][-1]["file"], alias_seen["set_at"][-1]["line"]) == (str(setter), 12)
+        assert alias_seen["set_at"][-1]["function"] == "_expose_deep_gemm_to_flashinfer"
+        assert alias["evidence"]["alias_set_at"] == alias_seen["set_at"]
+        [cause] = run.report["causes"]
+        assert cause["evidence"]["set_at"] == alias_seen["set_at"]
+        assert f"set at {setter}:12" in run.stderr
+    else:
+        assert "set_at" not in alias_seen and "alias_set_at" not in alias["evidence"]
 
     [duplicate] = run.findings("duplicate-extension-init")
     known = duplicate["known_issue"]

@@ -198,14 +198,36 @@ TEST_CASE("a package importable from two places on sys.path is a warning that na
 
     // With the distributions' metadata, each place names the one installed there.
     const analysis::DistributionLookup distributions = [](const std::string& origin) {
-        return origin.starts_with("/site/") ? std::optional<analysis::Distribution>({"deep-gemm", "2.1.0"})
-                                            : std::nullopt;
+        return origin.starts_with("/site/") ? std::vector<analysis::Distribution>{{"deep-gemm", "2.1.0"}}
+                                            : std::vector<analysis::Distribution>{};
     };
     const auto named = analysis::find_multiple_installations(analysis::build_model(b.contents()), distributions);
     REQUIRE(named.size() == 1);
     CHECK(named[0].message.find("shadows /site/deep_gemm (deep-gemm 2.1.0)") != std::string::npos);
     CHECK(named[0].evidence["places"][0]["distribution"].is_null()); // the copy in /work has no metadata
     CHECK(named[0].evidence["places"][1]["distribution"] == nlohmann::json{{"name", "deep-gemm"}, {"version", "2.1.0"}});
+}
+
+TEST_CASE("a package that two distributions claim in one directory is one finding naming both", "[installations]")
+{
+    testing::JournalBuilder b;
+    b.installation("cv2", "/site/cv2/__init__.py", {});
+    b.installation("numpy", "/site/numpy/__init__.py", {});
+    const analysis::DistributionLookup distributions = [](const std::string& origin) {
+        if (origin == "/site/cv2/__init__.py")
+            return std::vector<analysis::Distribution>{{"opencv-python", "4.8.1"}, {"opencv-python-headless", "4.8.1"}};
+        return std::vector<analysis::Distribution>{{"numpy", "1.24.2"}};
+    };
+    const auto findings = analysis::find_multiple_installations(analysis::build_model(b.contents()), distributions);
+    REQUIRE(findings.size() == 1); // numpy has one owner
+    const analysis::Finding& f = findings[0];
+    CHECK(f.kind == "multiple-installations");
+    CHECK(f.severity == analysis::Severity::warning);
+    CHECK(f.module_names == std::vector<std::string>{"cv2"});
+    CHECK(f.message == "cv2 at /site/cv2 is installed by 2 distributions in one directory: opencv-python 4.8.1, "
+                       "opencv-python-headless 4.8.1");
+    CHECK(f.evidence["distributions"][1] == nlohmann::json{{"name", "opencv-python-headless"}, {"version", "4.8.1"}});
+    CHECK(f.advice.find("pip uninstall opencv-python opencv-python-headless") != std::string::npos);
 }
 
 TEST_CASE("a vendored copy is compared with the installation of a --match name only", "[installations]")
@@ -216,8 +238,8 @@ TEST_CASE("a vendored copy is compared with the installation of a --match name o
     b.end(b.begin("vllm.third_party.deep_gemm", "source", "/v/third_party/deep_gemm/__init__.py"));
     b.end(b.begin("pandas.compat.numpy", "source", "/p/compat/numpy/__init__.py")); // a subpackage, no copy
     const analysis::DistributionLookup distributions = [](const std::string& origin) {
-        return origin == "/site/deep_gemm/__init__.py" ? std::optional<analysis::Distribution>({"deep-gemm", "2.1.0"})
-                                                       : std::nullopt;
+        return origin == "/site/deep_gemm/__init__.py" ? std::vector<analysis::Distribution>{{"deep-gemm", "2.1.0"}}
+                                                       : std::vector<analysis::Distribution>{};
     };
     const auto findings = analysis::find_multiple_installations(analysis::build_model(b.contents()), distributions);
     REQUIRE(findings.size() == 1);

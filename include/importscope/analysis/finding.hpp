@@ -47,9 +47,10 @@ struct Distribution {
     std::string version;
 };
 
-/// The distribution that provides the importable file `origin` (a package's `__init__.py`, a
-/// module's file), or nullopt; injected, as it reads the file system.
-using DistributionLookup = std::function<std::optional<Distribution>(const std::string& origin)>;
+/// The distributions whose metadata claim the importable file `origin` (a package's
+/// `__init__.py`, a module's file): usually one, none when unknown, two when two distributions
+/// installed into one directory; injected, as it reads the file system.
+using DistributionLookup = std::function<std::vector<Distribution>(const std::string& origin)>;
 
 struct AnalysisOptions {
     FileHasher hash_file;                              ///< none: content is never compared

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace importscope::collect {
 
@@ -14,12 +15,17 @@ namespace importscope::collect {
 /// location in it is asked about.
 class DistributionIndex {
 public:
-    /// The distribution whose top-level name `origin` is: a package's `__init__.py`, a module's
-    /// file, or an extension's. None when no metadata beside it names it.
-    std::optional<analysis::Distribution> owner_of(const std::string& origin);
+    /// The distributions whose top-level name `origin` is (a package's `__init__.py`, a module's
+    /// file, or an extension's), in the order of their metadata directories' names: none when no
+    /// metadata beside it names it, two or more when distributions share the directory.
+    std::vector<analysis::Distribution> owners_of(const std::string& origin);
 
 private:
-    using TopLevelNames = std::map<std::string, analysis::Distribution>;
+    struct Claim {
+        analysis::Distribution distribution;
+        std::string metadata; ///< its *.dist-info or *.egg-info directory
+    };
+    using TopLevelNames = std::map<std::string, std::vector<Claim>>;
     const TopLevelNames& read_directory(const std::string& directory);
 
     std::map<std::string, TopLevelNames> m_directories;

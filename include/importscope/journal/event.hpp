@@ -307,6 +307,8 @@ struct AliasSeen {
     std::string module_name;  ///< the module's __name__, e.g. "vllm.third_party.deep_gemm"
     std::string file;         ///< the module's __file__, if any
     std::vector<Frame> stack; ///< the import that went through it
+    /// The stack that stored the package under that key (CPython 3.12 and later), innermost last.
+    std::vector<Frame> set_by;
 
     static constexpr std::string_view ev = "alias";
     template <typename Fields, typename Self>
@@ -317,6 +319,7 @@ struct AliasSeen {
         f.required("module", e.module_name);
         f.optional("file", e.file);
         f.optional("stack", e.stack);
+        f.optional("set_by", e.set_by);
     }
 };
 

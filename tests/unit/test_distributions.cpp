@@ -1,0 +1,79 @@
+#include "importscope/collect/distributions.hpp"
+
+#include "temp_dir.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+using namespace importscope;
+namespace fs = std::filesystem;
+
+namespace {
+
+void write(const fs::path& file, const std::string& text)
+{
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+}
+
+/// A *.dist-info directory as pip writes it: METADATA, top_level.txt and a RECORD of `files`.
+void dist_info(const fs::path& site, const std::string& name, const std::string& version,
+               const std::string& top_level, const std::vector<std::string>& files)
+{
+    const fs::path metadata = site / (name + "-" + version + ".dist-info");
+    write(metadata / "METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n\nText\n");
+    write(metadata / "top_level.txt", top_level + "\n");
+    std::string record;
+    for (const std::string& file : files)
+        record += file + ",sha256=x,1\n";
+    write(metadata / "RECORD", record + metadata.filename().string() + "/RECORD,,\n");
+}
+
+} // namespace
+
+TEST_CASE("a package two distributions' RECORDs list in one directory has both as owners", "[distributions]")
+{
+    testing::TempDir site;
+    write(site.path / "twin/__init__.py", "");
+    dist_info(site.path, "twin-b", "2.0", "twin", {"twin/__init__.py", "twin/extra.py"});
+    dist_info(site.path, "twin-a", "1.0", "twin", {"twin/__init__.py"});
+    collect::DistributionIndex index;
+    const auto owners = index.owners_of((site.path / "twin/__init__.py").string());
+    REQUIRE(owners.size() == 2);
+    CHECK(owners[0].name == "twin-a"); // in the order of the metadata directories' names
+    CHECK(owners[1].name == "twin-b");
+    CHECK(owners[1].version == "2.0");
+}
+
+TEST_CASE("a distribution whose RECORD lists another file of the name does not own the package", "[distributions]")
+{
+    // Debian's dist-packages: pytest's top_level.txt names py for its py.py shim, beside the py package.
+    testing::TempDir site;
+    write(site.path / "py/__init__.py", "");
+    write(site.path / "py.py", "");
+    dist_info(site.path, "pytest", "7.2.1", "_pytest\npy\npytest", {"py.py", "pytest/__init__.py"});
+    write(site.path / "py-1.11.0.egg-info/PKG-INFO", "Metadata-Version: 1.1\nName: py\nVersion: 1.11.0\n");
+    write(site.path / "py-1.11.0.egg-info/top_level.txt", "py\n");
+    collect::DistributionIndex index;
+    const auto owners = index.owners_of((site.path / "py/__init__.py").string());
+    REQUIRE(owners.size() == 1);
+    CHECK(owners[0].name == "py");
+}
+
+TEST_CASE("a namespace package that distributions declare is owned by none of them", "[distributions]")
+{
+    testing::TempDir site;
+    write(site.path / "lazr/__init__.py", "");
+    for (const std::string name : {"lazr.uri", "lazr.restfulclient"}) {
+        const fs::path metadata = site.path / (name + "-1.0.egg-info");
+        write(metadata / "PKG-INFO", "Name: " + name + "\nVersion: 1.0\n");
+        write(metadata / "top_level.txt", "lazr\n");
+        write(metadata / "namespace_packages.txt", "lazr\n");
+    }
+    collect::DistributionIndex index;
+    CHECK(index.owners_of((site.path / "lazr/__init__.py").string()).empty());
+    CHECK(index.owners_of((site.path / "absent/__init__.py").string()).empty());
+}
