@@ -230,10 +230,11 @@ const Frame& FrameTable::at(std::uint32_t number) const
 
 Event decode(std::string_view line, FrameTable& frames)
 {
-    // The line's UTF-8 is checked first, as a whole (ASCII, nearly every line, at a glance), and
-    // the line is parsed as a C string: RapidJSON's own check, character by character through a
-    // bounded stream, would cost more than the rest of the parse. The copy, the parser's memory
-    // and the document are kept per thread, from one line to the next: a line needs no allocation.
+    // The line's UTF-8 is checked first, as a whole (ASCII, nearly every line, at a glance), and a
+    // copy of the line is parsed as a C string: RapidJSON's own check, character by character
+    // through a bounded stream, would cost more than the rest of the parse. The copy, the parser's
+    // memory and the document are kept per thread, from one line to the next: a line needs no
+    // allocation.
     thread_local std::string text;
     if (valid_utf8(line, text).data() != line.data())
         throw std::invalid_argument("not JSON: the line is not valid UTF-8");
@@ -246,7 +247,9 @@ Event decode(std::string_view line, FrameTable& frames)
     rapidjson::MemoryPoolAllocator<> parse_stack(parse_memory.data(), parse_memory.size());
     rapidjson::GenericDocument<rapidjson::UTF8<>, rapidjson::MemoryPoolAllocator<>, rapidjson::MemoryPoolAllocator<>>
         document(&values, parse_memory.size(), &parse_stack);
-    document.Parse<rapidjson::kParseIterativeFlag>(text.c_str());
+    // In place: the strings stay in the copy, which outlives the document, and are copied once,
+    // into the event.
+    document.ParseInsitu<rapidjson::kParseIterativeFlag>(text.data());
     if (document.HasParseError())
         throw std::invalid_argument(fmt::format("not JSON: {} (at byte {})",
                                                 rapidjson::GetParseError_En(document.GetParseError()),
