@@ -134,6 +134,18 @@ nlohmann::json distribution_json(const DistributionLookup& distribution_of, cons
     return nullptr;
 }
 
+/// A multiple-installations warning about the top-level name an installation event looked up.
+Finding installation_finding(const InProcess<journal::Installation>& installation)
+{
+    Finding f;
+    f.kind = "multiple-installations";
+    f.severity = Severity::warning;
+    f.pid = installation.pid;
+    f.module_names = {installation.event.name};
+    f.file = installation.event.origin;
+    return f;
+}
+
 /// A top-level package that two distributions' metadata claim in one directory: installed over
 /// each other, their files are mixed, and uninstalling one removes files the other needs.
 std::optional<Finding> shared_directory(const InProcess<journal::Installation>& installation,
@@ -152,12 +164,7 @@ std::optional<Finding> shared_directory(const InProcess<journal::Installation>& 
         owner_names.push_back(owner.name);
         distributions.push_back(to_json(owner));
     }
-    Finding f;
-    f.kind = "multiple-installations";
-    f.severity = Severity::warning;
-    f.pid = installation.pid;
-    f.module_names = {e.name};
-    f.file = e.origin;
+    Finding f = installation_finding(installation);
     f.message = fmt::format("{} at {} is installed by {} distributions in one directory: {}", e.name, place,
                             owners.size(), fmt::join(names, ", "));
     f.explanation = fmt::format(
@@ -195,12 +202,7 @@ Finding shadowing(const InProcess<journal::Installation>& installation, const Di
     std::vector<std::string> shadowed_text;
     for (std::size_t i = 1; i < places.size(); ++i)
         shadowed_text.push_back(place_text(shadowed[i - 1], places[i]["distribution"]));
-    Finding f;
-    f.kind = "multiple-installations";
-    f.severity = Severity::warning;
-    f.pid = installation.pid;
-    f.module_names = {e.name};
-    f.file = e.origin;
+    Finding f = installation_finding(installation);
     f.message = fmt::format("{} is importable from {} places on sys.path: {}, the one imported (first on sys.path), "
                             "shadows {}",
                             e.name, shadowed.size() + 1, place_text(winner, places[0]["distribution"]),
