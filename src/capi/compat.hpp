@@ -77,17 +77,14 @@ inline void use_stdlib_files([[maybe_unused]] PyConfig* config)
 #endif
 }
 
-/// Whether this CPython tells a program that a key was stored into a dict (dict watchers, 3.12
-/// and later); the versions before have no way short of replacing the dict.
-inline constexpr bool has_dict_watchers = PY_VERSION_HEX >= 0x030C0000;
-
 /// What watch_dict_stores() calls before `key` is stored into a watched dict with `value`
 /// (borrowed references). It must not raise.
 using DictStore = void (*)(PyObject* key, PyObject* value);
 
 /// Calls `store` before every key is added to `dict` or given another value, for the interpreter's
 /// lifetime (one watcher per process: a second call replaces the callback and watches `dict` too).
-/// False where the version has no dict watchers or none can be had; no Python error is left set.
+/// False where the version has no dict watchers (before 3.12: nothing short of replacing the dict
+/// tells a program that a key was stored) or none can be had; no Python error is left set.
 inline bool watch_dict_stores([[maybe_unused]] PyObject* dict, [[maybe_unused]] DictStore store)
 {
 #if PY_VERSION_HEX >= 0x030C0000

@@ -103,8 +103,7 @@ const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const 
             metadata_directories.push_back(entry.path());
     std::sort(metadata_directories.begin(), metadata_directories.end());
     for (const fs::path& path : metadata_directories) {
-        const auto distribution =
-            read_metadata(path / (path.extension() == ".dist-info" ? "METADATA" : "PKG-INFO"));
+        const auto distribution = read_metadata(path / (path.extension() == ".dist-info" ? "METADATA" : "PKG-INFO"));
         if (!distribution)
             continue;
         for (const std::string& name : top_level_names(path)) {

@@ -42,10 +42,12 @@ void on_modules_store(PyObject* key, PyObject* value)
 {
     if (!PyModule_Check(value) || !PyUnicode_Check(key))
         return;
-    PyObject* dict = PyModule_GetDict(value);                                               // borrowed
-    PyObject* name = dict ? PyDict_GetItemWithError(dict, capi::interned("__name__")) : nullptr; // borrowed
+    PyObject* const name_key = capi::interned("__name__");
+    PyObject* const path_key = capi::interned("__path__");
+    PyObject* dict = PyModule_GetDict(value);                                                          // borrowed
+    PyObject* name = dict && name_key && path_key ? PyDict_GetItemWithError(dict, name_key) : nullptr; // borrowed
     if (!name || !PyUnicode_Check(name) || PyUnicode_Compare(name, key) == 0 ||
-        !PyDict_GetItemWithError(dict, capi::interned("__path__"))) {
+        !PyDict_GetItemWithError(dict, path_key)) {
         PyErr_Clear();
         return;
     }

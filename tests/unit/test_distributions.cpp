@@ -20,8 +20,8 @@ void write(const fs::path& file, const std::string& text)
 }
 
 /// A *.dist-info directory as pip writes it: METADATA, top_level.txt and a RECORD of `files`.
-void dist_info(const fs::path& site, const std::string& name, const std::string& version,
-               const std::string& top_level, const std::vector<std::string>& files)
+void dist_info(const fs::path& site, const std::string& name, const std::string& version, const std::string& top_level,
+               const std::vector<std::string>& files)
 {
     const fs::path metadata = site / (name + "-" + version + ".dist-info");
     write(metadata / "METADATA", "Metadata-Version: 2.1\nName: " + name + "\nVersion: " + version + "\n\nText\n");
