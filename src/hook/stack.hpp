@@ -14,8 +14,10 @@ namespace importscope::hook {
 /// the others carry the number that later stacks will use, once append_with_stack() wrote them.
 std::vector<journal::Frame> capture_import_stack(std::size_t max_frames = 32);
 
-/// The Python stack of the running thread as capture_import_stack() gives it, every frame whole
-/// and unnumbered, so that it can be kept and put into a later event. Needs the GIL.
+/// The Python stack of the running thread, innermost last, without importlib's frozen bootstrap
+/// frames (importlib's public entry points are kept, unlike in capture_import_stack()), at most
+/// `max_frames` of the innermost; every frame whole and unnumbered, so that it can be kept and put
+/// into a later event. Needs the GIL.
 std::vector<journal::Frame> capture_plain_stack(std::size_t max_frames = 8);
 
 /// Appends the event that holds the stack captured last (JournalWriter::append) and, once it is in
