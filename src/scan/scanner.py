@@ -1,0 +1,722 @@
+"""importscope scan's eyes: what an environment holds, read without running any of it.
+
+Run by `importscope scan` with the interpreter it examines. Prints one JSON document (the facts,
+docs/report-format.md "Scan facts") on stdout; importscope makes the findings from it. Source files
+are read as bytes and only those a text prefilter picks are parsed, each at most once, with this
+interpreter's own `ast`. Nothing scanned is imported or executed.
+"""
+import ast
+import json
+import os
+import re
+import sys
+import sysconfig
+import time
+
+SKIPPED_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".tox", ".nox", "node_modules"}
+EXTENSION_SUFFIX = re.compile(r"^(?!lib)[A-Za-z_][A-Za-z0-9_]*\.(?:(?:cpython-\d+[a-z]*(?:-[^.]*)?|abi3)\.)?so$")
+SYS_MODULES_WRITE = re.compile(rb"modules\s*(?:\.setdefault|\.update|\[[^\]\n]*\]\s*=(?!=))")
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class Progress:
+    """A line on the terminal, redrawn at most ten times a second."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+        self.last = 0.0
+
+    def show(self, text, force=False):
+        now = time.monotonic()
+        if self.enabled and (force or now - self.last > 0.1):
+            self.last = now
+            sys.stderr.write(f"\r\x1b[Kimportscope: scan: {text}")
+            sys.stderr.flush()
+
+    def done(self):
+        if self.enabled:
+            sys.stderr.write("\r\x1b[K")
+            sys.stderr.flush()
+
+
+def real(path):
+    return os.path.realpath(path)
+
+
+def stdlib_dirs():
+    paths = sysconfig.get_paths()
+    return {real(paths[key]) for key in ("stdlib", "platstdlib") if key in paths} | {
+        real(os.path.join(paths.get("platstdlib", ""), "lib-dynload"))
+    }
+
+
+def pth_origins(site_dirs):
+    """{entry: (pth file, line)} for every path a .pth file of a site directory names."""
+    origins = {}
+    for site_dir in site_dirs:
+        try:
+            names = sorted(n for n in os.listdir(site_dir) if n.endswith(".pth"))
+        except OSError:
+            continue
+        for name in names:
+            pth = os.path.join(site_dir, name)
+            try:
+                with open(pth, encoding="utf-8", errors="replace") as f:
+                    lines = f.read().splitlines()
+            except OSError:
+                continue
+            for number, line in enumerate(lines, 1):
+                line = line.strip()
+                if not line or line.startswith("#") or line.startswith(("import ", "import\t")):
+                    continue
+                origins.setdefault(real(os.path.join(site_dir, line)), (pth, number))
+    return origins
+
+
+def environment_sys_path():
+    """sys.path as this interpreter has it at start-up (its own script's directory left out),
+    each entry with where it came from."""
+    own_dir = real(os.path.dirname(os.path.abspath(__file__)))
+    entries = [p for p in sys.path if p and real(p) != own_dir]
+    site_dirs = set()
+    try:
+        import site
+
+        site_dirs.update(real(p) for p in site.getsitepackages())
+        if site.ENABLE_USER_SITE:
+            site_dirs.add(real(site.getusersitepackages()))
+    except Exception:
+        pass
+    site_dirs.update(real(p) for p in entries if os.path.basename(p) in ("site-packages", "dist-packages"))
+    from_pth = pth_origins(sorted(site_dirs))
+    python_path = {real(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    stdlib = stdlib_dirs()
+    described = []
+    for entry in entries:
+        path = real(entry)
+        item = {"entry": entry, "path": path}
+        if path in python_path:
+            item["origin"] = "PYTHONPATH"
+        elif path in from_pth:
+            item["origin"] = ".pth"
+            item["pth"] = {"file": from_pth[path][0], "line": from_pth[path][1]}
+        elif path in site_dirs:
+            item["origin"] = "site-packages"
+        elif path in stdlib or path.endswith(".zip"):
+            item["origin"] = "stdlib"
+        else:
+            item["origin"] = "start-up"
+        described.append(item)
+    return described
+
+
+def is_extension(name):
+    return EXTENSION_SUFFIX.search(name) is not None
+
+
+def module_of(name):
+    """The module name of a file name: "x.py" -> "x", "_C.cpython-311-x86_64-linux-gnu.so" -> "_C"."""
+    return name.split(".", 1)[0]
+
+
+class Tree:
+    """The files under the scanned roots: .py files and extensions, each real file once."""
+
+    def __init__(self, progress):
+        self.progress = progress
+        self.sources = {}  # real path -> module name (from the first root that holds it)
+        self.extensions = {}  # real path -> {"path", "module", "size", "root"}
+        self.problems = []
+        self.seen_dirs = set()
+
+    def walk(self, root):
+        root_real = real(root)
+        stack = [(root_real, "")]
+        while stack:
+            directory, package = stack.pop()
+            key = real(directory)
+            if key in self.seen_dirs:
+                continue
+            self.seen_dirs.add(key)
+            try:
+                entries = list(os.scandir(directory))
+            except OSError as e:
+                self.problems.append(f"{directory} could not be read: {e.strerror}")
+                continue
+            for entry in entries:
+                name = entry.name
+                try:
+                    if entry.is_dir():
+                        if name in SKIPPED_DIRS or name.startswith(".") or "." in name or "-" in name:
+                            continue
+                        stack.append((entry.path, f"{package}{name}."))
+                    elif name.endswith(".py"):
+                        path = real(entry.path)
+                        if path not in self.sources:
+                            stem = name[:-3]
+                            self.sources[path] = package[:-1] if stem == "__init__" else package + stem
+                    elif is_extension(name):
+                        path = real(entry.path)
+                        if path not in self.extensions:
+                            self.extensions[path] = {
+                                "path": path,
+                                "module": package + module_of(name),
+                                "size": entry.stat().st_size,
+                                "root": root_real,
+                            }
+                except OSError:
+                    continue
+            self.progress.show(f"{len(self.sources)} source files, {len(self.extensions)} extensions")
+
+
+def top_level_entries(path):
+    """What a sys.path entry makes importable at the top: [{"name", "kind", "path"}]."""
+    found = {}
+    try:
+        entries = sorted(os.scandir(path), key=lambda e: e.name)
+    except OSError:
+        return []
+    for entry in entries:
+        name = entry.name
+        try:
+            if entry.is_dir():
+                if IDENTIFIER.match(name) and os.path.isfile(os.path.join(entry.path, "__init__.py")):
+                    found.setdefault(name, {"name": name, "kind": "package", "path": real(entry.path)})
+            elif name.endswith(".py") and IDENTIFIER.match(name[:-3]):
+                found.setdefault(name[:-3], {"name": name[:-3], "kind": "module", "path": real(entry.path)})
+            elif is_extension(name) and IDENTIFIER.match(module_of(name)):
+                found.setdefault(module_of(name), {"name": module_of(name), "kind": "extension", "path": real(entry.path)})
+        except OSError:
+            continue
+    return list(found.values())
+
+
+class Parser:
+    """Each source file parsed at most once."""
+
+    def __init__(self):
+        self.trees = {}
+        self.unparsable = []
+
+    def parse(self, path, data=None):
+        if path in self.trees:
+            return self.trees[path]
+        tree = None
+        try:
+            if data is None:
+                with open(path, "rb") as f:
+                    data = f.read()
+            tree = ast.parse(data, filename=path)
+        except (SyntaxError, ValueError, OSError, RecursionError, MemoryError) as e:
+            self.unparsable.append({"file": path, "error": f"{type(e).__name__}: {e}"})
+        self.trees[path] = tree
+        return tree
+
+
+def find_source(name, directories):
+    """("source", file) of a module of the standard library's directories, by its path, or None."""
+    relative = os.path.join(*name.split("."))
+    for directory in directories:
+        for candidate in (os.path.join(directory, relative, "__init__.py"), os.path.join(directory, relative + ".py")):
+            if os.path.isfile(candidate):
+                return ("source", candidate)
+    return None
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def resolve_relative(module, is_package, level, name):
+    """The absolute name of `from <level dots><name> import ...` in `module`, or None."""
+    if level == 0:
+        return name
+    parts = module.split(".") if module else []
+    if not is_package:
+        parts = parts[:-1]
+    if level - 1 > len(parts):
+        return None
+    base = parts[: len(parts) - (level - 1)]
+    if name:
+        base.append(name)
+    return ".".join(base) or None
+
+
+def dotted(node):
+    """"a.b.c" for Name/Attribute chains, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def constant_string(node):
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def key_prefix(node):
+    """The constant start of a computed key: "deep_gemm." for "deep_gemm." + rest or f"deep_gemm.{rest}"."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return constant_string(node.left) or key_prefix(node.left)
+    if isinstance(node, ast.JoinedStr) and node.values:
+        return constant_string(node.values[0])
+    return None
+
+
+def scope_statements(body):
+    """Every node of one scope, nested blocks included, the bodies of nested functions and classes
+    not (their definitions are)."""
+    pending = list(reversed(body))
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        pending.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def module_level(body):
+    """The statements at a module's top, those in its if/try/with blocks included."""
+    pending = list(reversed(body))
+    while pending:
+        node = pending.pop()
+        yield node
+        if isinstance(node, (ast.If, ast.Try, ast.With)) or type(node).__name__ == "TryStar":
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                pending.extend(reversed(getattr(node, field, [])))
+        elif isinstance(node, ast.ExceptHandler):
+            pending.extend(reversed(node.body))
+
+
+class ModuleFacts:
+    """What one module's syntax tree says about sys.modules writes and imports."""
+
+    def __init__(self, path, module, tree):
+        self.path = path
+        self.module = module
+        self.is_package = os.path.basename(path) == "__init__.py"
+        self.tree = tree
+        self.functions = {}
+        self.sys_names = {"sys"}
+        self.modules_names = set()
+        self.import_module_names = {"import_module"}
+        self._scopes = {}
+        for node in module_level(tree.body):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.functions[node.name] = node
+            elif isinstance(node, ast.Import):
+                self.sys_names.update(a.asname for a in node.names if a.name == "sys" and a.asname)
+            elif isinstance(node, ast.ImportFrom) and node.module == "sys" and node.level == 0:
+                self.modules_names.update(a.asname or a.name for a in node.names if a.name == "modules")
+
+    def absolute(self, level, name):
+        return resolve_relative(self.module, self.is_package, level, name)
+
+    def bindings(self, body):
+        """{local name: [("module", dotted name) | ("call", function name) | ("name", other name) |
+        ("other", None), a value that is not a module]}."""
+        bound = {}
+        for node in scope_statements(body):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.asname:
+                        bound.setdefault(alias.asname, []).append(("module", alias.name))
+                    else:
+                        top = alias.name.split(".")[0]
+                        bound.setdefault(top, []).append(("module", top))
+            elif isinstance(node, ast.ImportFrom):
+                base = self.absolute(node.level, node.module or "")
+                if base:
+                    for alias in node.names:
+                        bound.setdefault(alias.asname or alias.name, []).append(("module", f"{base}.{alias.name}"))
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if isinstance(target, ast.Name):
+                        bound.setdefault(target.id, []).append(self.value_binding(node.value) or ("other", None))
+        return bound
+
+    def value_binding(self, value):
+        if isinstance(value, ast.Call):
+            target = self.import_module_target(value)
+            if target:
+                return ("module", target)
+            if isinstance(value.func, ast.Name) and value.func.id in self.functions:
+                return ("call", value.func.id)
+            return None
+        name = dotted(value)
+        return ("name", name) if name else None
+
+    def import_module_target(self, call):
+        func = call.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if called in self.import_module_names and call.args:
+            name = constant_string(call.args[0])
+            if name and name.startswith(".") and len(call.args) > 1:
+                return None
+            return name
+        if called == "__import__" and call.args:
+            return constant_string(call.args[0])
+        return None
+
+    def resolve(self, value, scopes, depth=0):
+        """The modules `value` can be: a list of names, [] when it is not a module, None when unknown."""
+        if depth > 4:
+            return None
+        binding = self.value_binding(value)
+        if binding is None:
+            return []
+        return self.resolve_binding(binding, scopes, depth)
+
+    def resolve_binding(self, binding, scopes, depth):
+        kind, what = binding
+        if kind == "other":
+            return []
+        if kind == "module":
+            return [what]
+        if kind == "call":
+            function = self.functions[what]
+            inner = [self.bindings(function.body)] + scopes[-1:]
+            results = []
+            for node in scope_statements(function.body):
+                if isinstance(node, ast.Return) and node.value is not None:
+                    if isinstance(node.value, ast.Constant) and node.value.value is None:
+                        continue
+                    found = self.resolve(node.value, inner, depth + 1)
+                    if found is None:
+                        return None
+                    results.extend(found)
+            return results
+        root, _, rest = what.partition(".")
+        for scope in scopes:
+            if root in scope:
+                results = []
+                for candidate in scope[root]:
+                    found = self.resolve_binding(candidate, scopes, depth + 1)
+                    if found is None:
+                        return None
+                    results.extend(f"{m}.{rest}" if rest else m for m in found)
+                return results
+        return None
+
+    def is_sys_modules(self, node):
+        if isinstance(node, ast.Attribute) and node.attr == "modules":
+            return isinstance(node.value, ast.Name) and node.value.id in self.sys_names
+        return isinstance(node, ast.Name) and node.id in self.modules_names
+
+    def scopes(self, function):
+        """Where a name used in `function` (None: the module's top) is looked up, made once each."""
+        key = id(function)
+        if key not in self._scopes:
+            module_scope = self._scopes.get(id(None)) or self.bindings(self.tree.body)
+            self._scopes[id(None)] = module_scope
+            self._scopes[key] = [module_scope] if function is None else [self.bindings(function.body), module_scope]
+        return self._scopes[key]
+
+    def sys_modules_writes(self):
+        """Every write into sys.modules: (node, key, value, in a loop, the enclosing function node)."""
+        pending = [(self.tree, None, False)]
+        loops = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+        while pending:
+            node, function, in_loop = pending.pop()
+            for key, value in self.writes_in(node):
+                yield node, key, value, in_loop, function
+            inner_loop = in_loop or isinstance(node, loops)
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    pending.append((child, child, False))
+                else:
+                    pending.append((child, function, inner_loop))
+
+    def writes_in(self, node):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Subscript) and self.is_sys_modules(target.value):
+                    yield target.slice, node.value
+        elif isinstance(node, ast.Call):
+            call = node
+            if isinstance(call.func, ast.Attribute) and self.is_sys_modules(call.func.value):
+                if call.func.attr == "setdefault" and len(call.args) == 2:
+                    yield call.args[0], call.args[1]
+                elif call.func.attr == "update" and len(call.args) == 1 and isinstance(call.args[0], ast.Dict):
+                    for key, value in zip(call.args[0].keys, call.args[0].values):
+                        if key is not None:
+                            yield key, value
+
+
+def line_of(node):
+    return getattr(node, "lineno", 0)
+
+
+class Scan:
+    def __init__(self, roots, progress):
+        self.roots = roots
+        self.progress = progress
+        self.tree = Tree(progress)
+        self.parser = Parser()
+        self.by_name = {}
+        self.stdlib = []
+        self.prefiltered = 0
+
+    def facts_of(self, path, data=None):
+        tree = self.parser.parse(path, data)
+        return ModuleFacts(path, self.tree.sources[path], tree) if tree is not None else None
+
+    def locate(self, name):
+        """("source" or "extension", file) of a module name in the scanned trees or the standard
+        library, or None."""
+        found = self.by_name.get(name)
+        if found is None and self.stdlib:
+            found = find_source(name, self.stdlib)
+        return found
+
+    def is_package(self, name):
+        place = self.locate(name)
+        return place is not None and os.path.basename(place[1]) == "__init__.py"
+
+    def find_aliases(self):
+        """Pass 1: every file whose text may write into sys.modules, parsed."""
+        aliases, submodule_aliases = [], []
+        for done, path in enumerate(self.tree.sources, 1):
+            self.progress.show(f"{done}/{len(self.tree.sources)} files: sys.modules writes")
+            data = read(path)
+            if data is None or not SYS_MODULES_WRITE.search(data):
+                continue
+            self.prefiltered += 1
+            facts = self.facts_of(path, data)
+            if facts is None:
+                continue
+            for node, key, value, in_loop, function_node in facts.sys_modules_writes():
+                function = function_node.name if function_node is not None else None
+                name = constant_string(key)
+                if name is None:
+                    prefix = key_prefix(key)
+                    if prefix and prefix.endswith(".") and in_loop:
+                        submodule_aliases.append(
+                            {"file": path, "line": line_of(node), "prefix": prefix, "function": function or ""}
+                        )
+                    continue
+                if name.startswith("__") and name.endswith("__"):
+                    continue  # __main__, __mp_main__: a program's main module, not a package's name
+                targets = facts.resolve(value, facts.scopes(function_node))
+                if targets == []:
+                    continue  # not a module: a stand-in object made here
+                if targets is not None:
+                    targets = sorted({t for t in targets if t != name})
+                    if not targets:
+                        continue  # the module under its own name
+                aliases.append(
+                    {
+                        "file": path,
+                        "line": line_of(node),
+                        "alias": name,
+                        "targets": targets,
+                        "function": function,
+                        "value": ast.unparse(value) if hasattr(ast, "unparse") else "",
+                    }
+                )
+        return aliases, submodule_aliases
+
+    def find_importers(self, alias_names):
+        """Pass 2: every import of a submodule through an alias name, in files whose text names one."""
+        if not alias_names:
+            return {}
+        plain = [a.encode() + b"." for a in sorted(alias_names)]
+        names = b"|".join(re.escape(a.encode()) for a in sorted(alias_names))
+        mentions = re.compile(
+            rb"(?:^|\n)[ \t]*(?:import|from)[ \t][^\n]*\b(?:" + names + rb")\.|import_module\([^)]*\b(?:" + names + rb")\."
+        )
+        importers = {name: [] for name in alias_names}
+        for done, path in enumerate(self.tree.sources, 1):
+            self.progress.show(f"{done}/{len(self.tree.sources)} files: imports through aliases")
+            data = None
+            if path not in self.parser.trees:
+                data = read(path)
+                if data is None or not any(a in data for a in plain) or not mentions.search(data):
+                    continue
+            facts = self.facts_of(path, data)
+            if facts is None:
+                continue
+            for line, name in imports_of(facts):
+                for alias in alias_names:
+                    if name.startswith(alias + "."):
+                        importers[alias].append({"file": path, "line": line, "module": name})
+        return importers
+
+    def chain(self, alias, target, imported):
+        """What importing `imported` (a name under `alias`) executes again, followed until an
+        extension: [{"module", "file", "line", "by"}], ending at the extension when one is reached."""
+        start = []
+        parts = imported.split(".")
+        alias_depth = len(alias.split("."))
+        for i in range(alias_depth + 1, len(parts) + 1):
+            start.append(".".join(parts[:i]))
+        came_from = {name: None for name in start}
+        pending = list(start)
+        while pending:
+            name = pending.pop(0)
+            place = self.locate(target + name[len(alias):])
+            if place is None:
+                continue
+            kind, path = place
+            if kind == "extension":
+                return self.steps(came_from, name, path)
+            facts = self.facts_of(path)
+            if facts is None:
+                continue
+            facts.module = name
+            # `from <alias> import n` takes the attribute the real package has: only the submodules of a
+            # package executed again are imported again.
+            def is_submodule(m):
+                return m.rsplit(".", 1)[0] != alias and self.locate(target + m[len(alias):]) is not None
+
+            for line, found in imports_of(facts, submodules_of=is_submodule):
+                if not found.startswith(alias + ".") or found in came_from:
+                    continue
+                found_parts = found.split(".")
+                for i in range(alias_depth + 1, len(found_parts) + 1):
+                    step = ".".join(found_parts[:i])
+                    if step not in came_from:
+                        came_from[step] = (name, path, line)
+                        pending.append(step)
+        return None
+
+    def steps(self, came_from, name, extension):
+        steps = [{"module": name, "file": extension}]
+        while came_from.get(name):
+            by, path, line = came_from[name]
+            steps[-1]["imported_at"] = {"file": path, "line": line}
+            steps.append({"module": by, "file": path})
+            name = by
+        return list(reversed(steps))
+
+
+def imports_of(facts, submodules_of=None):
+    """(line, absolute module name) for each import in a module; `from P import n` also gives P.n
+    when `submodules_of` says P.n is a module."""
+    for node in ast.walk(facts.tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            base = facts.absolute(node.level, node.module or "")
+            if not base:
+                continue
+            yield node.lineno, base
+            if submodules_of is not None:
+                for alias in node.names:
+                    if alias.name != "*" and submodules_of(f"{base}.{alias.name}"):
+                        yield node.lineno, f"{base}.{alias.name}"
+        elif isinstance(node, ast.Call):
+            target = facts.import_module_target(node)
+            if target and not target.startswith("."):
+                yield node.lineno, target
+
+
+def package_dirs_on_path(entries, extensions):
+    """sys.path entries that are a package's own directory while an outer entry imports the package."""
+    found = []
+    for entry in entries:
+        path = entry["path"]
+        if not os.path.isfile(os.path.join(path, "__init__.py")):
+            continue
+        outer = [e for e in entries if path.startswith(e["path"].rstrip("/") + "/")]
+        if not outer:
+            continue
+        base = max((e["path"] for e in outer), key=len)
+        package = os.path.relpath(path, base).replace(os.sep, ".")
+        inside = sorted(x["path"] for x in extensions if x["path"].startswith(path + "/"))
+        found.append({"entry": entry, "outer_entry": base, "package": package, "extensions": inside})
+    return found
+
+
+def main(argv):
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="scanner.py")
+    parser.add_argument("--environment", action="store_true", help="scan this interpreter's sys.path")
+    parser.add_argument("--path", action="append", default=[], help="a source tree or site directory to scan")
+    parser.add_argument("--progress", action="store_true", help="a progress line on stderr")
+    args = parser.parse_args(argv)
+    started = time.monotonic()
+    progress = Progress(args.progress)
+    entries = environment_sys_path() if args.environment else []
+    stdlib = stdlib_dirs()
+    roots = [e["path"] for e in entries if e["origin"] != "stdlib" and os.path.isdir(e["path"])]
+    argument_roots = []
+    for path in args.path:
+        if not os.path.exists(path):
+            print(json.dumps({"error": f"{path}: no such file or directory"}))
+            return 2
+        argument_roots.append(real(path))
+    scan = Scan(roots + argument_roots, progress)
+    for root in scan.roots:
+        scan.tree.walk(root)
+    for path, module in scan.tree.sources.items():
+        kind = "source"
+        scan.by_name.setdefault(module, (kind, path))
+    for path, extension in scan.tree.extensions.items():
+        scan.by_name.setdefault(extension["module"], ("extension", path))
+    scan.stdlib = sorted(stdlib)
+    aliases, submodule_aliases = scan.find_aliases()
+    for alias in aliases:
+        located = [t for t in alias["targets"] or [] if scan.locate(t)]
+        alias["target"] = located[0] if located else None
+        alias["target_is_package"] = any(scan.is_package(t) for t in located)
+    # A module that is no package has no submodules to execute again: its alias is harmless.
+    aliases = sorted(
+        (a for a in aliases if a["target_is_package"] or a["target"] is None), key=lambda a: (a["file"], a["line"])
+    )
+    importers = scan.find_importers({a["alias"] for a in aliases})
+    for alias in aliases:
+        alias["importers"] = importers.get(alias["alias"], [])
+        alias["targets_known"] = alias["targets"] is not None
+        alias["targets"] = alias["targets"] or []
+        alias["target"] = alias["target"] or ""
+        alias["function"] = alias["function"] or ""
+        alias["covered_by"] = [
+            s for s in submodule_aliases if s["prefix"] == alias["alias"] + "."
+            and (s["file"], s["function"]) == (alias["file"], alias["function"])
+        ]
+        alias["target_file"] = ""
+        if alias["target"]:
+            alias["target_file"] = scan.locate(alias["target"])[1]
+            for importer in alias["importers"]:
+                importer["executes_again"] = scan.chain(alias["alias"], alias["target"], importer["module"]) or []
+    extensions = sorted(scan.tree.extensions.values(), key=lambda x: x["path"])
+    described = [e for e in entries if e["origin"] != "stdlib"]
+    for entry in described:
+        entry["top_level"] = top_level_entries(entry["path"]) if os.path.isdir(entry["path"]) else []
+    progress.done()
+    facts = {
+        "facts": "importscope-scan-facts/1",
+        "python": {"executable": sys.executable, "version": ".".join(map(str, sys.version_info[:3]))},
+        "sys_path": entries,
+        "arguments": [{"path": r, "top_level": top_level_entries(r) if os.path.isdir(r) else []} for r in argument_roots],
+        "stdlib": sorted(stdlib),
+        "files": {
+            "sources": len(scan.tree.sources),
+            "prefiltered": scan.prefiltered,
+            "parsed": sum(1 for t in scan.parser.trees.values() if t is not None),
+            "extensions": len(extensions),
+        },
+        "aliases": aliases,
+        "extensions": extensions,
+        "package_dirs_on_path": package_dirs_on_path(described, extensions),
+        "unparsable": scan.parser.unparsable,
+        "problems": scan.tree.problems,
+        "duration_s": round(time.monotonic() - started, 3),
+    }
+    json.dump(facts, sys.stdout)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
