@@ -10,6 +10,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/atomic_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/redact.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/host.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/utf8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/keep_until_exit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/embed/worker_plan.cpp
@@ -32,7 +33,10 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/analysis/untraced.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/root_causes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/environment_reads.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/scan_facts.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/static_findings.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/report_json.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/scan_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/report_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/summary.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/reader.cpp

@@ -27,12 +27,17 @@ std::vector<Finding> analyze(const RunModel& model, const AnalysisOptions& optio
         if (const KnownIssueCatalogue* catalogue = options.known_issues())
             for (auto& f : findings)
                 f.known_issue = catalogue->match(f);
+    order_findings(findings);
+    return findings;
+}
+
+void order_findings(std::vector<Finding>& findings)
+{
     std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         // Errors first; the rest in a fixed order so that reports compare cleanly.
         return std::tuple(a.severity != Severity::error, a.kind, a.pid, a.file) <
                std::tuple(b.severity != Severity::error, b.kind, b.pid, b.file);
     });
-    return findings;
 }
 
 } // namespace importscope::analysis

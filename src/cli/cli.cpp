@@ -3,6 +3,7 @@
 #include "cli/install_layout.hpp"
 #include "cli/report_commands.hpp"
 #include "cli/run_command.hpp"
+#include "cli/scan_command.hpp"
 #include "cli/usage.hpp"
 #include "importscope/supervisor/python_runtime.hpp"
 #include "importscope/util/console.hpp"
@@ -122,6 +123,8 @@ int run_cli(int argc, char** argv)
     CLI::App* diff = cli::setup_diff(app, diff_options);
     cli::MergeOptions merge_options;
     CLI::App* merge = cli::setup_merge(app, merge_options);
+    cli::ScanOptions scan_options;
+    CLI::App* scan = cli::setup_scan(app, scan_options);
 
     const std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty()) {
@@ -129,6 +132,7 @@ int run_cli(int argc, char** argv)
         return static_cast<int>(ExitStatus::usage);
     }
     run_options.argv.assign(argv, argv + argc);
+    scan_options.argv = run_options.argv;
     std::size_t at = 0;
     while (at < words.size() && words[at].starts_with("-"))
         ++at;
@@ -161,6 +165,8 @@ int run_cli(int argc, char** argv)
                 return cli::run_diff(diff_options);
             if (merge->parsed())
                 return cli::run_merge(merge_options);
+            if (scan->parsed())
+                return cli::run_scan(scan_options);
             return static_cast<int>(ExitStatus::usage);
         },
         usage_status);

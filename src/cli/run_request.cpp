@@ -1,6 +1,7 @@
 #include "cli/run_stages.hpp"
 
 #include "importscope/util/error.hpp"
+#include "importscope/util/host.hpp"
 
 #include <fmt/format.h>
 
@@ -31,18 +32,6 @@ const char* kind_name(embed::TargetKind kind)
         return "program";
     }
     return "script";
-}
-
-std::string current_directory()
-{
-    char cwd[PATH_MAX];
-    return ::getcwd(cwd, sizeof cwd) ? cwd : "";
-}
-
-std::string host_name()
-{
-    char name[256] = {};
-    return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
 }
 
 std::string home_directory()

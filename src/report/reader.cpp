@@ -42,15 +42,20 @@ void check_shape(const json& report)
                         "importscope)",
                         schema, k_schema));
     require(report, "tool", json::value_t::object, "report");
-    require(report, "run", json::value_t::object, "report");
+    const bool scan = report.contains("scan");
+    require(report, scan ? "scan" : "run", json::value_t::object, "report");
     require(report, "processes", json::value_t::array, "report");
     require(report, "modules", json::value_t::array, "report");
     require(report, "findings", json::value_t::array, "report");
     require(report, "problems", json::value_t::array, "report");
     require(report, "summary", json::value_t::object, "report");
-    const json& run = report.at("run");
-    require(run, "exit", json::value_t::object, "run");
-    require(run, "target", json::value_t::object, "run");
+    if (scan) {
+        require(report.at("scan"), "files", json::value_t::object, "scan");
+        require(report.at("scan"), "python", json::value_t::object, "scan");
+    } else {
+        require(report.at("run"), "exit", json::value_t::object, "run");
+        require(report.at("run"), "target", json::value_t::object, "run");
+    }
     for (const json& f : report.at("findings")) {
         if (!f.is_object())
             throw std::invalid_argument("a finding is not an object");

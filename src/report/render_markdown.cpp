@@ -95,9 +95,19 @@ std::string finding_section(const json& f)
     return out;
 }
 
-} // namespace
+/// The table's rows of a scan: what was examined, with which interpreter.
+std::string scan_rows(const json& scan)
+{
+    const json& files = scan.at("files");
+    std::string out = fmt::format("| scanned | {} source files ({} parsed), {} extensions, nothing run |\n",
+                                  files.value("sources", 0), files.value("parsed", 0), files.value("extensions", 0));
+    out += fmt::format("| python | {} ({}) |\n", code(scan.at("python").value("executable", "")),
+                       scan.at("python").value("version", ""));
+    return out;
+}
 
-std::string render_markdown(const json& report)
+/// The table's rows of a run: the target, how it ended, what was recorded.
+std::string run_rows(const json& report)
 {
     const json& run = report.at("run");
     const json& summary = report.at("summary");
@@ -108,9 +118,7 @@ std::string render_markdown(const json& report)
     for (const json& arg : target.value("args", json::array()))
         command += " " + arg.get<std::string>();
 
-    std::string out = "# importscope report\n\n";
-    out += fmt::format("| | |\n|---|---|\n");
-    out += fmt::format("| target | {} |\n", code("python " + command));
+    std::string out = fmt::format("| target | {} |\n", code("python " + command));
     out += fmt::format("| ended | {} |\n", run.at("exit").value("description", ""));
     if (const json& exc = run.at("exit").value("exception", json()); exc.is_object())
         out += fmt::format("| uncaught | {} |\n", code(exc.value("type", "") + ": " + exc.value("message", "")));
@@ -118,6 +126,17 @@ std::string render_markdown(const json& report)
                        summary.value("processes_with_findings", 0));
     out += fmt::format("| modules recorded | {} |\n", summary.value("modules", 0));
     out += fmt::format("| extension inits | {} |\n", summary.value("extension_inits", 0));
+    return out;
+}
+
+} // namespace
+
+std::string render_markdown(const json& report)
+{
+    const json& summary = report.at("summary");
+    std::string out = report.contains("scan") ? "# importscope scan\n\n" : "# importscope report\n\n";
+    out += fmt::format("| | |\n|---|---|\n");
+    out += report.contains("scan") ? scan_rows(report.at("scan")) : run_rows(report);
     out += fmt::format("| findings | {} errors, {} warnings |\n", summary.value("errors", 0),
                        summary.value("warnings", 0));
     out += fmt::format("| importscope | {} (Python {}) |\n\n", report.at("tool").value("version", ""),

@@ -76,6 +76,8 @@ json exit_json(const ExitInfo& exit)
                 {"description", describe_exit(exit)}};
 }
 
+} // namespace
+
 json finding_json(const analysis::Finding& f)
 {
     return json{{"kind", f.kind},
@@ -89,6 +91,8 @@ json finding_json(const analysis::Finding& f)
                 {"evidence", f.evidence.is_null() ? json::object() : f.evidence},
                 {"known_issue", f.known_issue}};
 }
+
+namespace {
 
 json cause_json(const analysis::RootCause& cause)
 {

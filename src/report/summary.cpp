@@ -132,13 +132,14 @@ std::string severity_label(const json& item, const Painter& paint)
 }
 
 /// The pids of findings[i] and of its copies in other processes (every rank of a data-parallel
-/// run), which are shown once: all marked shown.
+/// run), which are shown once: all marked shown. Two findings of one process are two.
 std::vector<int> take_copies(const json& findings, std::size_t i, std::vector<bool>& shown)
 {
     const json& f = findings[i];
     std::vector<int> pids;
     for (std::size_t j = i; j < findings.size(); ++j)
-        if (!shown[j] && findings[j].value("kind", "") == f.value("kind", "") &&
+        if (!shown[j] && (j == i || findings[j].value("pid", 0) != f.value("pid", 0)) &&
+            findings[j].value("kind", "") == f.value("kind", "") &&
             findings[j].value("file", "") == f.value("file", "") &&
             findings[j].value("module_names", json::array()) == f.value("module_names", json::array())) {
             shown[j] = true;
@@ -171,6 +172,18 @@ std::string settings_text(const json& f)
     return out;
 }
 
+/// "  seen at a.py:16, b.py:15": where a scan saw what makes a static finding.
+std::string seen_text(const json& f)
+{
+    const json& seen = f.at("evidence").value("static", json::object()).value("seen", json::array());
+    std::vector<std::string> places;
+    for (const json& place : seen)
+        places.push_back(place.value("line", 0) > 0
+                             ? fmt::format("{}:{}", place.value("file", ""), place.value("line", 0))
+                             : place.value("file", ""));
+    return places.empty() ? std::string() : fmt::format("  seen at {}\n", fmt::join(places, ", "));
+}
+
 /// A finding whole: what, in which processes, the loads, why, the fix, the known issue.
 std::string finding_text(const json& report, const json& f, const std::vector<int>& pids, const Painter& paint)
 {
@@ -185,6 +198,7 @@ std::string finding_text(const json& report, const json& f, const std::vector<in
         out += fmt::format("    {}. {}  {}  ({})\n", k + 1, paint(inits[k].value("module", ""), fmt::emphasis::bold),
                            outcome_text(inits[k]), site_text(inits[k]));
     out += settings_text(f);
+    out += seen_text(f);
     out += fmt::format("  why: {}\n", f.value("explanation", ""));
     out += fmt::format("  fix: {}\n", f.value("advice", ""));
     if (const json& known = f.value("known_issue", json()); known.is_object()) {
@@ -251,15 +265,27 @@ std::string cause_text(const json& report, const json& cause, std::vector<bool>&
     return out;
 }
 
-} // namespace
-
-std::string render_summary(const json& report, bool color)
+/// A scan's first lines: what was examined, with which interpreter, how long it took.
+std::string scan_header(const json& scan)
 {
-    const Painter paint(color);
+    const json& files = scan.at("files");
+    std::string out = fmt::format(
+        "importscope: scanned {} and {} ({} parsed after the text prefilter) with Python {} ({:.2f} s), nothing run\n",
+        plural(files.value("sources", std::size_t{0}), "source file", "source files"),
+        plural(files.value("extensions", std::size_t{0}), "extension", "extensions"), files.value("parsed", 0),
+        scan.at("python").value("version", "?"), scan.value("duration_s", 0.0));
+    if (const json& unparsable = scan.value("unparsable", json::array()); !unparsable.empty())
+        out += fmt::format("importscope: note: {} could not be parsed (the report's problems list them)\n",
+                           plural(unparsable.size(), "file", "files"));
+    return out;
+}
+
+/// A run's first lines: how the target ended, the interpreter, what was recorded.
+std::string run_header(const json& report)
+{
     const json& run = report.at("run");
     const json& summary = report.at("summary");
     std::string out;
-
     out += fmt::format("importscope: target {} ({:.2f} s)\n", run.at("exit").value("description", ""),
                        run.value("duration_s", 0.0));
     if (const json& exc = run.at("exit").value("exception", json()); exc.is_object())
@@ -274,6 +300,15 @@ std::string render_summary(const json& report, bool color)
         fmt::format("importscope: {}, {} recorded, {}\n", processes_text(report, summary.value("processes", 0)),
                     plural(summary.value("modules", 0), "module", "modules"),
                     plural(summary.value("extension_inits", 0), "extension init", "extension inits"));
+    return out;
+}
+
+} // namespace
+
+std::string render_summary(const json& report, bool color)
+{
+    const Painter paint(color);
+    std::string out = report.contains("scan") ? scan_header(report.at("scan")) : run_header(report);
 
     // Each root cause first, with the findings it explains nested under it; then the rest.
     const json& findings = report.at("findings");

@@ -131,9 +131,9 @@ class Tree:
 
     def walk(self, root):
         root_real = real(root)
-        stack = [(root_real, "")]
+        stack = [(root_real, "", True)]
         while stack:
-            directory, package = stack.pop()
+            directory, package, parent_regular = stack.pop()
             key = real(directory)
             if key in self.seen_dirs:
                 continue
@@ -143,13 +143,16 @@ class Tree:
             except OSError as e:
                 self.problems.append(f"{directory} could not be read: {e.strerror}")
                 continue
+            # Regular packages all the way from the root: else a namespace portion, which a regular
+            # package of the same name elsewhere on sys.path hides.
+            regular = not package or (parent_regular and any(e.name == "__init__.py" for e in entries))
             for entry in entries:
                 name = entry.name
                 try:
                     if entry.is_dir():
                         if name in SKIPPED_DIRS or name.startswith(".") or "." in name or "-" in name:
                             continue
-                        stack.append((entry.path, f"{package}{name}."))
+                        stack.append((entry.path, f"{package}{name}.", regular))
                     elif name.endswith(".py"):
                         path = real(entry.path)
                         if path not in self.sources:
@@ -163,6 +166,7 @@ class Tree:
                                 "module": package + module_of(name),
                                 "size": entry.stat().st_size,
                                 "root": root_real,
+                                "regular": regular,
                             }
                 except OSError:
                     continue
@@ -690,7 +694,12 @@ def main(argv):
             alias["target_file"] = scan.locate(alias["target"])[1]
             for importer in alias["importers"]:
                 importer["executes_again"] = scan.chain(alias["alias"], alias["target"], importer["module"]) or []
-    extensions = sorted(scan.tree.extensions.values(), key=lambda x: x["path"])
+    # An extension in a namespace portion of a name that is a regular package elsewhere is never
+    # imported: left out.
+    extensions = sorted(
+        (x for x in scan.tree.extensions.values() if x.pop("regular") or not scan.is_package(x["module"].split(".")[0])),
+        key=lambda x: x["path"],
+    )
     described = [e for e in entries if e["origin"] != "stdlib"]
     for entry in described:
         entry["top_level"] = top_level_entries(entry["path"]) if os.path.isdir(entry["path"]) else []

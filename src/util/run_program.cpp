@@ -11,7 +11,7 @@
 
 namespace importscope {
 
-std::optional<std::string> run_and_capture(const std::vector<std::string>& argv, double timeout_s)
+std::optional<std::string> run_and_capture(const std::vector<std::string>& argv, double timeout_s, bool keep_stderr)
 {
     if (argv.empty())
         return std::nullopt;
@@ -34,7 +34,8 @@ std::optional<std::string> run_and_capture(const std::vector<std::string>& argv,
         const int devnull = ::open("/dev/null", O_RDWR);
         if (devnull >= 0) {
             ::dup2(devnull, STDIN_FILENO);
-            ::dup2(devnull, STDERR_FILENO);
+            if (!keep_stderr)
+                ::dup2(devnull, STDERR_FILENO);
         }
         sigset_t none;
         sigemptyset(&none);

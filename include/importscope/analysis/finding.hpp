@@ -18,7 +18,7 @@ enum class Severity { warning, error };
 inline constexpr std::array k_finding_kinds = {"duplicate-extension-init", "partial-alias",
                                                "duplicate-source-exec",    "native-type-conflict",
                                                "duplicate-extension-copy", "multiple-installations",
-                                               "extension-load-failed"};
+                                               "extension-load-failed",    "package-directory-on-sys-path"};
 
 const char* to_string(Severity severity);
 
@@ -90,6 +90,9 @@ std::vector<Finding> find_multiple_installations(const RunModel& model,
 /// or no finder found a submodule whose package holds it built for other interpreters only. Loads
 /// that one of the `duplicates` explains are left to it. Warnings.
 std::vector<Finding> find_failed_extension_loads(const RunModel& model, const std::vector<Finding>& duplicates);
+
+/// Errors first, then by kind, pid and file: the order of every report's findings.
+void order_findings(std::vector<Finding>& findings);
 
 /// Every analysis over the run, in a deterministic order (severity, then kind, pid and file), with
 /// known issues matched.

@@ -1,0 +1,124 @@
+#pragma once
+
+#include "importscope/analysis/finding.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace importscope::analysis {
+
+/// What `importscope scan`'s scanner (src/scan/scanner.py, run with the examined interpreter) saw:
+/// facts, read from its JSON ("importscope-scan-facts/1", docs/report-format.md), no findings.
+struct SourceLine {
+    std::string file;
+    int line = 0;
+};
+
+/// A top-level name a directory makes importable: a package (with `__init__.py`), a module or an
+/// extension.
+struct TopLevelName {
+    std::string name;
+    std::string kind;
+    std::string path;
+};
+
+struct ScannedEntry {
+    std::string entry;  ///< as sys.path has it
+    std::string path;   ///< its real path
+    std::string origin; ///< "PYTHONPATH", ".pth", "site-packages", "stdlib", "start-up", "argument"
+    SourceLine pth;     ///< the .pth file and line that names it (origin ".pth")
+    std::vector<TopLevelName> top_level;
+};
+
+/// One module that importing through an alias executes again, and where the module before it in the
+/// chain imports it.
+struct ExecutedAgain {
+    std::string module;
+    std::string file;
+    SourceLine imported_at;
+};
+
+struct AliasImporter {
+    std::string file;
+    int line = 0;
+    std::string module; ///< the name imported, under the alias: "deep_gemm.utils"
+    /// What that import executes again, ending at an extension; empty when it reaches none.
+    std::vector<ExecutedAgain> executes_again;
+};
+
+/// A loop that stores computed keys under an alias's prefix ("deep_gemm." + ...): its submodules.
+struct SubmoduleAliasing {
+    std::string file;
+    int line = 0;
+    std::string prefix;
+    std::string function;
+};
+
+/// A constant key written into sys.modules with a module of another name.
+struct StaticAlias {
+    std::string file;
+    int line = 0;
+    std::string alias;                ///< the key
+    std::vector<std::string> targets; ///< the modules the value can be
+    bool targets_known = false;       ///< false: the value could not be resolved
+    std::string function;             ///< the enclosing function, "" at the module's top
+    std::string value;                ///< the value's source text
+    std::string target;               ///< the first target found in the scanned trees, or ""
+    std::string target_file;
+    bool target_is_package = false;
+    std::vector<AliasImporter> importers;
+    std::vector<SubmoduleAliasing> covered_by;
+};
+
+struct ScannedExtension {
+    std::string path;
+    std::string module; ///< its dotted name from the directory scanned
+    std::string root;
+    std::uint64_t size = 0;
+};
+
+/// A sys.path entry that is a package's own directory while an outer entry imports the package.
+struct PackageDirectoryEntry {
+    ScannedEntry entry;
+    std::string outer_entry;
+    std::string package;
+    std::vector<std::string> extensions;
+};
+
+struct ScanFileCounts {
+    std::size_t sources = 0;
+    std::size_t prefiltered = 0;
+    std::size_t parsed = 0;
+    std::size_t extensions = 0;
+};
+
+struct ScanFacts {
+    nlohmann::json python; ///< {"executable", "version"}
+    std::vector<ScannedEntry> sys_path;
+    std::vector<ScannedEntry> arguments;
+    ScanFileCounts files;
+    std::vector<StaticAlias> aliases;
+    std::vector<ScannedExtension> extensions;
+    std::vector<PackageDirectoryEntry> package_dirs_on_path;
+    nlohmann::json unparsable = nlohmann::json::array(); ///< [{"file", "error"}]
+    std::vector<std::string> problems;
+    double duration_s = 0;
+};
+
+/// The facts of the scanner's output; throws std::invalid_argument when it is not such a document.
+ScanFacts parse_scan_facts(const std::string& text);
+
+struct ScanOptions {
+    FileHasher hash_file;            ///< none: extension contents are not compared
+    DistributionLookup distribution_of; ///< none: places are named without distributions
+};
+
+/// Every hazard the facts show, as findings of the kinds `run` makes where they mean the same, each
+/// with `evidence.static`: partial-alias, duplicate-extension-copy, multiple-installations,
+/// package-directory-on-sys-path. Ordered as analyze() orders.
+std::vector<Finding> find_static_hazards(const ScanFacts& facts, const ScanOptions& options = {});
+
+} // namespace importscope::analysis

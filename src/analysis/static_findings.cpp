@@ -1,0 +1,347 @@
+#include "importscope/analysis/scan.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
+
+namespace importscope::analysis {
+
+namespace {
+
+using nlohmann::json;
+
+json line_json(const std::string& file, int line)
+{
+    return {{"file", file}, {"line", line}};
+}
+
+/// evidence.static: what the scan saw, where; the rest of the evidence is the kind's own.
+json static_evidence(json seen)
+{
+    return {{"seen", std::move(seen)}};
+}
+
+std::string at(const std::string& file, int line)
+{
+    return line > 0 ? fmt::format("{}:{}", file, line) : file;
+}
+
+/// The importers whose chain reaches an extension: what would initialize it a second time.
+std::vector<const AliasImporter*> reaching_extensions(const StaticAlias& alias)
+{
+    std::vector<const AliasImporter*> found;
+    for (const AliasImporter& importer : alias.importers)
+        if (!importer.executes_again.empty())
+            found.push_back(&importer);
+    return found;
+}
+
+/// "layout.py:1 imports deep_gemm._C": each step of a chain after the first, where it is imported.
+std::string chain_text(const AliasImporter& importer)
+{
+    std::vector<std::string> steps;
+    for (std::size_t i = 1; i < importer.executes_again.size(); ++i) {
+        const ExecutedAgain& step = importer.executes_again[i];
+        steps.push_back(fmt::format("{} imports {}", at(step.imported_at.file, step.imported_at.line), step.module));
+    }
+    return fmt::format("{}", fmt::join(steps, ", then "));
+}
+
+json importer_json(const AliasImporter& importer)
+{
+    json chain = json::array();
+    for (const ExecutedAgain& step : importer.executes_again) {
+        json item = {{"module", step.module}, {"file", step.file}};
+        if (!step.imported_at.file.empty())
+            item["imported_at"] = line_json(step.imported_at.file, step.imported_at.line);
+        chain.push_back(std::move(item));
+    }
+    return {{"file", importer.file}, {"line", importer.line}, {"module", importer.module}, {"executes_again", chain}};
+}
+
+std::string alias_message(const StaticAlias& alias, const std::vector<const AliasImporter*>& reaching)
+{
+    const std::string what = alias.target.empty() ? fmt::format("sys.modules[\"{}\"] = {}", alias.alias, alias.value)
+                                                  : fmt::format("{} aliased as {}", alias.target, alias.alias);
+    const std::string where = at(alias.file, alias.line);
+    if (!alias.covered_by.empty())
+        return fmt::format("{} at {}, its loaded submodules too ({}): a submodule loaded after that and imported as "
+                           "{}.* would be executed again",
+                           what, where, at(alias.covered_by.front().file, alias.covered_by.front().line), alias.alias);
+    if (!reaching.empty()) {
+        const AliasImporter& first = *reaching.front();
+        return fmt::format("{} at {}, and {} imports {} through it: {}, so {} would be initialized a second time "
+                           "as {}",
+                           what, where, at(first.file, first.line), first.module, chain_text(first),
+                           first.executes_again.back().file, first.executes_again.back().module);
+    }
+    if (!alias.importers.empty())
+        return fmt::format("{} at {}, and {} imports {} through it: that module's source would be executed again "
+                           "under the alias",
+                           what, where, at(alias.importers.front().file, alias.importers.front().line),
+                           alias.importers.front().module);
+    return fmt::format("{} at {} (only the package, not its submodules); no scanned code imports a submodule "
+                       "through {}",
+                       what, where, alias.alias);
+}
+
+Finding alias_finding(const StaticAlias& alias)
+{
+    const std::vector<const AliasImporter*> reaching = reaching_extensions(alias);
+    Finding f;
+    f.kind = "partial-alias";
+    f.severity = !reaching.empty() && alias.covered_by.empty() ? Severity::error : Severity::warning;
+    f.module_names = {alias.alias};
+    if (!alias.target.empty())
+        f.module_names.push_back(alias.target);
+    f.file = alias.file;
+    f.message = alias_message(alias, reaching);
+    f.explanation = fmt::format(
+        "sys.modules[\"{0}\"] makes `import {0}` return the package, but `import {0}.sub` looks for "
+        "\"{0}.sub\" in sys.modules, finds nothing, and executes the file of sub again as a new module. An "
+        "extension reached that way runs its PyInit a second time: pybind11 raises \"generic_type: type ... is "
+        "already registered!\", nanobind warns, and C state is duplicated.",
+        alias.alias);
+    f.advice = alias.target.empty()
+                   ? fmt::format("Alias every submodule along with {0} (each \"{0}.<sub>\" key), or import the "
+                                 "package by its own name.",
+                                 alias.alias)
+                   : fmt::format("Alias every submodule along with the package (sys.modules[\"{0}.\" + rest] for "
+                                 "each loaded \"{1}.\" + rest, after importing them), or make the importers use "
+                                 "{1} directly.",
+                                 alias.alias, alias.target);
+    json importers = json::array();
+    for (const AliasImporter& importer : alias.importers)
+        importers.push_back(importer_json(importer));
+    json covered = json::array();
+    for (const SubmoduleAliasing& loop : alias.covered_by)
+        covered.push_back(line_json(loop.file, loop.line));
+    json seen = json::array({line_json(alias.file, alias.line)});
+    for (const AliasImporter* importer : reaching)
+        seen.push_back(line_json(importer->file, importer->line));
+    f.evidence = {{"static", static_evidence(std::move(seen))},
+                  {"alias", alias.alias},
+                  {"value", alias.value},
+                  {"targets", alias.targets},
+                  {"target_file", alias.target_file},
+                  {"set_at", json::array({{{"file", alias.file}, {"line", alias.line}, {"function", alias.function}}})},
+                  {"importers", importers},
+                  {"submodules_aliased_at", covered}};
+    return f;
+}
+
+std::string owners_text(const std::vector<Distribution>& owners)
+{
+    std::vector<std::string> names;
+    for (const Distribution& d : owners)
+        names.push_back(fmt::format("{} {}", d.name, d.version));
+    return names.empty() ? std::string("no distribution's metadata") : fmt::format("{}", fmt::join(names, ", "));
+}
+
+/// The file whose distribution owns an extension: its top-level package's `__init__.py`, or itself.
+std::string top_level_origin(const ScannedExtension& extension)
+{
+    const std::string top = extension.module.substr(0, extension.module.find('.'));
+    if (top == extension.module)
+        return extension.path;
+    return (std::filesystem::path(extension.root) / top / "__init__.py").string();
+}
+
+std::string package_relative(const std::string& path)
+{
+    const std::filesystem::path p(path);
+    return (p.parent_path().filename() / p.filename()).string();
+}
+
+std::string leaf(const std::string& module)
+{
+    return module.substr(module.rfind('.') + 1);
+}
+
+Finding copy_finding(const std::vector<const ScannedExtension*>& copies, bool by_content, const ScanOptions& options)
+{
+    Finding f;
+    f.kind = "duplicate-extension-copy";
+    f.severity = Severity::warning;
+    f.file = copies.front()->path;
+    json listed = json::array();
+    json seen = json::array();
+    std::vector<std::string> places;
+    for (const ScannedExtension* copy : copies) {
+        f.module_names.push_back(copy->module);
+        const std::vector<Distribution> owners =
+            options.distribution_of ? options.distribution_of(top_level_origin(*copy)) : std::vector<Distribution>{};
+        json distributions = json::array();
+        for (const Distribution& d : owners)
+            distributions.push_back({{"name", d.name}, {"version", d.version}});
+        listed.push_back({{"module", copy->module}, {"file", copy->path}, {"distributions", distributions}});
+        seen.push_back(line_json(copy->path, 0));
+        places.push_back(fmt::format("{} ({})", copy->path, owners_text(owners)));
+    }
+    f.message = fmt::format("{} copies of one extension are installed ({}): {}", copies.size(),
+                            by_content ? "identical content" : "the same package-relative path in two distributions",
+                            fmt::join(places, " and "));
+    f.explanation = "A process that imports both loads two separate libraries with their own C++ state: two "
+                    "registries, two runtimes. pybind11 refuses the second registration of a type (\"already "
+                    "registered\"), and libraries that keep global state (CUDA contexts, operator tables) conflict.";
+    f.advice = "Keep one copy importable: use the vendored copy or the installed one, not both (uninstall the other, "
+               "or make the vendoring package import the installed one).";
+    f.evidence = {{"static", static_evidence(std::move(seen))},
+                  {"copies", listed},
+                  {"matched_by", by_content ? "sha256" : "package-relative path"}};
+    return f;
+}
+
+/// Identical extension files, hashed only when another of the same PyInit name and size exists; and
+/// the same package-relative path owned by two different distributions.
+std::vector<Finding> copy_findings(const std::vector<ScannedExtension>& extensions, const ScanOptions& options)
+{
+    std::map<std::tuple<std::string, std::uint64_t>, std::vector<const ScannedExtension*>> same_size;
+    std::map<std::string, std::vector<const ScannedExtension*>> same_relative;
+    for (const ScannedExtension& e : extensions) {
+        same_size[{leaf(e.module), e.size}].push_back(&e);
+        same_relative[package_relative(e.path)].push_back(&e);
+    }
+    std::vector<Finding> findings;
+    std::set<std::set<std::string>> reported;
+    auto report = [&](const std::vector<const ScannedExtension*>& group, bool by_content) {
+        std::set<std::string> files;
+        for (const ScannedExtension* e : group)
+            files.insert(e->path);
+        if (files.size() >= 2 && reported.insert(files).second)
+            findings.push_back(copy_finding(group, by_content, options));
+    };
+    if (options.hash_file)
+        for (const auto& [key, group] : same_size) {
+            if (group.size() < 2)
+                continue;
+            std::map<std::string, std::vector<const ScannedExtension*>> by_hash;
+            for (const ScannedExtension* e : group)
+                if (const auto hash = options.hash_file(e->path))
+                    by_hash[*hash].push_back(e);
+            for (const auto& [hash, copies] : by_hash)
+                report(copies, true);
+        }
+    if (options.distribution_of)
+        for (const auto& [relative, group] : same_relative) {
+            if (group.size() < 2)
+                continue;
+            std::map<std::string, std::vector<const ScannedExtension*>> by_owner;
+            for (const ScannedExtension* e : group)
+                for (const Distribution& d : options.distribution_of(top_level_origin(*e)))
+                    by_owner[d.name].push_back(e);
+            if (by_owner.size() >= 2)
+                report(group, false);
+        }
+    return findings;
+}
+
+std::string entry_origin_text(const ScannedEntry& entry)
+{
+    if (entry.origin == ".pth")
+        return fmt::format("added by {} line {}", entry.pth.file, entry.pth.line);
+    if (entry.origin == "PYTHONPATH")
+        return "from PYTHONPATH";
+    return fmt::format("origin: {}", entry.origin);
+}
+
+Finding package_directory_finding(const PackageDirectoryEntry& found)
+{
+    Finding f;
+    f.kind = "package-directory-on-sys-path";
+    f.severity = found.extensions.empty() ? Severity::warning : Severity::error;
+    f.module_names = {found.package};
+    f.file = found.entry.path;
+    f.message = fmt::format("sys.path entry {} ({}) is the directory of package {}, which {} imports too: each of its "
+                            "modules is importable under two names{}",
+                            found.entry.path, entry_origin_text(found.entry), found.package, found.outer_entry,
+                            found.extensions.empty()
+                                ? std::string()
+                                : fmt::format(", and its extension {} would be initialized twice when both are "
+                                              "imported",
+                                              found.extensions.front()));
+    f.explanation = fmt::format(
+        "A module of {0} imported as `{0}.x` and as `x` (from the entry inside the package) is executed twice as "
+        "two modules; an extension runs its PyInit twice, which pybind11 refuses (\"already registered\").",
+        found.package);
+    f.advice = found.entry.origin == ".pth"
+                   ? fmt::format("Remove line {} of {}: import {} by its package name.", found.entry.pth.line,
+                                 found.entry.pth.file, found.package)
+                   : fmt::format("Take {} off sys.path ({}) and import {} by its package name.", found.entry.path,
+                                 entry_origin_text(found.entry), found.package);
+    json seen = json::array({line_json(found.entry.origin == ".pth" ? found.entry.pth.file : found.entry.path,
+                                       found.entry.origin == ".pth" ? found.entry.pth.line : 0)});
+    f.evidence = {{"static", static_evidence(std::move(seen))},
+                  {"entry", found.entry.path},
+                  {"origin", found.entry.origin},
+                  {"outer_entry", found.outer_entry},
+                  {"package", found.package},
+                  {"extensions", found.extensions}};
+    return f;
+}
+
+std::string origin_file(const TopLevelName& name)
+{
+    return name.kind == "package" ? (std::filesystem::path(name.path) / "__init__.py").string() : name.path;
+}
+
+/// A top-level name in two scanned directories (the first shadows the others) or claimed by two
+/// distributions in one: `run`'s multiple-installations, from an installation made of the listings.
+std::vector<Finding> installation_findings(const ScanFacts& facts, const ScanOptions& options)
+{
+    RunModel model;
+    std::map<std::string, std::size_t> index; // name -> its installation
+    std::set<std::string> seen_dirs;
+    auto add = [&](const ScannedEntry& entry) {
+        if (entry.origin == "stdlib" || !seen_dirs.insert(entry.path).second)
+            return;
+        for (const TopLevelName& name : entry.top_level) {
+            const auto [it, inserted] = index.try_emplace(name.name, model.installations.size());
+            if (inserted) {
+                InProcess<journal::Installation> installation;
+                installation.event.name = name.name;
+                installation.event.origin = origin_file(name);
+                model.installations.push_back(std::move(installation));
+            } else {
+                model.installations[it->second].event.shadowed.push_back(origin_file(name));
+            }
+        }
+    };
+    for (const ScannedEntry& entry : facts.sys_path)
+        add(entry);
+    for (const ScannedEntry& entry : facts.arguments)
+        add(entry);
+    std::vector<Finding> findings = find_multiple_installations(model, options.distribution_of);
+    for (Finding& f : findings) {
+        json seen = json::array();
+        for (const json& place : f.evidence.value("places", json::array()))
+            seen.push_back(line_json(place.value("origin", ""), 0));
+        if (seen.empty())
+            seen.push_back(line_json(f.file, 0));
+        f.evidence["static"] = static_evidence(std::move(seen));
+    }
+    return findings;
+}
+
+} // namespace
+
+std::vector<Finding> find_static_hazards(const ScanFacts& facts, const ScanOptions& options)
+{
+    std::vector<Finding> findings;
+    for (const StaticAlias& alias : facts.aliases)
+        findings.push_back(alias_finding(alias));
+    for (const PackageDirectoryEntry& found : facts.package_dirs_on_path)
+        findings.push_back(package_directory_finding(found));
+    for (const std::vector<Finding>& more :
+         {copy_findings(facts.extensions, options), installation_findings(facts, options)})
+        findings.insert(findings.end(), more.begin(), more.end());
+    order_findings(findings);
+    return findings;
+}
+
+} // namespace importscope::analysis

@@ -1,0 +1,151 @@
+#include "cli/scan_command.hpp"
+
+#include "cli/install_layout.hpp"
+#include "cli/run_stages.hpp"
+#include "importscope/analysis/scan.hpp"
+#include "importscope/collect/distributions.hpp"
+#include "importscope/report/gate.hpp"
+#include "importscope/report/redact_paths.hpp"
+#include "importscope/report/render.hpp"
+#include "importscope/report/report.hpp"
+#include "importscope/report/scan_report.hpp"
+#include "importscope/supervisor/python_locator.hpp"
+#include "importscope/util/atomic_file.hpp"
+#include "importscope/util/clock.hpp"
+#include "importscope/util/console.hpp"
+#include "importscope/util/error.hpp"
+#include "importscope/util/host.hpp"
+#include "importscope/util/run_program.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <unistd.h>
+
+namespace importscope::cli {
+
+namespace {
+
+bool stderr_wants_color()
+{
+    const char* no_color = std::getenv("NO_COLOR");
+    return ::isatty(STDERR_FILENO) && !(no_color && *no_color);
+}
+
+/// The scanner's command line: the examined interpreter running scanner.py.
+std::vector<std::string> scanner_command(const ScanOptions& options, const std::string& python,
+                                         const std::string& scanner)
+{
+    std::vector<std::string> argv{python, scanner};
+    if (options.paths.empty() || options.environment)
+        argv.emplace_back("--environment");
+    for (const std::string& path : options.paths) {
+        argv.emplace_back("--path");
+        argv.push_back(std::filesystem::absolute(path).string());
+    }
+    if (!options.quiet && ::isatty(STDERR_FILENO))
+        argv.emplace_back("--progress");
+    return argv;
+}
+
+analysis::ScanFacts scan_facts(const ScanOptions& options, const std::string& python, const InstallLayout& layout)
+{
+    if (layout.data_dir.empty())
+        throw Error("importscope's data directory (share/importscope, with scanner.py) is missing",
+                    ExitStatus::tool_failure);
+    const std::vector<std::string> argv = scanner_command(options, python, layout.data_dir + "/scanner.py");
+    const std::optional<std::string> output = run_and_capture(argv, options.timeout_s, true);
+    if (!output)
+        throw Error(fmt::format("the scan with {} failed or took more than {} s", python, options.timeout_s),
+                    ExitStatus::tool_failure);
+    try {
+        return analysis::parse_scan_facts(*output);
+    } catch (const std::invalid_argument& e) {
+        throw Error(fmt::format("the scan with {}: {}", python, e.what()), ExitStatus::tool_failure);
+    }
+}
+
+std::size_t selected(const std::vector<analysis::Finding>& findings, const report::FailOn& gate)
+{
+    return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(), [&](const analysis::Finding& f) {
+        return gate.fails(report::finding_json(f));
+    }));
+}
+
+} // namespace
+
+CLI::App* setup_scan(CLI::App& app, ScanOptions& options)
+{
+    CLI::App* scan = app.add_subcommand(
+        "scan", "Examine an environment, or source trees, for the hazards of `run` without running anything:\n"
+                "  importscope scan [OPTIONS] [PATH...]");
+    scan->add_option("PATH", options.paths,
+                     "Source trees or site-packages directories to scan (default: the interpreter's sys.path)");
+    scan->add_option("--python", options.python,
+                     "The interpreter whose sys.path is scanned and whose ast parses the sources "
+                     "(default: $VIRTUAL_ENV/bin/python, else python3 on PATH)")
+        ->type_name("PATH");
+    scan->add_flag("--environment", options.environment, "With PATHs: scan the interpreter's sys.path too");
+    scan->add_option("-o,--output", options.output, "Where to write the JSON report")
+        ->type_name("FILE")
+        ->capture_default_str();
+    scan->add_option("--fail-on", options.fail_on,
+                     "Which findings make the exit status 1: error, warning, none, or a comma list of kinds")
+        ->capture_default_str();
+    scan->add_option("--format", options.format, "The summary on stderr: text, markdown, junit or dot")
+        ->capture_default_str();
+    scan->add_option("--timeout", options.timeout_s, "Give up after SECONDS")->type_name("SECONDS")->capture_default_str();
+    scan->add_flag("-q,--quiet", options.quiet, "Print nothing but findings and errors");
+    scan->footer("Nothing scanned is imported or executed: sources are parsed by the interpreter's own ast.\n"
+                 "Exit status: 0 no finding that --fail-on selects; 1 such a finding; 2 bad usage; 125 the scan "
+                 "could not be done (the interpreter failed, the report could not be written).");
+    return scan;
+}
+
+int run_scan(const ScanOptions& options)
+{
+    const report::FailOn gate = report::FailOn::parse(options.fail_on);
+    const report::Format format = report::parse_format(options.format);
+    if (!(options.timeout_s > 0))
+        throw Error(fmt::format("--timeout {} is not a positive number of seconds", options.timeout_s));
+    for (const std::string& path : options.paths)
+        if (std::error_code ec; !std::filesystem::exists(path, ec))
+            throw Error(fmt::format("{}: no such file or directory", path));
+    check_writable_destination(options.output, {});
+    const InstallLayout layout = find_install_layout();
+    const std::string python =
+        supervisor::locate_python(options.python.empty()
+                                      ? supervisor::default_python(layout.installed ? layout.binary_dir : std::string{})
+                                      : options.python)
+            .executable;
+
+    report::ScanInfo info{options.argv, current_directory(), host_name(), python, options.paths,
+                          options.paths.empty() || options.environment, wall_ns(), 0};
+    const analysis::ScanFacts facts = scan_facts(options, python, layout);
+    collect::DistributionIndex distributions;
+    analysis::ScanOptions analysis_options;
+    analysis_options.hash_file = cached_hasher();
+    analysis_options.distribution_of = [&distributions](const std::string& origin) {
+        return distributions.owners_of(origin);
+    };
+    const std::vector<analysis::Finding> findings = analysis::find_static_hazards(facts, analysis_options);
+    info.ended_ns = wall_ns();
+
+    const report::Outcome outcome = report::decide_scan_outcome(selected(findings, gate));
+    nlohmann::json report_json = report::build_scan_report(info, facts, findings, outcome);
+    report::redact_secrets(report_json);
+    try {
+        write_file_atomically(options.output, report::pretty_text(report_json));
+    } catch (const Error& e) {
+        throw Error(e.what(), ExitStatus::tool_failure);
+    }
+    if (!options.quiet || !findings.empty())
+        print_to_stderr(report::render(report_json, format, stderr_wants_color()));
+    if (!options.quiet)
+        print_to_stderr(fmt::format("importscope: report written to {}\n", options.output));
+    return outcome.status;
+}
+
+} // namespace importscope::cli

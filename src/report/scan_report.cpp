@@ -1,0 +1,103 @@
+#include "importscope/report/scan_report.hpp"
+
+#include "importscope/report/report.hpp"
+#include "importscope/util/error.hpp"
+#include "importscope/version.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace importscope::report {
+
+namespace {
+
+using nlohmann::json;
+
+json entries_json(const std::vector<analysis::ScannedEntry>& entries)
+{
+    json out = json::array();
+    for (const analysis::ScannedEntry& e : entries) {
+        json item = {{"entry", e.entry}, {"path", e.path}, {"origin", e.origin}};
+        if (!e.pth.file.empty())
+            item["pth"] = {{"file", e.pth.file}, {"line", e.pth.line}};
+        out.push_back(std::move(item));
+    }
+    return out;
+}
+
+json scan_json(const ScanInfo& info, const analysis::ScanFacts& facts, const Outcome& outcome)
+{
+    return {{"argv", info.argv},
+            {"cwd", info.cwd},
+            {"host", info.host},
+            {"python", facts.python},
+            {"environment", info.environment},
+            {"paths", info.paths},
+            {"sys_path", entries_json(facts.sys_path)},
+            {"files",
+             {{"sources", facts.files.sources},
+              {"prefiltered", facts.files.prefiltered},
+              {"parsed", facts.files.parsed},
+              {"extensions", facts.files.extensions}}},
+            {"unparsable", facts.unparsable},
+            {"started_at", iso_time(info.started_ns)},
+            {"ended_at", iso_time(info.ended_ns)},
+            {"duration_s", static_cast<double>(info.ended_ns - info.started_ns) / 1e9},
+            {"outcome", outcome}};
+}
+
+} // namespace
+
+json build_scan_report(const ScanInfo& info, const analysis::ScanFacts& facts,
+                       const std::vector<analysis::Finding>& findings, const Outcome& outcome)
+{
+    json finding_list = json::array();
+    for (const analysis::Finding& f : findings)
+        finding_list.push_back(finding_json(f));
+    const auto errors = static_cast<std::size_t>(std::count_if(
+        findings.begin(), findings.end(), [](const auto& f) { return f.severity == analysis::Severity::error; }));
+    std::vector<std::string> problems = facts.problems;
+    for (const json& file : facts.unparsable)
+        problems.push_back(fmt::format("{} was not scanned: {}", file.value("file", ""), file.value("error", "")));
+    return json{
+        {"schema", k_schema},
+        {"tool", {{"name", "importscope"}, {"version", k_version}, {"python", ""}}},
+        {"scan", scan_json(info, facts, outcome)},
+        {"processes", json::array()},
+        {"modules", json::array()},
+        {"findings", finding_list},
+        {"causes", json::array()},
+        {"aliases", json::array()},
+        {"problems", problems},
+        {"untraced", json::array()},
+        {"environment", nullptr},
+        {"summary",
+         {{"processes", 0},
+          {"processes_with_findings", 0},
+          {"python_processes", 0},
+          {"untraced_processes", 0},
+          {"modules", 0},
+          {"extension_inits", 0},
+          {"findings", findings.size()},
+          {"errors", errors},
+          {"warnings", findings.size() - errors}}},
+    };
+}
+
+Outcome decide_scan_outcome(std::size_t selected_findings)
+{
+    Outcome outcome;
+    if (selected_findings > 0) {
+        outcome.status = static_cast<int>(ExitStatus::static_findings);
+        outcome.reason = "findings";
+        outcome.message = fmt::format("{} finding{} that --fail-on selects", selected_findings,
+                                      selected_findings == 1 ? "" : "s");
+    } else {
+        outcome.reason = "ok";
+        outcome.message = "no finding that --fail-on selects";
+    }
+    return outcome;
+}
+
+} // namespace importscope::report
