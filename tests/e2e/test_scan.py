@@ -1,0 +1,213 @@
+"""importscope scan: the hazards of an environment found in its files, with nothing run."""
+import ast
+import json
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, PROBES, PYTHON, validate
+
+DEBIAN_PYTHON = "/usr/bin/python3"
+
+
+class Scan:
+    def __init__(self, proc, report_path):
+        self.status = proc.returncode
+        self.stderr = proc.stderr
+        self.report = json.loads(report_path.read_text()) if report_path.exists() else None
+        if self.report is not None:
+            validate(self.report)
+
+    def findings(self, kind=None):
+        return [f for f in self.report["findings"] if kind is None or f["kind"] == kind]
+
+
+@pytest.fixture
+def scan(tmp_path):
+    """Runs `importscope scan -o <tmp>/scan.json ARGS...`."""
+
+    def run(*args, python=PYTHON, timeout=300):
+        report = tmp_path / "scan.json"
+        command = [BIN, "scan", "-o", str(report)] + (["--python", python] if python else []) + [str(a) for a in args]
+        proc = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=timeout)
+        return Scan(proc, report)
+
+    return run
+
+
+def deepgemm_tree(tmp_path, drop_function=None):
+    """The DeepGEMM miniature with its pybind11 _C, copied; `drop_function` taken out of the
+    aliasing module."""
+    tree = tmp_path / "tree"
+    shutil.copytree(PROBES / "deepgemm_pybind", tree)
+    compat = tree / "vllm_mini" / "deep_gemm_compat.py"
+    if drop_function:
+        lines = compat.read_text().splitlines(keepends=True)
+        [function] = [n for n in ast.parse("".join(lines)).body if getattr(n, "name", "") == drop_function]
+        del lines[function.lineno - 1:function.end_lineno]
+        compat.write_text("".join(lines))
+    return tree
+
+
+def test_the_vllm_alias_is_an_error_naming_the_alias_the_importer_and_the_chain_to_the_extension(scan, tmp_path):
+    tree = deepgemm_tree(tmp_path, drop_function="_expose_deep_gemm_to_flashinfer_fixed")
+    result = scan(tree)
+    assert result.status == 1, result.stderr
+    [finding] = result.findings()
+    assert (finding["kind"], finding["severity"]) == ("partial-alias", "error")
+    assert finding["module_names"] == ["deep_gemm", "vllm_mini.third_party.deep_gemm"]
+    compat = tree / "vllm_mini" / "deep_gemm_compat.py"
+    consumer = tree / "flashinfer_mini" / "fused_moe.py"
+    evidence = finding["evidence"]
+    assert evidence["static"]["seen"] == [{"file": str(compat), "line": 16}, {"file": str(consumer), "line": 15}]
+    [importer] = evidence["importers"]
+    assert (importer["file"], importer["line"], importer["module"]) == (str(consumer), 15, "deep_gemm.utils")
+    chain = importer["executes_again"]
+    assert [step["module"] for step in chain] == ["deep_gemm.utils", "deep_gemm.utils.layout", "deep_gemm._C"]
+    assert chain[-1]["imported_at"] == {"file": str(tree / "vllm_mini/third_party/deep_gemm/utils/layout.py"),
+                                        "line": 1}
+    assert Path(chain[-1]["file"]).name.startswith("_C.") and Path(chain[-1]["file"]).suffix == ".so"
+    # The summary names both places, and that nothing was run.
+    assert f"{compat}:16" in result.stderr and f"{consumer}:15" in result.stderr
+    assert "nothing run" in result.stderr
+    assert result.report["scan"]["outcome"] == {"exit_status": 1, "reason": "findings",
+                                                "message": "1 finding that --fail-on selects", "failures": []}
+    # Nothing of it was executed: no bytecode was written beside the sources.
+    assert not list(tree.rglob("__pycache__"))
+
+
+def test_the_fixed_alias_that_also_aliases_the_loaded_submodules_is_a_warning(scan, tmp_path):
+    tree = deepgemm_tree(tmp_path, drop_function="_expose_deep_gemm_to_flashinfer")
+    result = scan(tree)
+    assert result.status == 0, result.stderr
+    [finding] = result.findings()
+    assert (finding["kind"], finding["severity"]) == ("partial-alias", "warning")
+    compat = tree / "vllm_mini" / "deep_gemm_compat.py"
+    [loop] = finding["evidence"]["submodules_aliased_at"]
+    assert loop["file"] == str(compat) and "sys.modules.setdefault(\"deep_gemm.\"" in compat.read_text().splitlines()[
+        loop["line"] - 1]
+    assert "its loaded submodules too" in finding["message"]
+    assert scan(tree, "--fail-on", "warning").status == 1
+
+
+def test_an_alias_without_importers_is_a_warning_and_an_alias_of_a_module_is_none(scan, tmp_path):
+    (tmp_path / "src" / "real" / "sub").mkdir(parents=True)
+    (tmp_path / "src" / "real" / "__init__.py").write_text("")
+    (tmp_path / "src" / "real" / "sub" / "__init__.py").write_text("")
+    (tmp_path / "src" / "single.py").write_text("")
+    (tmp_path / "src" / "shim.py").write_text(
+        "import sys\nimport real\nimport single\n"
+        "sys.modules['other'] = real\n"          # a package: its submodules are not aliased
+        "sys.modules['also'] = single\n"         # a module has no submodules to execute again
+        "sys.modules[__name__] = real\n"         # a module replacing itself is not an alias
+        "sys.modules['real'] = real\n")          # the module under its own name
+    result = scan(tmp_path / "src")
+    assert result.status == 0, result.stderr
+    [finding] = result.findings()
+    assert finding["module_names"] == ["other", "real"] and finding["severity"] == "warning"
+    assert "no scanned code imports a submodule through other" in finding["message"]
+
+
+def test_an_identical_extension_copy_is_found_by_content(scan):
+    copy = PROBES / "extension_copy"
+    result = scan(copy / "site", copy / "app")
+    assert result.status == 0, result.stderr
+    [finding] = result.findings("duplicate-extension-copy")
+    assert finding["evidence"]["matched_by"] == "sha256"
+    assert {c["module"] for c in finding["evidence"]["copies"]} == {"deep_gemm._C", "vendored.deep_gemm._C"}
+    assert scan(copy / "site", copy / "app", "--fail-on", "duplicate-extension-copy").status == 1
+
+
+def test_two_distributions_in_one_directory_and_a_shadowing_copy(scan, tmp_path):
+    check = "import setuptools, wheel, importlib.util; assert importlib.util.find_spec('pip')"
+    if subprocess.run([DEBIAN_PYTHON, "-c", check], capture_output=True).returncode != 0:
+        pytest.skip("Debian's python3-pip, python3-setuptools and python3-wheel are not installed")
+    for project, version in (("a", "1.0"), ("b", "2.0")):
+        (tmp_path / project / "twin").mkdir(parents=True)
+        (tmp_path / project / "setup.py").write_text(
+            f"from setuptools import setup\nsetup(name='twin-{project}', version='{version}', packages=['twin'])\n")
+        (tmp_path / project / "twin" / "__init__.py").write_text(f"FROM = {project!r}\n")
+    site = tmp_path / "site"
+    pip = subprocess.run([DEBIAN_PYTHON, "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation",
+                          "--disable-pip-version-check", "--target", str(site), str(tmp_path / "a"),
+                          str(tmp_path / "b")], capture_output=True, text=True, cwd=tmp_path)
+    assert pip.returncode == 0, pip.stderr
+    (tmp_path / "work" / "twin").mkdir(parents=True)
+    (tmp_path / "work" / "twin" / "__init__.py").write_text("")
+    result = scan(tmp_path / "work", site, python=DEBIAN_PYTHON)
+    assert result.status == 0, result.stderr
+    by_message = {f["message"].split(" ")[0] + (" shared" if "one directory" in f["message"] else " shadows"): f
+                  for f in result.findings("multiple-installations")}
+    assert set(by_message) == {"twin shadows"}  # the copy that wins is checked for a shared directory
+    shadow = by_message["twin shadows"]
+    assert shadow["evidence"]["importable_from"] == str(tmp_path / "work" / "twin")
+    assert shadow["evidence"]["shadowed"] == [str(site / "twin")]
+    assert shadow["evidence"]["places"][1]["distribution"] == {"name": "twin-a", "version": "1.0"}
+    only_site = scan(site, python=DEBIAN_PYTHON)
+    [shared] = only_site.findings("multiple-installations")
+    assert shared["evidence"]["distributions"] == [{"name": "twin-a", "version": "1.0"},
+                                                   {"name": "twin-b", "version": "2.0"}]
+
+
+def test_a_pth_file_that_puts_a_package_directory_on_sys_path_is_an_error_when_it_holds_an_extension(scan, tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
+    [site] = venv.glob("lib/python3.*/site-packages")
+    package = site / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    extension = next((PROBES / "extension_copy" / "site" / "deep_gemm").glob("_C.*.so"))
+    shutil.copy(extension, package / extension.name)
+    (site / "trap.pth").write_text(f"# the package's own directory\n{package}\n")
+    result = scan(python=venv / "bin" / "python")
+    assert result.status == 1, result.stderr
+    [finding] = result.findings("package-directory-on-sys-path")
+    assert finding["severity"] == "error"
+    assert finding["evidence"]["entry"] == str(package) and finding["evidence"]["package"] == "pkg"
+    assert finding["evidence"]["static"]["seen"] == [{"file": str(site / "trap.pth"), "line": 2}]
+    assert f"Remove line 2 of {site / 'trap.pth'}" in finding["advice"]
+    entries = {e["path"]: e for e in result.report["scan"]["sys_path"]}
+    assert entries[str(package)]["origin"] == ".pth"
+    # Without the extension, a warning.
+    (package / extension.name).unlink()
+    assert [f["severity"] for f in scan(python=venv / "bin" / "python").findings()] == ["warning"]
+
+
+def test_debian_dist_packages_give_no_error_and_take_seconds(scan):
+    started = time.monotonic()
+    result = scan(python=DEBIAN_PYTHON)
+    elapsed = time.monotonic() - started
+    assert result.status == 0, result.stderr
+    assert elapsed < 60
+    files = result.report["scan"]["files"]
+    assert files["sources"] > 1000 and files["parsed"] < files["sources"] / 10
+    # Every finding there, read: the deprecated-name shims of torch and py alias a package and nothing
+    # imports a submodule through them.
+    for finding in result.findings():
+        assert finding["severity"] == "warning", finding["message"]
+        assert finding["kind"] == "partial-alias", finding["message"]
+        assert finding["evidence"]["importers"] == []
+        assert finding["module_names"][0] in {"py.test", "torch.distributed._sharded_tensor",
+                                              "torch.distributed._sharding_spec"}, finding["message"]
+
+
+def test_a_scan_report_renders_diffs_and_refuses_bad_input(scan, tmp_path):
+    tree = deepgemm_tree(tmp_path)
+    result = scan(tree)
+    assert result.status == 1
+    report = tmp_path / "scan.json"
+    for form in ("text", "markdown", "junit", "dot"):
+        shown = subprocess.run([BIN, "report", "--format", form, str(report)], capture_output=True, text=True)
+        assert shown.returncode == 0, shown.stderr
+        assert "partial-alias" in shown.stdout or form == "dot"
+    clean = tmp_path / "clean.json"
+    (tmp_path / "empty").mkdir()
+    assert subprocess.run([BIN, "scan", "-q", "-o", str(clean), str(tmp_path / "empty")]).returncode == 0
+    diff = subprocess.run([BIN, "diff", str(clean), str(report)], capture_output=True, text=True)
+    assert diff.returncode == 1 and "partial-alias" in diff.stdout
+    missing = subprocess.run([BIN, "scan", str(tmp_path / "nowhere")], capture_output=True, text=True, cwd=tmp_path)
+    assert missing.returncode == 2 and "nowhere: no such file or directory" in missing.stderr
+    assert not (tmp_path / "importscope-scan.json").exists()
