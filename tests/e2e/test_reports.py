@@ -34,7 +34,7 @@ def test_junit_is_well_formed_and_fails_each_kind_found():
     proc = importscope_cmd("report", FIXTURE, "--format", "junit")
     root = ElementTree.fromstring(proc.stdout)
     cases = {case.get("name"): case for case in root.iter("testcase")}
-    assert len(cases) == 7  # one per finding kind
+    assert len(cases) == 8  # one per finding kind
     failing = sorted(name for name, case in cases.items() if case.find("failure") is not None)
     expected = sorted({f["kind"] for f in json.loads(FIXTURE.read_text())["findings"]})
     assert failing == expected
@@ -168,12 +168,15 @@ def test_the_nightly_gate_archives_reports_and_fails_on_errors(tmp_path, script,
                            str(probe("deepgemm_pybind", script))], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == expected, proc.stdout + proc.stderr
     artifacts = tmp_path / "artifacts"
-    for name in ("reproducer", "vllm-deep-gemm-alias"):
+    for name in ("scan", "reproducer", "vllm-deep-gemm-alias"):
         for suffix in (".json", ".md", ".junit.xml", ".log"):
             assert (artifacts / f"{name}{suffix}").exists(), name + suffix
     # no vLLM in this environment: the bundled probe's target exits 2, which is no finding
     assert json.loads((artifacts / "vllm-deep-gemm-alias.json").read_text())["run"]["exit"]["code"] == 2
     ElementTree.parse(artifacts / "reproducer.junit.xml")
+    # The scan came first, and found no error in the interpreter's environment.
+    assert "nightly-gate: scan: no error finding" in proc.stdout.splitlines()[0]
+    assert json.loads((artifacts / "scan.json").read_text())["scan"]["outcome"]["reason"] in ("ok", "findings")
 
 
 def test_the_golden_fixture_is_a_valid_report():
