@@ -138,6 +138,7 @@ Finding alias_finding(const StaticAlias& alias)
 std::string owners_text(const std::vector<Distribution>& owners)
 {
     std::vector<std::string> names;
+    names.reserve(owners.size());
     for (const Distribution& d : owners)
         names.push_back(fmt::format("{} {}", d.name, d.version));
     return names.empty() ? std::string("no distribution's metadata") : fmt::format("{}", fmt::join(names, ", "));
@@ -152,7 +153,7 @@ std::string top_level_origin(const ScannedExtension& extension)
     return (std::filesystem::path(extension.root) / top / "__init__.py").string();
 }
 
-std::string package_relative(const std::string& path)
+std::string parent_and_name(const std::string& path)
 {
     const std::filesystem::path p(path);
     return (p.parent_path().filename() / p.filename()).string();
@@ -205,7 +206,7 @@ std::vector<Finding> copy_findings(const std::vector<ScannedExtension>& extensio
     std::map<std::string, std::vector<const ScannedExtension*>> same_relative;
     for (const ScannedExtension& e : extensions) {
         same_size[{leaf(e.module), e.size}].push_back(&e);
-        same_relative[package_relative(e.path)].push_back(&e);
+        same_relative[parent_and_name(e.path)].push_back(&e);
     }
     std::vector<Finding> findings;
     std::set<std::set<std::string>> reported;

@@ -14,12 +14,6 @@ namespace importscope::cli {
 
 namespace {
 
-bool stderr_wants_color()
-{
-    const char* no_color = std::getenv("NO_COLOR");
-    return ::isatty(STDERR_FILENO) && !(no_color && *no_color);
-}
-
 std::size_t selected_findings(const nlohmann::json& report_json, const report::FailOn& gate)
 {
     const auto& reported = report_json.at("findings");

@@ -28,12 +28,6 @@ namespace importscope::cli {
 
 namespace {
 
-bool stderr_wants_color()
-{
-    const char* no_color = std::getenv("NO_COLOR");
-    return ::isatty(STDERR_FILENO) && !(no_color && *no_color);
-}
-
 /// The scanner's command line: the examined interpreter running scanner.py.
 std::vector<std::string> scanner_command(const ScanOptions& options, const std::string& python,
                                          const std::string& scanner)

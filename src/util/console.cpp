@@ -1,6 +1,7 @@
 #include "importscope/util/console.hpp"
 
 #include <cerrno>
+#include <cstdlib>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -37,6 +38,12 @@ void ensure_standard_descriptors() noexcept
                 ::close(opened);
             }
         }
+}
+
+bool stderr_wants_color() noexcept
+{
+    const char* no_color = std::getenv("NO_COLOR");
+    return ::isatty(STDERR_FILENO) && !(no_color && *no_color);
 }
 
 } // namespace importscope

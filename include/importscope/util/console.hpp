@@ -16,4 +16,7 @@ void print_to_stderr(std::string_view text) noexcept;
 /// opens later takes their place.
 void ensure_standard_descriptors() noexcept;
 
+/// Whether text for stderr may be coloured: it is a terminal and NO_COLOR is unset or empty.
+bool stderr_wants_color() noexcept;
+
 } // namespace importscope
