@@ -127,3 +127,24 @@ def run_on_a_terminal(command, rows=24, columns=100, **popen):
     status = proc.wait(timeout=60)
     os.close(controller)
     return status, b"".join(chunks).decode(errors="replace")
+
+
+def install_twins(tmp_path, python="/usr/bin/python3"):
+    """Two projects that both ship the package "twin" (twin-a 1.0 and twin-b 2.0), installed by
+    Debian's pip into one directory, as two distributions that provide one top-level name
+    (opencv-python and opencv-python-headless, say) end up: their files mixed, each one's RECORD
+    claiming the directory. Returns that directory; skips without Debian's pip, setuptools, wheel."""
+    check = "import setuptools, wheel, importlib.util; assert importlib.util.find_spec('pip')"
+    if subprocess.run([python, "-c", check], capture_output=True).returncode != 0:
+        pytest.skip("Debian's python3-pip, python3-setuptools and python3-wheel are not installed")
+    for project, version in (("a", "1.0"), ("b", "2.0")):
+        (tmp_path / project / "twin").mkdir(parents=True)
+        (tmp_path / project / "setup.py").write_text(
+            f"from setuptools import setup\nsetup(name='twin-{project}', version='{version}', packages=['twin'])\n")
+        (tmp_path / project / "twin" / "__init__.py").write_text(f"FROM = {project!r}\n")
+    site = tmp_path / "site"
+    pip = subprocess.run([python, "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation",
+                          "--disable-pip-version-check", "--target", str(site), str(tmp_path / "a"),
+                          str(tmp_path / "b")], capture_output=True, text=True, cwd=tmp_path)
+    assert pip.returncode == 0, pip.stderr
+    return site

@@ -8,6 +8,7 @@ import subprocess
 import pytest
 
 from test_pythons import DEBIAN_PYTHON, has_debian_libpython
+from conftest import install_twins
 
 pytestmark = pytest.mark.skipif(not has_debian_libpython(), reason="needs Debian's python3 and libpython3.11")
 
@@ -151,22 +152,7 @@ def test_a_copy_in_the_working_directory_that_shadows_debians_requests_is_named_
 
 
 def test_two_distributions_pip_installed_into_one_directory_are_named_together(importscope, tmp_path):
-    # Two projects that both ship the package "twin", installed by pip into one directory, as two
-    # distributions that provide one top-level name (opencv-python and opencv-python-headless, say)
-    # end up: their files are mixed, and each one's RECORD claims the directory.
-    check = "import setuptools, wheel, importlib.util; assert importlib.util.find_spec('pip')"
-    if subprocess.run([DEBIAN_PYTHON, "-c", check], capture_output=True).returncode != 0:
-        pytest.skip("Debian's python3-pip, python3-setuptools and python3-wheel are not installed")
-    for project, version in (("a", "1.0"), ("b", "2.0")):
-        (tmp_path / project / "twin").mkdir(parents=True)
-        (tmp_path / project / "setup.py").write_text(
-            f"from setuptools import setup\nsetup(name='twin-{project}', version='{version}', packages=['twin'])\n")
-        (tmp_path / project / "twin" / "__init__.py").write_text(f"FROM = {project!r}\n")
-    site = tmp_path / "site"
-    pip = subprocess.run([DEBIAN_PYTHON, "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation",
-                          "--disable-pip-version-check", "--target", str(site), str(tmp_path / "a"),
-                          str(tmp_path / "b")], capture_output=True, text=True, cwd=tmp_path)
-    assert pip.returncode == 0, pip.stderr
+    site = install_twins(tmp_path)
     env = dict(os.environ, PYTHONPATH=str(site))
     for match in ([], ["--match", "*"]):
         run = importscope(*match, "-c", "import twin", python=DEBIAN_PYTHON, env=env)

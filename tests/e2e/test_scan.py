@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, PROBES, PYTHON, validate
+from conftest import BIN, PROBES, PYTHON, install_twins, validate
 
 DEBIAN_PYTHON = "/usr/bin/python3"
 
@@ -122,19 +122,7 @@ def test_an_identical_extension_copy_is_found_by_content(scan):
 
 
 def test_two_distributions_in_one_directory_and_a_shadowing_copy(scan, tmp_path):
-    check = "import setuptools, wheel, importlib.util; assert importlib.util.find_spec('pip')"
-    if subprocess.run([DEBIAN_PYTHON, "-c", check], capture_output=True).returncode != 0:
-        pytest.skip("Debian's python3-pip, python3-setuptools and python3-wheel are not installed")
-    for project, version in (("a", "1.0"), ("b", "2.0")):
-        (tmp_path / project / "twin").mkdir(parents=True)
-        (tmp_path / project / "setup.py").write_text(
-            f"from setuptools import setup\nsetup(name='twin-{project}', version='{version}', packages=['twin'])\n")
-        (tmp_path / project / "twin" / "__init__.py").write_text(f"FROM = {project!r}\n")
-    site = tmp_path / "site"
-    pip = subprocess.run([DEBIAN_PYTHON, "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation",
-                          "--disable-pip-version-check", "--target", str(site), str(tmp_path / "a"),
-                          str(tmp_path / "b")], capture_output=True, text=True, cwd=tmp_path)
-    assert pip.returncode == 0, pip.stderr
+    site = install_twins(tmp_path)
     (tmp_path / "work" / "twin").mkdir(parents=True)
     (tmp_path / "work" / "twin" / "__init__.py").write_text("")
     result = scan(tmp_path / "work", site, python=DEBIAN_PYTHON)
