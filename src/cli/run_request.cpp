@@ -8,7 +8,6 @@
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
-#include <pwd.h>
 #include <unistd.h>
 
 namespace importscope::cli {
@@ -32,20 +31,6 @@ const char* kind_name(embed::TargetKind kind)
         return "program";
     }
     return "script";
-}
-
-std::string home_directory()
-{
-    if (const char* home = std::getenv("HOME"); home && *home)
-        return home;
-    const passwd* entry = ::getpwuid(::getuid());
-    return entry && entry->pw_dir ? entry->pw_dir : "";
-}
-
-std::string user_name()
-{
-    const passwd* entry = ::getpwuid(::getuid());
-    return entry && entry->pw_name ? entry->pw_name : "";
 }
 
 /// The interpreter the target runs on: --python, else the one the command names, else the default.

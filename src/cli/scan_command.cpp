@@ -92,6 +92,8 @@ CLI::App* setup_scan(CLI::App& app, ScanOptions& options)
         ->capture_default_str();
     scan->add_option("--timeout", options.timeout_s, "Give up after SECONDS")->type_name("SECONDS")->capture_default_str();
     scan->add_flag("-q,--quiet", options.quiet, "Print nothing but findings and errors");
+    scan->add_flag("--redact-paths", options.redact_paths,
+                   "Write the home directory as ~ and the user name as <user> everywhere in the report");
     scan->footer("Nothing scanned is imported or executed: sources are parsed by the interpreter's own ast.\n"
                  "Exit status: 0 no finding that --fail-on selects; 1 such a finding; 2 bad usage; 125 the scan "
                  "could not be done (the interpreter failed, the report could not be written).");
@@ -130,6 +132,8 @@ int run_scan(const ScanOptions& options)
     const report::Outcome outcome = report::decide_scan_outcome(selected(findings, gate));
     nlohmann::json report_json = report::build_scan_report(info, facts, findings, outcome);
     report::redact_secrets(report_json);
+    if (options.redact_paths)
+        report::redact_paths(report_json, report::PathRedaction(home_directory(), user_name()));
     try {
         write_file_atomically(options.output, report::pretty_text(report_json));
     } catch (const Error& e) {

@@ -16,6 +16,7 @@ struct ScanOptions {
     std::string fail_on = "error";
     std::string format = "text";
     bool quiet = false;
+    bool redact_paths = false; ///< replace the home directory and user name in every path
     double timeout_s = 1800;
     std::vector<std::string> argv; ///< importscope's own command line, for the report
 };

@@ -131,6 +131,13 @@ class Tree:
 
     def walk(self, root):
         root_real = real(root)
+        if os.path.isfile(root_real):
+            name = os.path.basename(root_real)
+            if name.endswith(".py"):
+                self.sources.setdefault(root_real, name[:-3])
+            else:
+                self.problems.append(f"{root}: not a directory or a .py file, not scanned")
+            return
         stack = [(root_real, "", True)]
         while stack:
             directory, package, parent_regular = stack.pop()
@@ -654,6 +661,11 @@ def main(argv):
     entries = environment_sys_path() if args.environment else []
     stdlib = stdlib_dirs()
     roots = [e["path"] for e in entries if e["origin"] != "stdlib" and os.path.isdir(e["path"])]
+    problems = [
+        f"sys.path entry {e['entry']} is a file (a zip or egg archive): not scanned"
+        for e in entries
+        if e["origin"] != "stdlib" and os.path.isfile(e["path"])
+    ]
     argument_roots = []
     for path in args.path:
         if not os.path.exists(path):
@@ -720,10 +732,13 @@ def main(argv):
         "extensions": extensions,
         "package_dirs_on_path": package_dirs_on_path(described, extensions),
         "unparsable": scan.parser.unparsable,
-        "problems": scan.tree.problems,
+        "problems": problems + scan.tree.problems,
         "duration_s": round(time.monotonic() - started, 3),
     }
-    json.dump(facts, sys.stdout)
+    # File names that are not UTF-8 reach here as lone surrogates, which JSON cannot hold: each
+    # byte that starts no valid sequence becomes U+FFFD, as in run's reports.
+    text = json.dumps(facts, ensure_ascii=False).encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    sys.stdout.buffer.write(text.encode("utf-8"))
     return 0
 
 

@@ -1,6 +1,8 @@
 #include "importscope/util/host.hpp"
 
 #include <climits>
+#include <cstdlib>
+#include <pwd.h>
 #include <unistd.h>
 
 namespace importscope {
@@ -15,6 +17,20 @@ std::string host_name()
 {
     char name[256] = {};
     return ::gethostname(name, sizeof name - 1) == 0 ? name : "";
+}
+
+std::string home_directory()
+{
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return home;
+    const passwd* entry = ::getpwuid(::getuid());
+    return entry && entry->pw_dir ? entry->pw_dir : "";
+}
+
+std::string user_name()
+{
+    const passwd* entry = ::getpwuid(::getuid());
+    return entry && entry->pw_name ? entry->pw_name : "";
 }
 
 } // namespace importscope

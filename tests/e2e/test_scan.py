@@ -1,6 +1,7 @@
 """importscope scan: the hazards of an environment found in its files, with nothing run."""
 import ast
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, PROBES, PYTHON, install_twins, validate
+from conftest import BIN, PROBES, PYTHON, install_twins, run_on_a_terminal, validate
 
 DEBIAN_PYTHON = "/usr/bin/python3"
 
@@ -109,6 +110,55 @@ def test_an_alias_without_importers_is_a_warning_and_an_alias_of_a_module_is_non
     [finding] = result.findings()
     assert finding["module_names"] == ["other", "real"] and finding["severity"] == "warning"
     assert "no scanned code imports a submodule through other" in finding["message"]
+    assert result.report["scan"]["environment"] is False and result.report["scan"]["sys_path"] == []
+    # --environment: the interpreter's sys.path as well, each entry with its origin.
+    both = scan("--environment", tmp_path / "src")
+    assert both.report["scan"]["environment"] is True
+    assert "site-packages" in {e["origin"] for e in both.report["scan"]["sys_path"]}
+    assert [f["module_names"] for f in both.findings("partial-alias") if f["file"] == finding["file"]] == [
+        ["other", "real"]]
+
+
+def test_an_alias_of_what_a_helper_returns_is_resolved_through_the_helper(scan, tmp_path):
+    # vLLM's helper tries the upstream name first, then the vendored copy: the alias is of the
+    # vendored package, whose extension the importer reaches.
+    tree = deepgemm_tree(tmp_path)
+    compat = tree / "vllm_mini" / "deep_gemm_compat.py"
+    compat.write_text(
+        "import importlib\nimport sys\n\n\n"
+        "def _import_deep_gemm():\n"
+        "    try:\n        import deep_gemm\n        return deep_gemm\n    except ImportError:\n        pass\n"
+        "    try:\n        dg = importlib.import_module('vllm_mini.third_party.deep_gemm')\n        return dg\n"
+        "    except ImportError:\n        return None\n\n\n"
+        "def _expose_deep_gemm_to_flashinfer():\n"
+        "    module = _import_deep_gemm()\n"
+        "    if module is not None:\n        sys.modules.setdefault('deep_gemm', module)\n")
+    result = scan(tree)
+    assert result.status == 1, result.stderr
+    [finding] = result.findings()
+    assert finding["severity"] == "error"
+    assert finding["evidence"]["targets"] == ["vllm_mini.third_party.deep_gemm"]
+    assert finding["evidence"]["set_at"][0]["line"] == 21
+    assert finding["evidence"]["set_at"][0]["function"] == "_expose_deep_gemm_to_flashinfer"
+
+
+def test_a_terminal_sees_a_progress_line_and_odd_files_are_problems_not_failures(tmp_path):
+    tree = tmp_path / "src"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("")
+    (tree / "pkg" / "broken.py").write_text("import sys\nsys.modules['x'] = (\n")  # picked, then refused
+    (tree / "pkg" / "b\udcff.py").write_text(  # a file name that is not UTF-8
+        "import sys\nimport pkg\nsys.modules['other'] = pkg\n")
+    report = tmp_path / "scan.json"
+    status, screen = run_on_a_terminal([BIN, "scan", "--python", PYTHON, "-o", str(report), str(tree)],
+                                       cwd=tmp_path)
+    assert status == 0, screen
+    assert "importscope: scan: " in screen  # the progress line, erased before the summary
+    result = json.loads(report.read_text())
+    validate(result)
+    assert any("broken.py was not scanned: SyntaxError" in p for p in result["problems"])
+    [finding] = result["findings"]
+    assert finding["file"].endswith("/pkg/b\ufffd.py")
 
 
 def test_an_identical_extension_copy_is_found_by_content(scan):
@@ -199,3 +249,16 @@ def test_a_scan_report_renders_diffs_and_refuses_bad_input(scan, tmp_path):
     missing = subprocess.run([BIN, "scan", str(tmp_path / "nowhere")], capture_output=True, text=True, cwd=tmp_path)
     assert missing.returncode == 2 and "nowhere: no such file or directory" in missing.stderr
     assert not (tmp_path / "importscope-scan.json").exists()
+
+
+def test_redact_paths_writes_the_home_directory_as_a_tilde(tmp_path):
+    tree = deepgemm_tree(tmp_path, drop_function="_expose_deep_gemm_to_flashinfer_fixed")
+    report = tmp_path / "scan.json"
+    env = dict(os.environ, HOME=str(tmp_path))
+    proc = subprocess.run([BIN, "scan", "-q", "--redact-paths", "--python", PYTHON, "-o", str(report), str(tree)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    text = report.read_text()
+    validate(json.loads(text))
+    assert str(tmp_path) not in text
+    assert '"~/tree/vllm_mini/deep_gemm_compat.py"' in text

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -97,6 +98,31 @@ TEST_CASE("identical extensions are hashed only beside one of the same name and 
     CHECK(findings.front().evidence["matched_by"] == "sha256");
     CHECK(findings.front().module_names == std::vector<std::string>{"x._C", "y._C"});
     CHECK(hashed == std::vector<std::string>{"/a/x/_C.so", "/b/y/_C.so"});
+}
+
+TEST_CASE("one package-relative extension path owned by two distributions is a copy; in one distribution it is not")
+{
+    // tensorflow and tflite-runtime, say: each ships lite/_wrapper.so under a package of its own.
+    const json extensions = {
+        {{"path", "/site/tf/lite/_wrapper.so"}, {"module", "tf.lite._wrapper"}, {"root", "/site"}, {"size", 10}},
+        {{"path", "/site/tfl/lite/_wrapper.so"}, {"module", "tfl.lite._wrapper"}, {"root", "/site"}, {"size", 20}}};
+    std::vector<std::string> asked;
+    analysis::ScanOptions options;
+    options.distribution_of = [&](const std::string& origin) {
+        asked.push_back(origin);
+        return std::vector<analysis::Distribution>{
+            {origin.find("/tfl/") != std::string::npos ? "tflite-runtime" : "tensorflow", "2.15"}};
+    };
+    const auto findings = findings_of(facts(json::array(), extensions), options);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings.front().evidence["matched_by"] == "package-relative path");
+    CHECK(findings.front().evidence["copies"][1]["distributions"] ==
+          json::array({{{"name", "tflite-runtime"}, {"version", "2.15"}}}));
+    CHECK(std::find(asked.begin(), asked.end(), "/site/tfl/__init__.py") != asked.end());
+    options.distribution_of = [](const std::string&) {
+        return std::vector<analysis::Distribution>{{"one", "1.0"}};
+    };
+    CHECK(findings_of(facts(json::array(), extensions), options).empty());
 }
 
 TEST_CASE("a package directory on sys.path is an error with an extension in it, a warning without")
