@@ -171,7 +171,9 @@ def test_cmake_install_gives_a_prefix_layout_the_binary_finds(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
     data = json.loads(report.read_text())
-    assert data["summary"]["python_processes"] == 2 and data["untraced"] == []  # the child found the bootstrap
+    processes = [(p["pid"], p["ppid"], p.get("role"), p["start_method"], p["argv"]) for p in data["processes"]]
+    # the child found the bootstrap
+    assert data["summary"]["python_processes"] == 2 and data["untraced"] == [], (processes, data["untraced"])
 
 
 def test_an_installed_binary_runs_on_its_environments_python_by_default(tmp_path):
