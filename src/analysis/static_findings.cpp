@@ -99,7 +99,7 @@ Finding alias_finding(const StaticAlias& alias)
     f.module_names = {alias.alias};
     if (!alias.target.empty())
         f.module_names.push_back(alias.target);
-    f.file = alias.file;
+    f.file = alias.target_file.empty() ? alias.file : alias.target_file; // the aliased package's, as in run
     f.message = alias_message(alias, reaching);
     f.explanation = fmt::format(
         "sys.modules[\"{0}\"] makes `import {0}` return the package, but `import {0}.sub` looks for "

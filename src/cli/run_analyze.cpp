@@ -41,6 +41,20 @@ analysis::FileHasher cached_hasher()
     };
 }
 
+std::optional<analysis::KnownIssueCatalogue> read_known_issues(const std::string& data_dir, std::string& problem)
+{
+    if (data_dir.empty()) {
+        problem = "known issues not matched: no importscope-data directory beside the binary";
+        return std::nullopt;
+    }
+    try {
+        return analysis::KnownIssueCatalogue::load(data_dir + "/known-issues.json");
+    } catch (const std::invalid_argument& e) {
+        problem = fmt::format("known issues not matched: {}", e.what());
+        return std::nullopt;
+    }
+}
+
 std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std::string& data_dir,
                                             const analysis::FileHasher& hash_file)
 {
@@ -55,15 +69,7 @@ std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std
     std::optional<analysis::KnownIssueCatalogue> catalogue;
     std::string catalogue_problem;
     analysis_options.known_issues = [&]() -> const analysis::KnownIssueCatalogue* {
-        if (data_dir.empty()) {
-            catalogue_problem = "known issues not matched: no importscope-data directory beside the binary";
-            return nullptr;
-        }
-        try {
-            catalogue = analysis::KnownIssueCatalogue::load(data_dir + "/known-issues.json");
-        } catch (const std::invalid_argument& e) {
-            catalogue_problem = fmt::format("known issues not matched: {}", e.what());
-        }
+        catalogue = read_known_issues(data_dir, catalogue_problem);
         return catalogue ? &*catalogue : nullptr;
     };
     std::vector<analysis::Finding> findings = analysis::analyze(model, analysis_options);

@@ -9,6 +9,7 @@
 #include "cli/run_command.hpp"
 #include "cli/target_resolution.hpp"
 #include "importscope/analysis/finding.hpp"
+#include "importscope/analysis/known_issues.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/embed/worker.hpp"
 #include "importscope/journal/problem_channel.hpp"
@@ -101,6 +102,9 @@ std::vector<std::string> tool_failures(const Launched& launched, const report::R
 
 /// Content hashes of loaded extensions, each file hashed once for the live and the final analysis.
 analysis::FileHasher cached_hasher();
+
+/// The known-issue catalogue of `data_dir`, or nullopt with `problem` saying why not.
+std::optional<analysis::KnownIssueCatalogue> read_known_issues(const std::string& data_dir, std::string& problem);
 
 /// The findings, with the known-issue catalogue of `data_dir` (read only when there are findings;
 /// a catalogue that cannot be read is a problem of the model).

@@ -126,11 +126,18 @@ int run_scan(const ScanOptions& options)
     analysis_options.distribution_of = [&distributions](const std::string& origin) {
         return distributions.owners_of(origin);
     };
-    const std::vector<analysis::Finding> findings = analysis::find_static_hazards(facts, analysis_options);
+    std::vector<analysis::Finding> findings = analysis::find_static_hazards(facts, analysis_options);
+    std::string catalogue_problem;
+    if (!findings.empty())
+        if (const auto catalogue = read_known_issues(layout.data_dir, catalogue_problem))
+            for (analysis::Finding& f : findings)
+                f.known_issue = catalogue->match(f);
     info.ended_ns = wall_ns();
 
     const report::Outcome outcome = report::decide_scan_outcome(selected(findings, gate));
     nlohmann::json report_json = report::build_scan_report(info, facts, findings, outcome);
+    if (!catalogue_problem.empty())
+        report_json["problems"].push_back(catalogue_problem);
     report::redact_secrets(report_json);
     if (options.redact_paths)
         report::redact_paths(report_json, report::PathRedaction(home_directory(), user_name()));

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, PROBES, PYTHON, install_twins, run_on_a_terminal, validate
+from conftest import BIN, PROBES, PYTHON, SOURCE, install_twins, run_on_a_terminal, validate
 
 DEBIAN_PYTHON = "/usr/bin/python3"
 
@@ -119,6 +119,20 @@ def test_an_alias_without_importers_is_a_warning_and_an_alias_of_a_module_is_non
         ["other", "real"]]
 
 
+def test_the_vllm_fixture_matches_the_known_issue(scan):
+    # probes/vllm_fixture is vLLM's layout without FlashInfer: nothing imports through the alias, so
+    # a warning, but the catalogue knows the alias and says what to do.
+    fixture = SOURCE / "probes" / "vllm_fixture"
+    result = scan(fixture)
+    assert result.status == 0, result.stderr
+    [finding] = result.findings()
+    assert finding["known_issue"]["id"] == "vllm#59904"
+    assert finding["file"] == str(fixture / "vllm" / "third_party" / "deep_gemm" / "__init__.py")
+    assert finding["evidence"]["set_at"][0]["file"] == str(
+        fixture / "vllm" / "model_executor" / "layers" / "fused_moe" / "flashinfer_moe_ep.py")
+    assert "known issue vllm#59904" in result.stderr
+
+
 def test_an_alias_of_what_a_helper_returns_is_resolved_through_the_helper(scan, tmp_path):
     # vLLM's helper tries the upstream name first, then the vendored copy: the alias is of the
     # vendored package, whose extension the importer reaches.
@@ -158,7 +172,8 @@ def test_a_terminal_sees_a_progress_line_and_odd_files_are_problems_not_failures
     validate(result)
     assert any("broken.py was not scanned: SyntaxError" in p for p in result["problems"])
     [finding] = result["findings"]
-    assert finding["file"].endswith("/pkg/b\ufffd.py")
+    assert finding["evidence"]["set_at"][0]["file"].endswith("/pkg/b\ufffd.py")
+    assert finding["file"] == str(tree / "pkg" / "__init__.py")  # the aliased package's, as run names it
 
 
 def test_an_identical_extension_copy_is_found_by_content(scan):
