@@ -23,12 +23,17 @@ std::vector<Finding> analyze(const RunModel& model, const AnalysisOptions& optio
           find_duplicate_extension_copies(model, options.hash_file), find_multiple_installations(model, options.distribution_of)})
         findings.insert(findings.end(), more.begin(), more.end());
     attach_environment_reads(findings, model);
+    match_known_issues(findings, options);
+    order_findings(findings);
+    return findings;
+}
+
+void match_known_issues(std::vector<Finding>& findings, const AnalysisOptions& options)
+{
     if (options.known_issues && !findings.empty())
         if (const KnownIssueCatalogue* catalogue = options.known_issues())
             for (auto& f : findings)
                 f.known_issue = catalogue->match(f);
-    order_findings(findings);
-    return findings;
 }
 
 void order_findings(std::vector<Finding>& findings)

@@ -164,7 +164,7 @@ std::string leaf(const std::string& module)
     return module.substr(module.rfind('.') + 1);
 }
 
-Finding copy_finding(const std::vector<const ScannedExtension*>& copies, bool by_content, const ScanOptions& options)
+Finding copy_finding(const std::vector<const ScannedExtension*>& copies, bool by_content, const AnalysisOptions& options)
 {
     Finding f;
     f.kind = "duplicate-extension-copy";
@@ -200,7 +200,7 @@ Finding copy_finding(const std::vector<const ScannedExtension*>& copies, bool by
 
 /// Identical extension files, hashed only when another of the same PyInit name and size exists; and
 /// the same package-relative path owned by two different distributions.
-std::vector<Finding> copy_findings(const std::vector<ScannedExtension>& extensions, const ScanOptions& options)
+std::vector<Finding> copy_findings(const std::vector<ScannedExtension>& extensions, const AnalysisOptions& options)
 {
     std::map<std::tuple<std::string, std::uint64_t>, std::vector<const ScannedExtension*>> same_size;
     std::map<std::string, std::vector<const ScannedExtension*>> same_relative;
@@ -293,7 +293,7 @@ std::string origin_file(const TopLevelName& name)
 
 /// A top-level name in two scanned directories (the first shadows the others) or claimed by two
 /// distributions in one: `run`'s multiple-installations, from an installation made of the listings.
-std::vector<Finding> installation_findings(const ScanFacts& facts, const ScanOptions& options)
+std::vector<Finding> installation_findings(const ScanFacts& facts, const AnalysisOptions& options)
 {
     RunModel model;
     std::map<std::string, std::size_t> index; // name -> its installation
@@ -331,7 +331,7 @@ std::vector<Finding> installation_findings(const ScanFacts& facts, const ScanOpt
 
 } // namespace
 
-std::vector<Finding> find_static_hazards(const ScanFacts& facts, const ScanOptions& options)
+std::vector<Finding> find_static_hazards(const ScanFacts& facts, const AnalysisOptions& options)
 {
     std::vector<Finding> findings;
     for (const StaticAlias& alias : facts.aliases)
@@ -341,6 +341,7 @@ std::vector<Finding> find_static_hazards(const ScanFacts& facts, const ScanOptio
     for (const std::vector<Finding>& more :
          {copy_findings(facts.extensions, options), installation_findings(facts, options)})
         findings.insert(findings.end(), more.begin(), more.end());
+    match_known_issues(findings, options);
     order_findings(findings);
     return findings;
 }

@@ -121,17 +121,18 @@ int run_scan(const ScanOptions& options)
                           options.paths.empty() || options.environment, wall_ns(), 0};
     const analysis::ScanFacts facts = scan_facts(options, python, layout);
     collect::DistributionIndex distributions;
-    analysis::ScanOptions analysis_options;
+    analysis::AnalysisOptions analysis_options;
     analysis_options.hash_file = cached_hasher();
     analysis_options.distribution_of = [&distributions](const std::string& origin) {
         return distributions.owners_of(origin);
     };
-    std::vector<analysis::Finding> findings = analysis::find_static_hazards(facts, analysis_options);
+    std::optional<analysis::KnownIssueCatalogue> catalogue; // read only when there are findings
     std::string catalogue_problem;
-    if (!findings.empty())
-        if (const auto catalogue = read_known_issues(layout.data_dir, catalogue_problem))
-            for (analysis::Finding& f : findings)
-                f.known_issue = catalogue->match(f);
+    analysis_options.known_issues = [&]() -> const analysis::KnownIssueCatalogue* {
+        catalogue = read_known_issues(layout.data_dir, catalogue_problem);
+        return catalogue ? &*catalogue : nullptr;
+    };
+    const std::vector<analysis::Finding> findings = analysis::find_static_hazards(facts, analysis_options);
     info.ended_ns = wall_ns();
 
     const report::Outcome outcome = report::decide_scan_outcome(selected(findings, gate));

@@ -44,7 +44,7 @@ json importer_reaching_extension()
                {"imported_at", {{"file", "/src/vendor/deep_gemm/utils/__init__.py"}, {"line", 1}}}}}}};
 }
 
-std::vector<analysis::Finding> findings_of(const json& document, const analysis::ScanOptions& options = {})
+std::vector<analysis::Finding> findings_of(const json& document, const analysis::AnalysisOptions& options = {})
 {
     return analysis::find_static_hazards(analysis::parse_scan_facts(document.dump()), options);
 }
@@ -87,7 +87,7 @@ TEST_CASE("identical extensions are hashed only beside one of the same name and 
                              {{"path", "/b/y/_C.so"}, {"module", "y._C"}, {"root", "/b"}, {"size", 10}},
                              {{"path", "/b/y/_D.so"}, {"module", "y._D"}, {"root", "/b"}, {"size", 10}}};
     std::vector<std::string> hashed;
-    analysis::ScanOptions options;
+    analysis::AnalysisOptions options;
     options.hash_file = [&](const std::string& path) -> std::optional<std::string> {
         hashed.push_back(path);
         return "same";
@@ -107,7 +107,7 @@ TEST_CASE("one package-relative extension path owned by two distributions is a c
         {{"path", "/site/tf/lite/_wrapper.so"}, {"module", "tf.lite._wrapper"}, {"root", "/site"}, {"size", 10}},
         {{"path", "/site/tfl/lite/_wrapper.so"}, {"module", "tfl.lite._wrapper"}, {"root", "/site"}, {"size", 20}}};
     std::vector<std::string> asked;
-    analysis::ScanOptions options;
+    analysis::AnalysisOptions options;
     options.distribution_of = [&](const std::string& origin) {
         asked.push_back(origin);
         return std::vector<analysis::Distribution>{

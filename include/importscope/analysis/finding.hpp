@@ -91,6 +91,9 @@ std::vector<Finding> find_multiple_installations(const RunModel& model,
 /// that one of the `duplicates` explains are left to it. Warnings.
 std::vector<Finding> find_failed_extension_loads(const RunModel& model, const std::vector<Finding>& duplicates);
 
+/// Each finding's entry of options.known_issues, when there are findings and a catalogue.
+void match_known_issues(std::vector<Finding>& findings, const AnalysisOptions& options);
+
 /// Errors first, then by kind, pid and file: the order of every report's findings.
 void order_findings(std::vector<Finding>& findings);
 

@@ -111,14 +111,10 @@ struct ScanFacts {
 /// The facts of the scanner's output; throws std::invalid_argument when it is not such a document.
 ScanFacts parse_scan_facts(const std::string& text);
 
-struct ScanOptions {
-    FileHasher hash_file;            ///< none: extension contents are not compared
-    DistributionLookup distribution_of; ///< none: places are named without distributions
-};
-
 /// Every hazard the facts show, as findings of the kinds `run` makes where they mean the same, each
 /// with `evidence.static`: partial-alias, duplicate-extension-copy, multiple-installations,
-/// package-directory-on-sys-path. Ordered as analyze() orders.
-std::vector<Finding> find_static_hazards(const ScanFacts& facts, const ScanOptions& options = {});
+/// package-directory-on-sys-path. With `options` as analyze() takes them (contents compared with
+/// hash_file, places named with distribution_of, known issues matched), ordered as it orders.
+std::vector<Finding> find_static_hazards(const ScanFacts& facts, const AnalysisOptions& options = {});
 
 } // namespace importscope::analysis
