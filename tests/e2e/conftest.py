@@ -17,6 +17,8 @@ SOURCE = Path(os.environ["IMPORTSCOPE_SOURCE_DIR"])
 PYTHON = os.environ["IMPORTSCOPE_PYTHON"]
 PROBES = BUILD / "probes"
 TARGETS = PROBES / "targets"
+# make sanitize runs the suite with AddressSanitizer preloaded: slower, and larger in memory.
+SANITIZED = "libasan" in os.environ.get("LD_PRELOAD", "")
 
 _SCHEMA = json.loads((SOURCE / "docs" / "report.schema.json").read_text())
 _VALIDATOR = jsonschema.Draft7Validator(_SCHEMA)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, PYTHON, TARGETS, Run, run_then_signal
+from conftest import BIN, PYTHON, SANITIZED, TARGETS, Run, run_then_signal
 
 ROOT = os.geteuid() == 0
 
@@ -250,7 +250,7 @@ def test_a_journal_of_frame_references_cannot_blow_up_memory(importscope):
     # 3 GB and more before the bound (frame copies thousands of times the journal's size); 1.2 to
     # 1.3 GB now (at most 128 MiB + 32 times, and the report text of those records). AddressSanitizer's
     # shadow memory and quarantine (make sanitize) add about half again.
-    limit = 2_600_000 if "libasan" in os.environ.get("LD_PRELOAD", "") else 1_800_000
+    limit = 2_600_000 if SANITIZED else 1_800_000
     assert max(peak_kib, before) < limit, f"peak {peak_kib} KiB"
 
 
