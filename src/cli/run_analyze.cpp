@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <memory>
 #include <set>
 #include <string_view>
 
@@ -41,6 +42,12 @@ analysis::FileHasher cached_hasher()
     };
 }
 
+analysis::DistributionLookup cached_distributions()
+{
+    auto index = std::make_shared<collect::DistributionIndex>();
+    return [index](const std::string& origin) { return index->owners_of(origin); };
+}
+
 std::optional<analysis::KnownIssueCatalogue> read_known_issues(const std::string& data_dir, std::string& problem)
 {
     if (data_dir.empty()) {
@@ -56,14 +63,12 @@ std::optional<analysis::KnownIssueCatalogue> read_known_issues(const std::string
 }
 
 std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std::string& data_dir,
-                                            const analysis::FileHasher& hash_file)
+                                            const analysis::FileHasher& hash_file,
+                                            const analysis::DistributionLookup& distribution_of)
 {
     analysis::AnalysisOptions analysis_options;
     analysis_options.hash_file = hash_file;
-    collect::DistributionIndex distributions; // each directory of an imported top-level package, once
-    analysis_options.distribution_of = [&distributions](const std::string& origin) {
-        return distributions.owners_of(origin);
-    };
+    analysis_options.distribution_of = distribution_of;
     // The catalogue is read only when there are findings: compiling its patterns costs a run
     // without findings several milliseconds.
     std::optional<analysis::KnownIssueCatalogue> catalogue;

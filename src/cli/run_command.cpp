@@ -79,6 +79,7 @@ int run_run(const RunOptions& options)
     journal::ProblemInbox inbox;
     std::unique_ptr<journal::SharedJournal> shared = make_shared_journal();
     const analysis::FileHasher hash_file = cached_hasher();
+    const analysis::DistributionLookup distribution_of = cached_distributions();
     const std::string& data_dir = request.layout.data_dir;
     supervisor::Fingerprint fingerprint(request.python.executable,
                                         data_dir.empty() || request.python.executable.empty()
@@ -89,6 +90,7 @@ int run_run(const RunOptions& options)
     // Launch, with the collect stage reading the journals as they grow.
     analysis::AnalysisOptions live_analysis;
     live_analysis.hash_file = hash_file;
+    live_analysis.distribution_of = distribution_of;
     auto collector = std::make_unique<collect::Collector>(run_dir.path(), std::move(live_analysis));
     collector->follow(shared.get());
     analysis::RunModel model;
@@ -107,7 +109,7 @@ int run_run(const RunOptions& options)
     model.problems.insert(model.problems.end(), failures.begin(), failures.end());
 
     // Analyze.
-    const std::vector<analysis::Finding> findings = find_hazards(model, data_dir, hash_file);
+    const std::vector<analysis::Finding> findings = find_hazards(model, data_dir, hash_file, distribution_of);
     info.untraced = analysis::find_untraced(model, traced_minors(request.layout), observed_pythons(launched.end));
     info.environment = describe_environment(std::move(fingerprint_facts), model, options.env_prefixes);
 

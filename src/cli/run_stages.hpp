@@ -103,13 +103,19 @@ std::vector<std::string> tool_failures(const Launched& launched, const report::R
 /// Content hashes of loaded extensions, each file hashed once for the live and the final analysis.
 analysis::FileHasher cached_hasher();
 
+/// The distributions that provide an importable location (collect::DistributionIndex), each
+/// directory's metadata read once for the collect stage, which reads it while the target runs, and
+/// the final analysis.
+analysis::DistributionLookup cached_distributions();
+
 /// The known-issue catalogue of `data_dir`, or nullopt with `problem` saying why not.
 std::optional<analysis::KnownIssueCatalogue> read_known_issues(const std::string& data_dir, std::string& problem);
 
 /// The findings, with the known-issue catalogue of `data_dir` (read only when there are findings;
 /// a catalogue that cannot be read is a problem of the model).
 std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std::string& data_dir,
-                                            const analysis::FileHasher& hash_file);
+                                            const analysis::FileHasher& hash_file,
+                                            const analysis::DistributionLookup& distribution_of);
 
 /// The Python 3 minors whose children importscope traces: those it has hooks for.
 std::vector<int> traced_minors(const InstallLayout& layout);

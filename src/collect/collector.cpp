@@ -1,16 +1,31 @@
 #include "importscope/collect/collector.hpp"
 
+#include <variant>
+
 namespace importscope::collect {
 
 Collector::Collector(std::filesystem::path run_dir, analysis::AnalysisOptions analysis)
-    : m_findings(std::move(analysis)),
+    : m_distribution_of(analysis.distribution_of),
+      m_findings(std::move(analysis)),
       m_tail(std::move(run_dir),
              [this](const std::string& journal, journal::Event&& e) {
                  m_files.complete(e);
+                 look_up_distributions(e);
                  m_findings.saw(journal, e);
                  m_builder.add(journal, std::move(e));
              })
 {
+}
+
+void Collector::look_up_distributions(const journal::Event& e) const
+{
+    const auto* installation = std::get_if<journal::Installation>(&e);
+    if (!installation || !m_distribution_of)
+        return;
+    if (!installation->origin.empty())
+        (void)m_distribution_of(installation->origin);
+    for (const std::string& origin : installation->shadowed)
+        (void)m_distribution_of(origin);
 }
 
 bool Collector::poll()

@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 using namespace importscope;
@@ -125,4 +126,37 @@ TEST_CASE("a tail with a sink hands each event over with its journal's name", "[
     CHECK(contents[0].events.empty());
     CHECK(contents[0].problems.size() == 1); // the line cut short
     CHECK(contents[0].bytes == b.text().size() + 6);
+}
+
+TEST_CASE("the collector reads an installation's distributions while the run goes on, into the final "
+          "analysis's cache",
+          "[live]")
+{
+    const testing::TempDir scratch;
+    const std::filesystem::path& dir = scratch.path;
+    std::vector<std::string> asked;
+    analysis::AnalysisOptions options;
+    options.distribution_of = [&asked](const std::string& origin) {
+        asked.push_back(origin);
+        return std::vector<analysis::Distribution>{};
+    };
+    collect::Collector live(dir, options);
+    testing::JournalBuilder b(100);
+    // An installation that can make no finding (nothing shadowed, no --match name): the live
+    // analysis does not run, the collector alone asks.
+    b.installation("six", "/site/six.py", {}, false);
+    b.installation("missing", "", {}, false); // importable from nowhere: nothing to look up
+    std::ofstream(dir / "journal-100-0.jsonl") << b.text();
+    live.poll();
+    CHECK(asked == std::vector<std::string>{"/site/six.py"});
+    // One that shadows another: both places, before the end (the live analysis asks again, of the cache).
+    testing::JournalBuilder more(100);
+    more.installation("idna", "/site/idna/__init__.py", {"/vendored/idna/__init__.py"}, false);
+    std::ofstream(dir / "journal-100-0.jsonl", std::ios::app) << more.text();
+    live.poll();
+    CHECK(std::set<std::string>(asked.begin(), asked.end()) ==
+          std::set<std::string>{"/site/six.py", "/site/idna/__init__.py", "/vendored/idna/__init__.py"});
+    asked.clear();
+    (void)live.finish();
+    CHECK(asked.empty());
 }

@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 
 using namespace importscope;
@@ -146,13 +147,15 @@ TEST_CASE("collect: how each process ended, and what outlived the run", "[stages
     CHECK_THAT(failures[1], Catch::Contains("was removed while the target ran"));
 }
 
-TEST_CASE("analyze: a missing catalogue is a problem of the run, and each file is hashed once", "[stages]")
+TEST_CASE("analyze: a missing catalogue is a problem of the run, each file is hashed once, and each "
+          "directory's distributions are read once",
+          "[stages]")
 {
     testing::JournalBuilder b;
     b.extension_import("v.deep_gemm._C", "/s/_C.so", {1, 1});
     b.extension_import("deep_gemm._C", "/s/_C.so", {1, 1});
     analysis::RunModel model = analysis::build_model(b.contents());
-    const auto findings = cli::find_hazards(model, "", cli::cached_hasher());
+    const auto findings = cli::find_hazards(model, "", cli::cached_hasher(), cli::cached_distributions());
     CHECK_FALSE(findings.empty());
     REQUIRE_FALSE(model.problems.empty());
     CHECK_THAT(model.problems.back(), Catch::Contains("known issues not matched"));
@@ -167,6 +170,21 @@ TEST_CASE("analyze: a missing catalogue is a problem of the run, and each file i
     CHECK(hash(file) == first); // the live and the final analysis see the same content
     CHECK(cli::cached_hasher()(file) != first);
     CHECK_FALSE(hash((dir.path / "missing.so").string()));
+
+    // A directory's distributions are read once, by whichever asks first: the collect stage while
+    // the target runs, then the final analysis from the same cache.
+    const std::filesystem::path metadata = dir.path / "six-1.16.0.dist-info";
+    std::filesystem::create_directories(metadata);
+    std::ofstream(metadata / "METADATA") << "Metadata-Version: 2.1\nName: six\nVersion: 1.16.0\n\n";
+    std::ofstream(metadata / "top_level.txt") << "six\n";
+    std::ofstream(dir.path / "six.py") << "";
+    const analysis::DistributionLookup distributions = cli::cached_distributions();
+    const std::string six = (dir.path / "six.py").string();
+    REQUIRE(distributions(six).size() == 1);
+    CHECK(distributions(six)[0].version == "1.16.0");
+    std::filesystem::remove_all(metadata);
+    CHECK(distributions(six).size() == 1);
+    CHECK(cli::cached_distributions()(six).empty());
 }
 
 TEST_CASE("report: the outcome is in the tree, and a report that cannot be written keeps the journals",

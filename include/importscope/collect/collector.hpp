@@ -10,13 +10,17 @@
 namespace importscope::collect {
 
 /// The collect stage: reads a run's journals as they grow (journal::JournalTail), completes each
-/// event with its files' real paths and identities (FileFacts), folds it into the model (analysis::ModelBuilder) and keeps the findings so far (analysis::LiveFindings,
-/// the final report's own analysis, run again on a journal only after an event that can make a
-/// finding there). What is left when the target ends is the little the journals gained since the
-/// last poll. No Python in it: the supervisor runs it on its own core while the target runs.
+/// event with its files' real paths and identities (FileFacts), folds it into the model
+/// (analysis::ModelBuilder) and keeps the findings so far (analysis::LiveFindings, the final
+/// report's own analysis, run again on a journal only after an event that can make a finding
+/// there). Each installation's places are looked up in the analysis's distribution lookup as they
+/// come, so that the metadata beside them is read while the target runs, not after it. What is
+/// left when the target ends is the little the journals gained since the last poll. No Python in
+/// it: the supervisor runs it on its own core while the target runs.
 class Collector {
 public:
-    /// `analysis` as for the final analysis of the run.
+    /// `analysis` as for the final analysis of the run; its distribution lookup, when it has one,
+    /// should be the final analysis's too (a cache), which the collector fills as it goes.
     explicit Collector(std::filesystem::path run_dir, analysis::AnalysisOptions analysis = {});
 
     /// Also reads the worker's journal in `shared`, which must outlive this.
@@ -32,8 +36,12 @@ public:
     analysis::RunModel finish();
 
 private:
+    /// Looks up the places of an installation event, for the lookup's cache.
+    void look_up_distributions(const journal::Event& e) const;
+
     FileFacts m_files;
     analysis::ModelBuilder m_builder;
+    analysis::DistributionLookup m_distribution_of;
     analysis::LiveFindings m_findings;
     journal::JournalTail m_tail;
 };
