@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -62,6 +64,46 @@ std::multimap<int, int> children_by_parent()
     }
     ::closedir(proc);
     return children;
+}
+
+/// The living children of `pid`, from each of its threads' /proc/PID/task/TID/children: one file
+/// per thread of the tree, where a walk of /proc reads every process of the machine. Nullopt when
+/// the kernel has no such files (built without CONFIG_PROC_CHILDREN) or `pid` is gone.
+std::optional<std::vector<int>> children_of(int pid)
+{
+    DIR* tasks = ::opendir(fmt::format("/proc/{}/task", pid).c_str());
+    if (!tasks)
+        return std::nullopt;
+    std::vector<int> children;
+    bool readable = false;
+    while (const dirent* entry = ::readdir(tasks)) {
+        if (entry->d_name[0] == '.')
+            continue;
+        std::ifstream in(fmt::format("/proc/{}/task/{}/children", pid, entry->d_name));
+        readable = readable || static_cast<bool>(in);
+        for (int child = 0; in >> child;)
+            if (parent_of(child) == pid) // a zombie is ended already; a pid reused meanwhile is another's
+                children.push_back(child);
+    }
+    ::closedir(tasks);
+    if (!readable)
+        return std::nullopt;
+    return children;
+}
+
+/// Depth first from `root`, parents before their children, by children_of(); false when that
+/// cannot be read for `root`.
+bool collect_by_children_files(int root, const std::set<int>& excluded, std::vector<int>& into)
+{
+    const std::optional<std::vector<int>> children = children_of(root);
+    if (!children)
+        return false;
+    for (int child : *children)
+        if (!excluded.count(child) && std::find(into.begin(), into.end(), child) == into.end()) {
+            into.push_back(child);
+            collect_by_children_files(child, excluded, into); // one that ended meanwhile has none
+        }
+    return true;
 }
 
 void collect(const std::multimap<int, int>& children, int root, const std::set<int>& excluded, std::vector<int>& into)
@@ -180,6 +222,9 @@ std::vector<SeenPython> PythonWatch::seen() const
 std::vector<int> descendants_of(int root, const std::set<int>& excluded)
 {
     std::vector<int> found;
+    if (collect_by_children_files(root, excluded, found))
+        return found;
+    found.clear();
     collect(children_by_parent(), root, excluded, found);
     return found;
 }
