@@ -77,7 +77,7 @@ private:
             return value.empty();
     }
 
-    void key(std::string_view name) { m_json.Key(name.data(), static_cast<rapidjson::SizeType>(name.size())); }
+    void key(std::string_view name) { m_json.LiteralKey(name); }
     void string(std::string_view value)
     {
         const std::string_view valid = valid_utf8(value, m_scratch);

@@ -66,7 +66,15 @@ public:
     Writer& operator*() { return m_writer; }
     Writer* operator->() { return &m_writer; }
 
-    void key(std::string_view name) { m_writer.Key(name.data(), static_cast<rapidjson::SizeType>(name.size())); }
+    /// One of the report's own keys (a name in this file).
+    void key(std::string_view name) { m_writer.LiteralKey(name); }
+
+    /// A key that a tree holds: data (a variable's name; any key of a report read back).
+    void data_key(std::string_view name)
+    {
+        const std::string_view valid = valid_utf8(name, m_scratch);
+        m_writer.Key(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+    }
 
     /// A string of the model's: through --redact-paths.
     void string(std::string_view text)
@@ -124,7 +132,7 @@ public:
         case nlohmann::json::value_t::object:
             m_writer.StartObject();
             for (const auto& [name, item] : v.items()) {
-                key(name);
+                data_key(name);
                 value(item);
             }
             m_writer.EndObject();
@@ -359,7 +367,7 @@ void write_top(TreeStream& j, const nlohmann::json& report, WriteModules&& modul
             modules();
             modules_written = true;
         }
-        j.key(name);
+        j.data_key(name);
         j.value(value); // the tree is redacted already
     }
     if (!modules_written)

@@ -353,6 +353,21 @@ TEST_CASE("the writers copy a string that needs no escape as RapidJSON's own wri
                                            std::any_of(text.begin(), text.end(), [](char ch) {
                                                return static_cast<unsigned char>(ch) < 0x20;
                                            })));
+        if (!json_writer::needs_escape(text)) { // a key of the writer's own is written as Key writes it
+            auto write_literal = [&](auto& writer, auto& buffer) {
+                writer.StartObject();
+                writer.LiteralKey(text);
+                writer.String(text.data(), size);
+                writer.EndObject();
+                return std::string(buffer.GetString(), buffer.GetSize());
+            };
+            rapidjson::StringBuffer literal_buffer, literal_pretty_buffer, key_buffer, key_pretty_buffer;
+            json_writer::Compact<rapidjson::StringBuffer> literal(literal_buffer), key(key_buffer);
+            json_writer::Pretty<rapidjson::StringBuffer> literal_pretty(literal_pretty_buffer),
+                key_pretty(key_pretty_buffer);
+            CHECK(write_literal(literal, literal_buffer) == write(key, key_buffer));
+            CHECK(write_literal(literal_pretty, literal_pretty_buffer) == write(key_pretty, key_pretty_buffer));
+        }
     }
 }
 

@@ -214,3 +214,15 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         CHECK_THROWS_AS(report::report_text(whole, model), std::logic_error);
     }
 }
+
+TEST_CASE("a report read back is written again with its keys escaped, whatever they hold", "[report]")
+{
+    // A key of data (an environment variable's name, any key of a file given to merge) may hold
+    // what JSON escapes.
+    const nlohmann::json read_back = {{"environment", {{"odd\"name\\\n", "v"}}},
+                                      {"modules", nlohmann::json::array({{{"a\"b", 1}}})},
+                                      {"x\ty", true}};
+    const std::string text = report::pretty_text(read_back);
+    CHECK(nlohmann::json::parse(text) == read_back);
+    CHECK(text.find("\"odd\\\"name\\\\\\n\"") != std::string::npos);
+}

@@ -11,6 +11,7 @@
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/writer.h>
 
+#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <string_view>
@@ -61,17 +62,31 @@ public:
     {
         if (needs_escape({text, size}))
             return Base::String(text, size, copy);
+        return put_plain({text, size});
+    }
+    bool Key(const char* text, rapidjson::SizeType size, bool copy = false) { return String(text, size, copy); }
+
+    /// A key of the writer's own (a name in the code, never data): no escape to look for.
+    bool LiteralKey(std::string_view name)
+    {
+        assert(!needs_escape(name));
+        return put_plain(name);
+    }
+
+private:
+    /// A string that needs no escape, as Base would write it.
+    bool put_plain(std::string_view text)
+    {
         if constexpr (pretty)
             Base::PrettyPrefix(rapidjson::kStringType);
         else
             Base::Prefix(rapidjson::kStringType);
-        put_quoted(*Base::os_, {text, size});
+        put_quoted(*Base::os_, text);
         if constexpr (pretty)
             return true;
         else
             return Base::EndValue(true);
     }
-    bool Key(const char* text, rapidjson::SizeType size, bool copy = false) { return String(text, size, copy); }
 };
 
 /// rapidjson::Writer (compact).
