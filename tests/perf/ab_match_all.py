@@ -3,8 +3,9 @@
     python3 tests/perf/ab_match_all.py BUILD_DIR BINARY_A BINARY_B [--rounds 21] [--modules 5000]
                                        [--match '*'] [--python PYTHON]
 
-Each round runs python, then A, then B on BUILD_DIR/perf/tree-N (made by `make bench`); the
-medians of the wall-clock times are printed, in milliseconds. Use it for the code before and after
+Each round runs python, A and B on BUILD_DIR/perf/tree-N (made by `make bench`), each round
+starting one of them later; the medians of the wall-clock times are printed, in milliseconds, and
+the medians of the per-round ratios. Use it for the code before and after
 a change: two binaries built from two commits, on the same machine at the same time.
 """
 import argparse
@@ -46,10 +47,17 @@ def main():
         commands = {"python": [args.python, target], "A": run(args.a), "B": run(args.b)}
         for command in commands.values():  # warm-up: .pyc files, page cache
             timed(command, env)
-        for _ in range(args.rounds):
-            for name, command in commands.items():
-                times[name].append(timed(command, env))
+        names = list(commands)
+        for round_number in range(args.rounds):
+            # Each round starts one configuration later, as make bench's do: the one that runs
+            # right after another may find its dirty pages or its warm caches.
+            shift = round_number % len(names)
+            for name in names[shift:] + names[:shift]:
+                times[name].append(timed(commands[name], env))
     print("; ".join(f"{name} {statistics.median(values):.1f} ms" for name, values in times.items()))
+    ratios = {name: statistics.median(v / p for v, p in zip(times[name], times["python"])) for name in ("A", "B")}
+    b_over_a = statistics.median(b / a for a, b in zip(times["A"], times["B"]))
+    print(f"medians of per-round ratios: A/python {ratios['A']:.3f}, B/python {ratios['B']:.3f}, B/A {b_over_a:.3f}")
 
 
 if __name__ == "__main__":
