@@ -334,39 +334,35 @@ TEST_CASE("the writers copy a string that needs no escape as RapidJSON's own wri
     texts.push_back(std::string("a long one with a nul\0", 22));
     for (const std::string& text : texts) {
         const auto size = static_cast<rapidjson::SizeType>(text.size());
-        auto write = [&](auto& writer, auto& buffer) {
+        auto write = [&](auto& writer, auto& buffer, auto&& put_key) {
             writer.StartObject();
-            writer.Key(text.data(), size);
+            put_key(writer);
             writer.String(text.data(), size);
             writer.EndObject();
             return std::string(buffer.GetString(), buffer.GetSize());
         };
+        auto key = [&](auto& writer) { writer.Key(text.data(), size); };
         rapidjson::StringBuffer ours_buffer, theirs_buffer, ours_pretty_buffer, theirs_pretty_buffer;
         json_writer::Compact<rapidjson::StringBuffer> ours(ours_buffer);
         rapidjson::Writer<rapidjson::StringBuffer> theirs(theirs_buffer);
         json_writer::Pretty<rapidjson::StringBuffer> ours_pretty(ours_pretty_buffer);
         rapidjson::PrettyWriter<rapidjson::StringBuffer> theirs_pretty(theirs_pretty_buffer);
         INFO("text " << nlohmann::json(text).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace));
-        CHECK(write(ours, ours_buffer) == write(theirs, theirs_buffer));
-        CHECK(write(ours_pretty, ours_pretty_buffer) == write(theirs_pretty, theirs_pretty_buffer));
+        const std::string ours_text = write(ours, ours_buffer, key);
+        const std::string ours_pretty_text = write(ours_pretty, ours_pretty_buffer, key);
+        CHECK(ours_text == write(theirs, theirs_buffer, key));
+        CHECK(ours_pretty_text == write(theirs_pretty, theirs_pretty_buffer, key));
         CHECK(json_writer::needs_escape(text) == (text.find_first_of(std::string("\"\\\0", 3)) != std::string::npos ||
                                            std::any_of(text.begin(), text.end(), [](char ch) {
                                                return static_cast<unsigned char>(ch) < 0x20;
                                            })));
         if (!json_writer::needs_escape(text)) { // a key of the writer's own is written as Key writes it
-            auto write_literal = [&](auto& writer, auto& buffer) {
-                writer.StartObject();
-                writer.LiteralKey(text);
-                writer.String(text.data(), size);
-                writer.EndObject();
-                return std::string(buffer.GetString(), buffer.GetSize());
-            };
-            rapidjson::StringBuffer literal_buffer, literal_pretty_buffer, key_buffer, key_pretty_buffer;
-            json_writer::Compact<rapidjson::StringBuffer> literal(literal_buffer), key(key_buffer);
-            json_writer::Pretty<rapidjson::StringBuffer> literal_pretty(literal_pretty_buffer),
-                key_pretty(key_pretty_buffer);
-            CHECK(write_literal(literal, literal_buffer) == write(key, key_buffer));
-            CHECK(write_literal(literal_pretty, literal_pretty_buffer) == write(key_pretty, key_pretty_buffer));
+            auto literal_key = [&](auto& writer) { writer.LiteralKey(text); };
+            rapidjson::StringBuffer literal_buffer, literal_pretty_buffer;
+            json_writer::Compact<rapidjson::StringBuffer> literal(literal_buffer);
+            json_writer::Pretty<rapidjson::StringBuffer> literal_pretty(literal_pretty_buffer);
+            CHECK(write(literal, literal_buffer, literal_key) == ours_text);
+            CHECK(write(literal_pretty, literal_pretty_buffer, literal_key) == ours_pretty_text);
         }
     }
 }
