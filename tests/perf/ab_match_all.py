@@ -16,6 +16,8 @@ import sys
 import tempfile
 import time
 
+from run_bench import real_interpreter
+
 
 def timed(command, env):
     started = time.perf_counter()
@@ -33,6 +35,7 @@ def main():
     parser.add_argument("--match", default="*")
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()
+    args.python = real_interpreter(args.python)
     perf = os.path.join(args.build, "perf")
     target = os.path.join(perf, f"tree-{args.modules}", "target.py")
     if not os.path.exists(target):

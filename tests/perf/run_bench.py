@@ -41,6 +41,16 @@ def run_once(command, env, stderr_path=None):
     return elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
+def real_interpreter(python):
+    """The interpreter's own executable, as it names itself in sys.executable: a wrapper in front of
+    it (a pyenv shim is a shell script) would add its own start-up to every plain python run and
+    deflate each ratio, while importscope resolves --python past such wrappers."""
+    found = subprocess.run([python, "-c", "import sys; print(sys.executable)"], capture_output=True, text=True)
+    if found.returncode != 0 or not found.stdout.strip():
+        raise SystemExit(f"{python} does not run: {found.stderr.strip()}")
+    return found.stdout.strip()
+
+
 def configurations(importscope, python, target, scratch):
     base = dict(os.environ)
     base.pop("PYTHONPATH", None)
@@ -181,10 +191,11 @@ def main():
     parser.add_argument("--instructions", type=int, default=0)
     args = parser.parse_args()
     build = Path(args.build).resolve()
+    args.python = real_interpreter(args.python)
     version = subprocess.run([args.python, "-c", "import sys; print(sys.version.split()[0])"],
                              capture_output=True, text=True).stdout.strip()
     header = (f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; Python {version}; "
-              f"{time.strftime('%Y-%m-%d')}; {3 * args.rounds} interleaved rounds up to 5,000 modules, "
+              f"{args.python}; {time.strftime('%Y-%m-%d')}; {3 * args.rounds} interleaved rounds up to 5,000 modules, "
               f"{max(3, args.rounds // 2)} above, after one warm-up run each.\n")
     sections = [header, startup(args.importscope, args.python, 4 * args.rounds)]
     print(sections[-1], flush=True)
