@@ -28,7 +28,6 @@ using capi::PyRef;
 namespace {
 
 std::set<std::string> g_aliases_seen; // per process image; a fork keeps its parent's
-std::set<std::string> g_installations_seen;
 std::set<std::string> g_type_conflicts_seen;
 /// The stack that last stored each alias of a package into sys.modules (CPython 3.12 and later),
 /// kept until an import goes through it; a fork keeps its parent's.
@@ -60,69 +59,6 @@ bool is_pybind11_type(PyObject* type)
 {
     const std::string_view metaclass = Py_TYPE(type)->tp_name;
     return metaclass.find("pybind11") != std::string_view::npos;
-}
-
-/// The origin of PathFinder's spec for `name` over `path` (null: sys.path), or "".
-std::string path_finder_origin(PyObject* path_finder, const std::string& name, PyObject* path)
-{
-    PyRef spec = PyRef::steal(PyObject_CallMethod(path_finder, "find_spec", "sO", name.c_str(), path));
-    std::string origin = spec && spec.get() != Py_None ? capi::attribute_text(spec.get(), "origin") : std::string();
-    PyErr_Clear();
-    return origin;
-}
-
-/// The sys.path entries of the standard library: no name looked up for installations lives there,
-/// as the standard library's own names are never looked up, and skipping them saves a third of the
-/// look-ups.
-bool is_stdlib_entry(PyObject* entry)
-{
-    static const std::unordered_set<std::string> entries = [] {
-        const std::vector<std::string> directories = stdlib_directories();
-        return std::unordered_set<std::string>(directories.begin(), directories.end());
-    }();
-    Py_ssize_t size = 0;
-    const char* text = PyUnicode_Check(entry) ? PyUnicode_AsUTF8AndSize(entry, &size) : nullptr;
-    if (!text) {
-        PyErr_Clear();
-        return false;
-    }
-    return entries.count(std::string(text, static_cast<std::size_t>(size))) != 0;
-}
-
-/// Where sys.path alone imports the top-level `name` from (PathFinder), and the later entries of
-/// sys.path that hold it too, which that one shadows: one lookup per entry, the first that finds it
-/// being the one PathFinder over the whole of sys.path would give (a namespace portion has no
-/// origin and is passed over, as PathFinder passes it over for a regular package).
-journal::Installation find_installations(const std::string& name)
-{
-    journal::Installation e;
-    e.name = name;
-    PyObject* external = PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external"); // borrowed
-    PyRef path_finder = external ? PyRef::steal(PyObject_GetAttrString(external, "PathFinder")) : PyRef();
-    if (!path_finder) {
-        PyErr_Clear();
-        return e;
-    }
-    PyObject* sys_path = capi::sys_attribute("path"); // borrowed
-    if (!sys_path || !PyList_Check(sys_path))
-        return e;
-    PyRef entries = PyRef::steal(PyList_GetSlice(sys_path, 0, PyList_GET_SIZE(sys_path))); // the target may change it
-    for (Py_ssize_t i = 0; entries && i < PyList_GET_SIZE(entries.get()); ++i) {
-        if (is_stdlib_entry(PyList_GET_ITEM(entries.get(), i)))
-            continue;
-        PyRef one = PyRef::steal(PyList_New(1));
-        if (!one)
-            break;
-        PyList_SET_ITEM(one.get(), 0, PyRef::borrow(PyList_GET_ITEM(entries.get(), i)).release());
-        const std::string origin = path_finder_origin(path_finder.get(), name, one.get());
-        if (e.origin.empty())
-            e.origin = origin;
-        else if (!origin.empty() && origin != e.origin &&
-                 std::find(e.shadowed.begin(), e.shadowed.end(), origin) == e.shadowed.end())
-            e.shadowed.push_back(origin);
-    }
-    PyErr_Clear();
-    return e;
 }
 
 } // namespace
@@ -255,32 +191,6 @@ void note_type_owners(const std::string& error_message)
     }
     PyErr_Clear();
     journal.append(std::move(e));
-}
-
-void note_installation(const std::string& top_level)
-{
-    assert(PyGILState_Check());
-    // The standard library's own names are no second installation of anything; sitecustomize is
-    // importscope's bootstrap in every Python child, which runs the environment's own after it.
-    if (top_level == "sitecustomize" || top_level == "usercustomize" ||
-        !g_installations_seen.insert(top_level).second || is_stdlib_name(top_level))
-        return;
-    journal::Installation e = find_installations(top_level);
-    e.matched = !settings().match_all && matches(top_level);
-    JournalWriter::instance().stamp(e);
-    JournalWriter::instance().append(std::move(e));
-}
-
-void note_installations(const std::string& module_name)
-{
-    if (settings().match_all)
-        return; // every component of a recorded name is a top-level name the finder looked up
-    for (std::size_t start = module_name.find('.') + 1; start != 0 && start < module_name.size();) {
-        const std::size_t end = std::min(module_name.find('.', start), module_name.size());
-        if (const std::string component = module_name.substr(start, end - start); matches(component))
-            note_installation(component);
-        start = end + 1;
-    }
 }
 
 } // namespace importscope::hook

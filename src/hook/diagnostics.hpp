@@ -7,8 +7,8 @@
 #include <vector>
 
 /// Facts the analysis needs to explain a finding, gathered inside the process at the moment they
-/// are visible: aliases in sys.modules, the owners of a type pybind11 refused to register again,
-/// and other installations of a matching package.
+/// are visible: aliases in sys.modules, and the owners of a type pybind11 refused to register
+/// again.
 namespace importscope::hook {
 
 /// Before importing `name`, if its parent package's sys.modules entry is an alias (the module's
@@ -32,14 +32,5 @@ std::vector<std::string> stdlib_directories();
 /// Whether the top-level package of `module_name` is one of the standard library's
 /// (sys.stdlib_module_names). Needs the GIL the first time.
 bool is_stdlib_name(std::string_view module_name);
-
-/// Records once where a top-level module of this name is importable from sys.path, and the later
-/// entries that hold it too (never for a name of the standard library's). The finder calls it for
-/// every top-level import, whatever --match records. Needs the GIL.
-void note_installation(const std::string& top_level);
-
-/// For each dotted component of a recorded `module_name` that matches --match, note_installation:
-/// a vendored copy's name (vllm.third_party.deep_gemm) is looked up as a top-level package too.
-void note_installations(const std::string& module_name);
 
 } // namespace importscope::hook

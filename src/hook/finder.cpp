@@ -1,4 +1,5 @@
 #include "hook/diagnostics.hpp"
+#include "hook/installations.hpp"
 #include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/loader.hpp"

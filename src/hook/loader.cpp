@@ -1,6 +1,7 @@
 #include "hook/loader.hpp"
 
 #include "hook/diagnostics.hpp"
+#include "hook/installations.hpp"
 #include "hook/failed_loads.hpp"
 #include "hook/init_warnings.hpp"
 #include "hook/journal_writer.hpp"
@@ -90,8 +91,9 @@ std::string loader_type_name(PyObject* loader)
 }
 
 /// spec.parent without running the property's Python code: ModuleSpec gives a package's own name
-/// (it has submodule_search_locations) and otherwise the name up to its last dot.
-std::string spec_parent(PyObject* spec)
+/// (it has submodule_search_locations) and otherwise the name up to its last dot. `name` is the
+/// spec's, which the finder was asked for.
+std::string spec_parent(PyObject* spec, const std::string& name)
 {
     if (std::strcmp(Py_TYPE(spec)->tp_name, "ModuleSpec") != 0)
         return capi::attribute_text(spec, "parent"); // another spec class may define it otherwise
@@ -100,7 +102,6 @@ std::string spec_parent(PyObject* spec)
         PyErr_Clear();
         return capi::attribute_text(spec, "parent");
     }
-    std::string name = capi::attribute_text(spec, "name");
     if (locations.get() != Py_None)
         return name;
     const std::size_t dot = name.rfind('.');
@@ -118,7 +119,7 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     e.name = capi::to_utf8(self->name);
     e.kind = self->kind;
     e.origin = capi::attribute_text(spec, "origin");
-    e.parent = spec_parent(spec);
+    e.parent = spec_parent(spec, e.name);
     e.loader = loader_type_name(self->wrapped);
     e.stdlib = is_stdlib_name(e.name);
     // May run Python code: before the stack, which goes straight out.
@@ -368,7 +369,7 @@ void record_namespace_package(PyObject* spec, PyObject* name)
     begin.name = capi::to_utf8(name);
     begin.kind = "namespace";
     begin.loader = "NamespaceLoader";
-    begin.parent = spec_parent(spec); // ModuleSpec.parent, as for every record: a package is its own
+    begin.parent = begin.name; // ModuleSpec.parent, as for every record: a package is its own
     PyRef iterator = PyRef::steal(PyObject_GetIter(locations.get()));
     if (PyRef first = iterator ? PyRef::steal(PyIter_Next(iterator.get())) : PyRef(); first && PyUnicode_Check(first.get()))
         begin.origin = capi::to_utf8(first.get());

@@ -166,6 +166,35 @@ TEST_CASE("a record's parent is ModuleSpec.parent: the package itself, or the na
     CHECK(module->loader == "_frozen_importlib_external.SourceFileLoader");
 }
 
+TEST_CASE("every sys.path entry holding a top-level name is found, whether its finder's listing is current or not",
+          "[hooks]")
+{
+    // A, B and C with listings read after the copies were written (A's rules the name out, B holds
+    // a module file, C a package); D's listing read before its copy was written, so stale.
+    const auto base = testing::make_package_dir();
+    for (const char* entry : {"A", "B", "C", "D"})
+        write_file(base / entry / (std::string("probe_") + entry + ".py"), "X = 1\n");
+    write_file(base / "B" / "inst_twice.py", "X = 1\n");
+    write_file(base / "C" / "inst_twice" / "__init__.py", "X = 1\n");
+    REQUIRE(testing::run_python("import sys\n"
+                                "sys.path[:0] = [" + nlohmann::json(base / "A").dump() + ", " +
+                                nlohmann::json(base / "B").dump() + ", " + nlohmann::json(base / "C").dump() +
+                                ", " + nlohmann::json(base / "D").dump() + "]\n"
+                                "import probe_A, probe_B, probe_C, probe_D\n"));
+    write_file(base / "D" / "inst_twice" / "__init__.py", "X = 1\n");
+    REQUIRE(testing::run_python("import inst_twice\nassert inst_twice.__file__.endswith('B/inst_twice.py')"));
+
+    const journal::Installation* found = nullptr;
+    const auto installations = events_of<journal::Installation>(testing::recorded());
+    for (const auto& e : installations)
+        if (e.name == "inst_twice")
+            found = &e;
+    REQUIRE(found);
+    CHECK(found->origin == (base / "B" / "inst_twice.py").string());
+    CHECK(found->shadowed == std::vector<std::string>{(base / "C" / "inst_twice" / "__init__.py").string(),
+                                                      (base / "D" / "inst_twice" / "__init__.py").string()});
+}
+
 TEST_CASE("frames shared by many stacks are described once and read back whole", "[hooks]")
 {
     // Ten imports from one loop line share their outer frames; a recursive function imports from
