@@ -167,9 +167,15 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         });
         CHECK(pieces.size() > 1);
         CHECK(*std::max_element(pieces.begin(), pieces.end()) < (std::size_t{3} << 20) / 2);
-        const auto big_modules = nlohmann::json::parse(big_text).at("modules");
+        // Past 2,000 records the second half is written on a thread of its own: every record in
+        // its place, each on a line of its own, laid out as any tree.
+        const auto big_whole = nlohmann::json::parse(big_text);
+        const auto& big_modules = big_whole.at("modules");
         REQUIRE(big_modules.size() == 3000);
-        CHECK(big_modules[2999].at("name") == "deep_gemm.m2999");
+        for (std::size_t i = 0; i < big_modules.size(); ++i)
+            REQUIRE(big_modules[i].at("name") == fmt::format("deep_gemm.m{}", i));
+        CHECK(big_modules[2999].at("origin") == fmt::format("/site/{}/m2999.py", std::string(300, 'd')));
+        CHECK(report::pretty_text(big_whole) == big_text);
     }
     SECTION("frames numbered in their journals are each journal's own")
     {
