@@ -16,8 +16,6 @@
 #include <cmath>
 #include <cstring>
 #include <cstdint>
-#include <future>
-#include <span>
 #include <stdexcept>
 #include <type_traits>
 #include <unordered_map>
@@ -151,9 +149,6 @@ public:
         m_writer.Reset(m_buffer);
     }
 
-    /// Starts the next value at the end of this buffer, from the top.
-    void next_value() { m_writer.Reset(m_buffer); }
-
     /// Writes one value at the end of `other`'s buffer, from the top, until restart().
     template <typename OtherWriter>
     void write_into(JsonStream<OtherWriter>& other)
@@ -163,7 +158,6 @@ public:
 
     /// What is written and not yet handed to the sink.
     std::string_view text() const { return {m_buffer.GetString(), m_buffer.GetSize()}; }
-    std::size_t size() const { return m_buffer.GetSize(); }
 
     /// Hands what is written so far to the sink once it is big enough, or at the end.
     void flush(bool at_end = false)
@@ -342,10 +336,9 @@ void write_module(RecordStream& j, FrameTexts& frames, const analysis::ModuleRec
 }
 
 /// The report's "modules": each record written compact by `write_record` as an item, on a line of
-/// its own, straight into the report's buffer; then `after_records` adds the rest.
-template <typename Records, typename WriteRecord, typename AfterRecords>
-void write_modules(TreeStream& j, const Records& records, const PathRedaction* redaction, WriteRecord&& write_record,
-                   AfterRecords&& after_records)
+/// its own, straight into the report's buffer.
+template <typename Records, typename WriteRecord>
+void write_modules(TreeStream& j, const Records& records, const PathRedaction* redaction, WriteRecord&& write_record)
 {
     const TextSink unused = [](std::string_view) {};
     RecordStream record(unused, redaction);
@@ -357,48 +350,8 @@ void write_modules(TreeStream& j, const Records& records, const PathRedaction* r
         write_record(record, r);
         j.flush();
     }
-    after_records();
     j->EndArray();
 }
-
-/// Module records written compact one after another into one buffer of their own: the second
-/// half of a long report's, made on a thread of its own while the first half is written.
-class RecordBatch {
-public:
-    explicit RecordBatch(const PathRedaction* redaction) : m_stream(m_unused, redaction), m_frames(redaction) {}
-
-    void write(std::span<const analysis::ModuleRecord> records)
-    {
-        m_ends.reserve(records.size());
-        for (const auto& r : records) {
-            m_stream.next_value();
-            write_module(m_stream, m_frames, r);
-            m_ends.push_back(m_stream.size());
-        }
-    }
-
-    /// Copies each record into `j` as an item of the array it is in.
-    void copy_into(TreeStream& j) const
-    {
-        const std::string_view text = m_stream.text();
-        std::size_t start = 0;
-        for (const std::size_t end : m_ends) {
-            j->copied(text.substr(start, end - start));
-            j.flush();
-            start = end;
-        }
-    }
-
-private:
-    const TextSink m_unused = [](std::string_view) {};
-    RecordStream m_stream;
-    FrameTexts m_frames;
-    std::vector<std::size_t> m_ends;
-};
-
-/// From this many module records on, the second half is written on a second thread: after the
-/// target has ended the report is what its user waits for, and the records are most of it.
-constexpr std::size_t k_records_split_from = 2'000;
 
 /// A report's top-level object: the keys of `report`, in their (sorted) order, with "modules" at
 /// its place, written by `modules`.
@@ -432,23 +385,10 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
         throw std::logic_error("write_report needs build_report's tree, which leaves the module records out");
     TreeStream j(sink, redaction);
     FrameTexts frames(redaction);
-    const std::span<const analysis::ModuleRecord> records(model.modules);
-    const std::size_t split = records.size() >= k_records_split_from ? records.size() / 2 : records.size();
-    RecordBatch second_half(redaction);
-    std::future<void> second_half_written; // declared after what it writes: waited for before it goes
-    if (split < records.size())
-        second_half_written =
-            std::async(std::launch::async, [&second_half, rest = records.subspan(split)] { second_half.write(rest); });
     write_top(j, report, [&] {
-        write_modules(
-            j, records.first(split), redaction,
-            [&](RecordStream& record, const analysis::ModuleRecord& r) { write_module(record, frames, r); },
-            [&] {
-                if (second_half_written.valid()) {
-                    second_half_written.get();
-                    second_half.copy_into(j);
-                }
-            });
+        write_modules(j, model.modules, redaction, [&](RecordStream& record, const analysis::ModuleRecord& r) {
+            write_module(record, frames, r);
+        });
     });
     sink("\n");
 }
@@ -468,8 +408,7 @@ std::string pretty_text(const nlohmann::json& value)
     const auto modules = value.is_object() ? value.find("modules") : value.end();
     if (modules != value.end() && modules->is_array())
         write_top(j, value, [&] {
-            write_modules(
-                j, *modules, nullptr, [](RecordStream& record, const nlohmann::json& r) { record.value(r); }, [] {});
+            write_modules(j, *modules, nullptr, [](RecordStream& record, const nlohmann::json& r) { record.value(r); });
         });
     else {
         j.value(value);

@@ -167,8 +167,7 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         });
         CHECK(pieces.size() > 1);
         CHECK(*std::max_element(pieces.begin(), pieces.end()) < (std::size_t{3} << 20) / 2);
-        // Past 2,000 records the second half is written on a thread of its own: every record in
-        // its place, each on a line of its own, laid out as any tree.
+        // Every record in its place, across the pieces, laid out as any tree.
         const auto big_whole = nlohmann::json::parse(big_text);
         const auto& big_modules = big_whole.at("modules");
         REQUIRE(big_modules.size() == 3000);
