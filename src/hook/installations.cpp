@@ -55,8 +55,9 @@ bool is_stdlib_entry(PyObject* entry)
 /// Whether the FileFinder that sys.path_importer_cache holds for `entry` can tell, from the
 /// directory listing it keeps, that `name` is not there: no directory of that name and no file of
 /// it with one of its suffixes. That is the test FileFinder.find_spec makes itself, and only when
-/// its listing is current (the directory's mtime is the one it was read at), on a platform whose
-/// names are case-sensitive; false whenever it cannot tell, and the full look-up is made.
+/// its listing is current (the directory's mtime is the one it was read at); on Linux its listing
+/// is the case-sensitive one (`_path_cache`, never the relaxed one of Windows and macOS). False
+/// whenever it cannot tell, and the full look-up is made.
 bool listing_rules_out(PyObject* file_finder_type, PyObject* entry, PyObject* name)
 {
     PyObject* finders = capi::sys_attribute("path_importer_cache"); // borrowed
