@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cassert>
 #include <set>
-#include <unistd.h>
 #include <unordered_set>
 #include <vector>
 
@@ -25,10 +24,12 @@ namespace {
 
 std::set<std::string> g_installations_seen; // per process image; a fork keeps its parent's
 
-/// The origin of PathFinder's spec for `name` over `path` (null: sys.path), or "".
-std::string path_finder_origin(PyObject* path_finder, const std::string& name, PyObject* path)
+/// The origin of PathFinder's spec for `name` over `path`, or "".
+std::string path_finder_origin(PyObject* path_finder, PyObject* name, PyObject* path)
 {
-    PyRef spec = PyRef::steal(PyObject_CallMethod(path_finder, "find_spec", "sO", name.c_str(), path));
+    PyObject* find_spec = capi::interned("find_spec");
+    PyRef spec = PyRef::steal(find_spec ? PyObject_CallMethodObjArgs(path_finder, find_spec, name, path, nullptr)
+                                        : nullptr);
     std::string origin = spec && spec.get() != Py_None ? capi::attribute_text(spec.get(), "origin") : std::string();
     PyErr_Clear();
     return origin;
@@ -52,20 +53,16 @@ bool is_stdlib_entry(PyObject* entry)
     return entries.count(std::string(text, static_cast<std::size_t>(size))) != 0;
 }
 
-/// Whether the FileFinder that sys.path_importer_cache holds for `entry` can tell, from the
-/// directory listing it keeps, that `name` is not there: no directory of that name and no file of
+/// Whether `finder`, what sys.path_importer_cache holds for an entry (or null), is a FileFinder
+/// that can tell from the directory listing it keeps that `name` is not there: no directory of that name and no file of
 /// it with one of its suffixes. That is the test FileFinder.find_spec makes itself, and only when
 /// its listing is current (the directory's mtime is the one it was read at); on Linux its listing
 /// is the case-sensitive one (`_path_cache`, never the relaxed one of Windows and macOS). False
 /// whenever it cannot tell, and the full look-up is made.
-bool listing_rules_out(PyObject* file_finder_type, PyObject* entry, PyObject* name)
+bool listing_rules_out(PyObject* finder, PyObject* file_finder_type, PyObject* name)
 {
-    PyObject* finders = capi::sys_attribute("path_importer_cache"); // borrowed
-    PyObject* finder = finders && PyDict_Check(finders) ? PyDict_GetItemWithError(finders, entry) : nullptr;
-    if (!finder || reinterpret_cast<PyObject*>(Py_TYPE(finder)) != file_finder_type) {
-        PyErr_Clear();
+    if (!finder || reinterpret_cast<PyObject*>(Py_TYPE(finder)) != file_finder_type)
         return false;
-    }
     PyRef path = PyRef::steal(capi::get_attribute(finder, "path"));
     PyRef read_at = PyRef::steal(capi::get_attribute(finder, "_path_mtime"));
     PyRef listing = PyRef::steal(capi::get_attribute(finder, "_path_cache"));
@@ -124,15 +121,20 @@ journal::Installation find_installations(const std::string& name)
     if (!sys_path || !PyList_Check(sys_path))
         return e;
     PyRef entries = PyRef::steal(PyList_GetSlice(sys_path, 0, PyList_GET_SIZE(sys_path))); // the target may change it
+    PyObject* finders = capi::sys_attribute("path_importer_cache"); // borrowed
     for (Py_ssize_t i = 0; entries && i < PyList_GET_SIZE(entries.get()); ++i) {
         PyObject* entry = PyList_GET_ITEM(entries.get(), i);
-        if (is_stdlib_entry(entry) || listing_rules_out(file_finder.get(), entry, name_object.get()))
+        if (is_stdlib_entry(entry))
+            continue;
+        PyObject* finder = finders && PyDict_Check(finders) ? PyDict_GetItemWithError(finders, entry) : nullptr;
+        PyErr_Clear(); // an entry that is no key (unhashable) is looked up in full
+        if (listing_rules_out(finder, file_finder.get(), name_object.get()))
             continue;
         PyRef one = PyRef::steal(PyList_New(1));
         if (!one)
             break;
         PyList_SET_ITEM(one.get(), 0, PyRef::borrow(entry).release());
-        const std::string origin = path_finder_origin(path_finder.get(), name, one.get());
+        const std::string origin = path_finder_origin(path_finder.get(), name_object.get(), one.get());
         if (e.origin.empty())
             e.origin = origin;
         else if (!origin.empty() && origin != e.origin &&
