@@ -14,10 +14,12 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <linux/kcmp.h>
 #include <map>
 #include <optional>
 #include <string>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -175,10 +177,16 @@ std::string executable_of(int pid)
     return std::filesystem::read_symlink(fmt::format("/proc/{}/exe", pid), ec).string();
 }
 
+bool shares_parent_memory(int pid)
+{
+    const int parent = parent_of(pid);
+    return parent > 0 && ::syscall(SYS_kcmp, pid, parent, KCMP_VM, 0, 0) == 0;
+}
+
 std::optional<SeenPython> describe_if_python(int pid)
 {
     std::string executable = executable_of(pid);
-    if (!std::filesystem::path(executable).filename().string().starts_with("python"))
+    if (!std::filesystem::path(executable).filename().string().starts_with("python") || shares_parent_memory(pid))
         return std::nullopt;
     SeenPython seen;
     seen.pid = pid;

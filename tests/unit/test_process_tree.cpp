@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <sched.h>
 
 using namespace importscope;
 
@@ -77,6 +79,39 @@ TEST_CASE("descendants: children and grandchildren, parents first, without zombi
         if (::waitpid(-1, nullptr, 0) > 0)
             ++reaped;
     ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+    ::close(ready[0]);
+    ::close(ready[1]);
+}
+
+namespace {
+
+/// The body of a clone that shares this process's memory, as a vfork child before its exec or
+/// LeakSanitizer's tracer does: it says it is there, then waits to be killed.
+int memory_sharing_child(void* ready_fd)
+{
+    (void)::write(*static_cast<int*>(ready_fd), "v", 1);
+    for (;;)
+        ::pause();
+}
+
+} // namespace
+
+TEST_CASE("a child in its parent's memory is told apart from a forked one", "[process-tree]")
+{
+    int ready[2];
+    REQUIRE(::pipe(ready) == 0);
+    const int forked = sleeping_child(false, ready[1]);
+    alignas(16) static std::array<char, 64 * 1024> stack{};
+    const int shared = ::clone(memory_sharing_child, stack.data() + stack.size(), CLONE_VM | SIGCHLD, &ready[1]);
+    REQUIRE(shared > 0);
+    wait_for_bytes(ready[0], 2);
+    CHECK(supervisor::shares_parent_memory(shared));
+    CHECK_FALSE(supervisor::shares_parent_memory(forked));
+    CHECK_FALSE(supervisor::shares_parent_memory(static_cast<int>(::getpid()) + 1'000'000)); // no such process
+    for (const int pid : {forked, shared}) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, nullptr, 0);
+    }
     ::close(ready[0]);
     ::close(ready[1]);
 }

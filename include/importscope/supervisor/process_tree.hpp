@@ -29,8 +29,13 @@ struct SeenPython {
     bool run_environment = false; ///< its environment names the run and has the bootstrap on PYTHONPATH
 };
 
-/// Describes `pid` when its executable's file name starts with "python"; nullopt otherwise or
-/// when it is gone.
+/// Whether `pid` runs in the address space of its parent (kcmp's KCMP_VM): no program of its own
+/// yet, but a vfork child before its exec (as subprocess starts children) or a sanitizer's tracer
+/// (LeakSanitizer's, at a process's exit). False when it cannot be told.
+bool shares_parent_memory(int pid);
+
+/// Describes `pid` when its executable's file name starts with "python" and it does not share its
+/// parent's memory (shares_parent_memory); nullopt otherwise or when it is gone.
 std::optional<SeenPython> describe_if_python(int pid);
 
 /// Keeps the Python processes seen among the descendants, looking again at a pid whose executable
