@@ -142,6 +142,18 @@ void merge_causes(json& merged, const json& causes)
     }
 }
 
+/// A module record's frame indexes moved along by `first`, where its report's frames begin in the
+/// merged report's "frames".
+void shift_frame_indexes(json& record, std::uint64_t first)
+{
+    if (const auto stack = record.find("stack"); stack != record.end())
+        for (json& index : *stack)
+            index = index.get<std::uint64_t>() + first;
+    for (const char* key : {"call_site", "caught_at"})
+        if (const auto frame = record.find(key); frame != record.end() && !frame->is_null())
+            *frame = frame->get<std::uint64_t>() + first;
+}
+
 } // namespace
 
 json merge_reports(const std::vector<json>& reports)
@@ -150,6 +162,7 @@ json merge_reports(const std::vector<json>& reports)
         throw Error("merge needs at least one report");
     json merged = reports.front();
     merged["processes"] = json::array();
+    merged["frames"] = json::array();
     merged["modules"] = json::array();
     merged["findings"] = json::array();
     merged["causes"] = json::array();
@@ -164,8 +177,12 @@ json merge_reports(const std::vector<json>& reports)
             process["host"] = host;
             merged["processes"].push_back(std::move(process));
         }
+        const std::uint64_t first_frame = merged["frames"].size();
+        for (const json& frame : report.at("frames"))
+            merged["frames"].push_back(frame);
         for (json module : report.at("modules")) {
             module["host"] = host;
+            shift_frame_indexes(module, first_frame);
             inits += module.value("initialized_extension", false) ? 1 : 0;
             merged["modules"].push_back(std::move(module));
         }

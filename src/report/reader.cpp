@@ -7,7 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <fcntl.h>
+#include <map>
 #include <sys/stat.h>
 #include <vector>
 #include <stdexcept>
@@ -36,11 +38,11 @@ void check_shape(const json& report)
     if (!report.contains("schema") || !report.at("schema").is_string())
         throw std::invalid_argument("it has no \"schema\"");
     const std::string schema = report.at("schema");
-    if (schema != k_schema)
+    if (schema != k_schema && schema != k_schema_1)
         throw std::invalid_argument(
-            fmt::format("schema \"{}\" is not supported (this importscope reads \"{}\"; a newer report needs a newer "
-                        "importscope)",
-                        schema, k_schema));
+            fmt::format("schema \"{}\" is not supported (this importscope reads \"{}\" and \"{}\"; a newer report "
+                        "needs a newer importscope)",
+                        schema, k_schema, k_schema_1));
     require(report, "tool", json::value_t::object, "report");
     const bool scan = report.contains("scan");
     require(report, scan ? "scan" : "run", json::value_t::object, "report");
@@ -71,6 +73,61 @@ void check_shape(const json& report)
             throw std::invalid_argument("a process is not an object");
         require(p, "pid", json::value_t::number_integer, "process");
     }
+}
+
+/// Whether `value` is an index into a table of `size` items.
+bool is_index(const json& value, std::size_t size)
+{
+    return value.is_number_unsigned() && value.get<std::uint64_t>() < size;
+}
+
+/// Every frame a report/2 module record names is in the report's "frames".
+void check_frame_references(const json& report)
+{
+    require(report, "frames", json::value_t::array, "report");
+    const std::size_t size = report.at("frames").size();
+    for (const json& m : report.at("modules")) {
+        if (!m.is_object())
+            throw std::invalid_argument("a module record is not an object");
+        if (const auto stack = m.find("stack"); stack != m.end()) {
+            if (!stack->is_array() || !std::all_of(stack->begin(), stack->end(), [&](const json& i) { return is_index(i, size); }))
+                throw std::invalid_argument("a module record's stack names a frame that \"frames\" does not hold");
+        }
+        for (const char* key : {"call_site", "caught_at"})
+            if (const auto frame = m.find(key); frame != m.end() && !frame->is_null() && !is_index(*frame, size))
+                throw std::invalid_argument(
+                    fmt::format("a module record's {} names a frame that \"frames\" does not hold", key));
+    }
+}
+
+/// A report/1 read as the report/2 it would be: its module records' frames, which it holds whole,
+/// moved into "frames" (each distinct frame once) and named by index.
+void upgrade_from_schema_1(json& report)
+{
+    json frames = json::array();
+    std::map<std::string, std::size_t> index_of; // a frame's text -> its index
+    const auto intern = [&](json& frame) {
+        if (frame.is_null())
+            return;
+        if (!frame.is_object())
+            throw std::invalid_argument("a module record's frame is not an object");
+        const auto [it, added] = index_of.emplace(frame.dump(), frames.size());
+        if (added)
+            frames.push_back(std::move(frame));
+        frame = it->second;
+    };
+    for (json& m : report.at("modules")) {
+        if (!m.is_object())
+            throw std::invalid_argument("a module record is not an object");
+        if (const auto stack = m.find("stack"); stack != m.end() && stack->is_array())
+            for (json& frame : *stack)
+                intern(frame);
+        for (const char* key : {"call_site", "caught_at"})
+            if (const auto frame = m.find(key); frame != m.end())
+                intern(*frame);
+    }
+    report["frames"] = std::move(frames);
+    report["schema"] = k_schema;
 }
 
 /// Whether the brackets of JSON text (outside its strings) nest deeper than `limit`: a bound checked
@@ -114,6 +171,9 @@ json parse_report(std::string_view text, const std::string& name)
         throw Error(fmt::format("{}: not an importscope report: not valid JSON (truncated?)", name));
     try {
         check_shape(report);
+        if (report.at("schema") == k_schema_1)
+            upgrade_from_schema_1(report);
+        check_frame_references(report);
     } catch (const std::invalid_argument& e) {
         throw Error(fmt::format("{}: not an importscope report: {}", name, e.what()));
     }

@@ -1,8 +1,8 @@
 // The report's one serializer, RapidJSON's writers, streamed to the file a megabyte or so at a time.
 // The parts of a report that stay small (the run, processes, findings, environment) come as a JSON
 // tree (report_json.cpp) and are written indented by two; the module records, one per recorded
-// import, are written one at a time straight from the model, each compact on a line of its own,
-// and never become a tree.
+// import, and the frames their stacks name, are written one at a time straight from the model,
+// each compact on a line of its own, and never become a tree.
 
 #include "importscope/report/redact_paths.hpp"
 #include "importscope/report/report.hpp"
@@ -11,12 +11,13 @@
 
 #include <rapidjson/stringbuffer.h>
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <map>
 #include <stdexcept>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -25,32 +26,16 @@ namespace importscope::report {
 
 namespace {
 
-/// One of RapidJSON's writers, and one thing more: a value whose text is made already (a module
-/// record's, a numbered frame's) copied in whole, as RawValue() would copy it byte by byte.
+/// RapidJSON's pretty writer, and one thing more: it makes way for an item that another writer
+/// (a record's, compact) puts in its buffer next.
 class PrettyWriter : public json_writer::Pretty<rapidjson::StringBuffer> {
 public:
     using json_writer::Pretty<rapidjson::StringBuffer>::FastStrings;
 
-    void copied(std::string_view text)
-    {
-        PrettyPrefix(rapidjson::kObjectType);
-        std::memcpy(os_->Push(text.size()), text.data(), text.size());
-    }
-
-    /// Makes way for an item that another writer puts in this one's buffer next.
     void item_follows() { PrettyPrefix(rapidjson::kObjectType); }
 };
 
-class CompactWriter : public json_writer::Compact<rapidjson::StringBuffer> {
-public:
-    using json_writer::Compact<rapidjson::StringBuffer>::FastStrings;
-
-    void copied(std::string_view text)
-    {
-        Prefix(rapidjson::kObjectType);
-        std::memcpy(os_->Push(text.size()), text.data(), text.size());
-    }
-};
+using CompactWriter = json_writer::Compact<rapidjson::StringBuffer>;
 
 /// A writer, its buffer, and what each string passes through: valid UTF-8 (invalid bytes
 /// replaced) and --redact-paths when it was given.
@@ -227,59 +212,90 @@ void write_identity(RecordStream& j, const std::optional<journal::FileIdentity>&
     j->EndObject();
 }
 
-/// The text of each numbered frame of a journal, made once and copied into every record that holds
-/// it: the modules of a deep package all repeat the same outer frames, and a report writes each
-/// module's whole stack.
-class FrameTexts {
+/// The report's "frames": each frame that a module record names, written once, in the order the
+/// records first name it; a record's stack, call_site and caught_at are indexes into it. A frame
+/// its journal numbered is told by that number (the modules of a deep package all repeat the same
+/// outer frames), any other by its text.
+class FrameTable {
 public:
-    explicit FrameTexts(const PathRedaction* redaction) : m_scratch(m_unused, redaction) {}
-    FrameTexts(const FrameTexts&) = delete;
-    FrameTexts& operator=(const FrameTexts&) = delete;
-
-    /// Writes `frame` in `j`: copied when its journal numbered it, else written.
-    void write(RecordStream& j, const std::string& journal, const journal::Frame& frame)
+    explicit FrameTable(const std::vector<analysis::ModuleRecord>& records)
     {
-        if (frame.number == 0 || frame.number > k_most) {
-            write_frame(j, frame);
-            return;
+        for (const analysis::ModuleRecord& r : records) {
+            select(r.journal);
+            for (const journal::Frame& frame : r.stack)
+                add(frame);
+            if (r.caught_at)
+                add(*r.caught_at);
         }
+    }
+    FrameTable(const FrameTable&) = delete;
+    FrameTable& operator=(const FrameTable&) = delete;
+
+    /// The frames of the records of `journal` are looked up next.
+    void select(const std::string& journal)
+    {
         if (!m_journal || *m_journal != journal) {
             m_journal = &journal;
-            m_texts = &m_by_journal[journal];
+            m_numbered = &m_by_journal[journal];
         }
-        if (m_texts->size() <= frame.number)
-            m_texts->resize(std::size_t{frame.number} + 1);
-        std::string& text = (*m_texts)[frame.number];
-        if (text.empty()) {
-            m_scratch.restart();
-            write_frame(m_scratch, frame);
-            text = m_scratch.text();
-        }
-        j->copied(text);
     }
+
+    /// The index of `frame`, of the selected journal, in the table.
+    std::uint32_t index_of(const journal::Frame& frame) const
+    {
+        if (numbered(frame))
+            return (*m_numbered)[frame.number] - 1;
+        return m_by_text.at(text_key(frame));
+    }
+
+    const std::vector<const journal::Frame*>& frames() const { return m_frames; }
 
 private:
     static constexpr std::uint32_t k_most = 1 << 20; ///< numbers beyond are not kept (a damaged journal)
 
-    const TextSink m_unused = [](std::string_view) {};
-    RecordStream m_scratch; ///< where a frame's text is made, its buffer kept from one to the next
-    std::unordered_map<std::string, std::vector<std::string>> m_by_journal;
-    const std::string* m_journal = nullptr; ///< the journal of the record before, and its texts
-    std::vector<std::string>* m_texts = nullptr;
+    static bool numbered(const journal::Frame& frame) { return frame.number != 0 && frame.number <= k_most; }
+    using TextKey = std::tuple<std::string, int, std::string, std::string>;
+    static TextKey text_key(const journal::Frame& frame)
+    {
+        return {frame.file, frame.line, frame.function, frame.module};
+    }
+
+    void add(const journal::Frame& frame)
+    {
+        const auto next = static_cast<std::uint32_t>(m_frames.size());
+        if (numbered(frame)) {
+            if (m_numbered->size() <= frame.number)
+                m_numbered->resize(std::size_t{frame.number} + 1);
+            std::uint32_t& slot = (*m_numbered)[frame.number]; // the index plus one; 0: not yet
+            if (slot != 0)
+                return;
+            slot = next + 1;
+        } else if (!m_by_text.emplace(text_key(frame), next).second) {
+            return;
+        }
+        m_frames.push_back(&frame);
+    }
+
+    std::vector<const journal::Frame*> m_frames; ///< the table, in the model's records
+    std::unordered_map<std::string, std::vector<std::uint32_t>> m_by_journal;
+    std::map<TextKey, std::uint32_t> m_by_text;
+    const std::string* m_journal = nullptr; ///< the selected journal, and its numbered frames' indexes
+    std::vector<std::uint32_t>* m_numbered = nullptr;
 };
 
 /// One module record (docs/report-format.md), keys sorted.
-void write_module(RecordStream& j, FrameTexts& frames, const analysis::ModuleRecord& r)
+void write_module(RecordStream& j, FrameTable& frames, const analysis::ModuleRecord& r)
 {
+    frames.select(r.journal);
     j->StartObject();
     j.key("call_site");
     if (const journal::Frame* site = r.call_site())
-        frames.write(j, r.journal, *site);
+        j->Uint(frames.index_of(*site));
     else
         j->Null();
     if (r.caught_at) {
         j.key("caught_at");
-        write_frame(j, *r.caught_at);
+        j->Uint(frames.index_of(*r.caught_at));
     }
     j.key("duration_ms");
     if (r.duration_ms)
@@ -319,7 +335,7 @@ void write_module(RecordStream& j, FrameTexts& frames, const analysis::ModuleRec
     j.key("stack");
     j->StartArray();
     for (const auto& frame : r.stack)
-        frames.write(j, r.journal, frame);
+        j->Uint(frames.index_of(frame));
     j->EndArray();
     j.key("status");
     j.string(analysis::to_string(r.status));
@@ -335,14 +351,15 @@ void write_module(RecordStream& j, FrameTexts& frames, const analysis::ModuleRec
     j->EndObject();
 }
 
-/// The report's "modules": each record written compact by `write_record` as an item, on a line of
-/// its own, straight into the report's buffer.
+/// One of the report's lists of records ("frames", "modules"): each record written compact by
+/// `write_record` as an item, on a line of its own, straight into the report's buffer.
 template <typename Records, typename WriteRecord>
-void write_modules(TreeStream& j, const Records& records, const PathRedaction* redaction, WriteRecord&& write_record)
+void write_records(TreeStream& j, std::string_view key, const Records& records, const PathRedaction* redaction,
+                   WriteRecord&& write_record)
 {
     const TextSink unused = [](std::string_view) {};
     RecordStream record(unused, redaction);
-    j.key("modules");
+    j.key(key);
     j->StartArray();
     for (const auto& r : records) {
         j->item_follows();
@@ -353,25 +370,26 @@ void write_modules(TreeStream& j, const Records& records, const PathRedaction* r
     j->EndArray();
 }
 
-/// A report's top-level object: the keys of `report`, in their (sorted) order, with "modules" at
-/// its place, written by `modules`.
-template <typename WriteModules>
-void write_top(TreeStream& j, const nlohmann::json& report, WriteModules&& modules)
+/// The top-level keys whose records are streamed, in their sorted order: a report tree holds none of them.
+constexpr std::array<std::string_view, 2> k_streamed_keys = {"frames", "modules"};
+
+/// A report's top-level object: the keys of `report`, in their (sorted) order, with each of
+/// k_streamed_keys at its place, written by `streamed(key)`.
+template <typename WriteStreamed>
+void write_top(TreeStream& j, const nlohmann::json& report, WriteStreamed&& streamed)
 {
     j->StartObject();
-    bool modules_written = false;
+    auto next = k_streamed_keys.begin();
     for (const auto& [name, value] : report.items()) {
-        if (name == "modules")
+        if (std::find(k_streamed_keys.begin(), k_streamed_keys.end(), name) != k_streamed_keys.end())
             continue;
-        if (!modules_written && name > "modules") {
-            modules();
-            modules_written = true;
-        }
+        for (; next != k_streamed_keys.end() && *next < name; ++next)
+            streamed(*next);
         j.data_key(name);
         j.value(value); // the tree is redacted already
     }
-    if (!modules_written)
-        modules();
+    for (; next != k_streamed_keys.end(); ++next)
+        streamed(*next);
     j->EndObject();
     j.flush(true);
 }
@@ -381,14 +399,18 @@ void write_top(TreeStream& j, const nlohmann::json& report, WriteModules&& modul
 void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
                   const TextSink& sink)
 {
-    if (!report.is_object() || report.contains("modules"))
-        throw std::logic_error("write_report needs build_report's tree, which leaves the module records out");
+    if (!report.is_object() || report.contains("modules") || report.contains("frames"))
+        throw std::logic_error("write_report needs build_report's tree, which leaves the frames and module records out");
     TreeStream j(sink, redaction);
-    FrameTexts frames(redaction);
-    write_top(j, report, [&] {
-        write_modules(j, model.modules, redaction, [&](RecordStream& record, const analysis::ModuleRecord& r) {
-            write_module(record, frames, r);
-        });
+    FrameTable frames(model.modules);
+    write_top(j, report, [&](std::string_view key) {
+        if (key == "frames")
+            write_records(j, key, frames.frames(), redaction,
+                          [](RecordStream& record, const journal::Frame* frame) { write_frame(record, *frame); });
+        else
+            write_records(j, key, model.modules, redaction, [&](RecordStream& record, const analysis::ModuleRecord& r) {
+                write_module(record, frames, r);
+            });
     });
     sink("\n");
 }
@@ -405,10 +427,17 @@ std::string pretty_text(const nlohmann::json& value)
     std::string text;
     const TextSink sink = [&](std::string_view piece) { text += piece; };
     TreeStream j(sink, nullptr);
-    const auto modules = value.is_object() ? value.find("modules") : value.end();
-    if (modules != value.end() && modules->is_array())
-        write_top(j, value, [&] {
-            write_modules(j, *modules, nullptr, [](RecordStream& record, const nlohmann::json& r) { record.value(r); });
+    if (value.is_object() && value.contains("modules") && value.at("modules").is_array())
+        write_top(j, value, [&](std::string_view key) {
+            const auto records = value.find(key);
+            if (records == value.end())
+                return;
+            if (!records->is_array()) {
+                j.key(key);
+                j.value(*records);
+                return;
+            }
+            write_records(j, key, *records, nullptr, [](RecordStream& record, const nlohmann::json& r) { record.value(r); });
         });
     else {
         j.value(value);

@@ -50,7 +50,19 @@ class Run:
         return [f for f in self.report["findings"] if kind is None or f["kind"] == kind]
 
     def modules(self, name):
-        return [m for m in self.report["modules"] if m["name"] == name]
+        """The module records of `name`, each with its frames whole (the report names them by index)."""
+        return [with_frames(self.report, m) for m in self.report["modules"] if m["name"] == name]
+
+
+def with_frames(report, record):
+    """A copy of a module record whose stack, call_site and caught_at are the frames of the report's
+    "frames" that they name by index."""
+    frames = report["frames"]
+    whole = dict(record, stack=[frames[i] for i in record["stack"]])
+    for key in ("call_site", "caught_at"):
+        if record.get(key) is not None:
+            whole[key] = frames[record[key]]
+    return whole
 
 
 @pytest.fixture

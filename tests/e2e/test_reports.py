@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from conftest import BIN, PROBES, PYTHON, SANITIZED, SOURCE, Run, probe, validate
+from conftest import BIN, PROBES, PYTHON, SANITIZED, SOURCE, Run, probe, validate, with_frames
 
 GOLDEN = SOURCE / "tests" / "golden"
 FIXTURE = GOLDEN / "report.json"
@@ -126,11 +126,11 @@ def _write(path, data):
     ("empty.json", "", "the file is empty"),
     ("truncated.json", FIXTURE.read_text()[:5000], "not valid JSON"),
     ("array.json", "[1, 2, 3]", "not a JSON object"),
-    ("future.json", json.dumps({**json.loads(FIXTURE.read_text()), "schema": "importscope.report/2"}),
-     'schema "importscope.report/2" is not supported'),
-    ("missing.json", json.dumps({"schema": "importscope.report/1"}), 'has no "tool"'),
+    ("future.json", json.dumps({**json.loads(FIXTURE.read_text()), "schema": "importscope.report/3"}),
+     'schema "importscope.report/3" is not supported'),
+    ("missing.json", json.dumps({"schema": "importscope.report/2"}), 'has no "tool"'),
     ("garbage.json", "50 MB of binary garbage", "not valid JSON"),
-], ids=["empty", "truncated", "array", "schema-2", "missing-fields", "50MB-garbage"])
+], ids=["empty", "truncated", "array", "schema-3", "missing-fields", "50MB-garbage"])
 def test_inputs_that_are_not_reports_are_refused_in_one_line(tmp_path, name, content, message):
     if name == "garbage.json":
         content = b"\x00\xff" * (25 * 1024 * 1024)
@@ -183,6 +183,32 @@ def test_the_nightly_gate_archives_reports_and_fails_on_errors(tmp_path, script,
 
 def test_the_golden_fixture_is_a_valid_report():
     validate(json.loads(FIXTURE.read_text()))
+
+
+def as_schema_1(report):
+    """The report as importscope.report/1 wrote it: each module record's frames whole."""
+    old = {key: value for key, value in report.items() if key != "frames"}
+    old["schema"] = "importscope.report/1"
+    old["modules"] = [with_frames(report, m) for m in report["modules"]]
+    return old
+
+
+def test_a_report_of_schema_1_reads_as_its_schema_2(tmp_path):
+    report = json.loads(FIXTURE.read_text())
+    assert report["frames"] and any(m["stack"] for m in report["modules"])
+    old = _write(tmp_path / "old.json", json.dumps(as_schema_1(report)))
+    for fmt in sorted(EXTENSIONS):
+        proc = importscope_cmd("report", old, "--format", fmt)
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stdout == (GOLDEN / f"report.{EXTENSIONS[fmt]}").read_text(), fmt
+    # merge writes schema 2, whose records name the same frames.
+    proc = importscope_cmd("merge", old, FIXTURE, "-o", tmp_path / "merged.json")
+    assert proc.returncode == 0, proc.stderr
+    merged = json.loads((tmp_path / "merged.json").read_text())
+    validate(merged)
+    expected = [with_frames(report, m) for m in report["modules"]] * 2
+    got = [{k: v for k, v in with_frames(merged, m).items() if k != "host"} for m in merged["modules"]]
+    assert got == expected
 
 
 def test_a_report_with_a_wrongly_typed_field_deep_inside_is_refused_in_one_line(tmp_path):

@@ -83,7 +83,7 @@ def test_a_fifo_and_dev_stdout_are_written_through(tmp_path):
             break
         chunks.append(data)
     os.close(reader)
-    assert json.loads(b"".join(chunks))["schema"] == "importscope.report/1"
+    assert json.loads(b"".join(chunks))["schema"] == "importscope.report/2"
     assert stat.S_ISFIFO(os.stat(fifo).st_mode)
     proc = _cli("run", "--python", PYTHON, "-q", "-o", "/dev/stdout", "-c", "pass", cwd=tmp_path)
     assert proc.returncode == 0 and json.loads(proc.stdout)["run"]["outcome"]["reason"] == "ok"
@@ -98,7 +98,7 @@ def test_a_symlink_is_followed_and_its_target_replaced(importscope, tmp_path):
     run = importscope("-c", "pass", output=link)
     assert run.status == 0
     assert link.is_symlink() and os.readlink(link) == str(target)
-    assert json.loads(target.read_text())["schema"] == "importscope.report/1"
+    assert json.loads(target.read_text())["schema"] == "importscope.report/2"
 
 
 @pytest.mark.skipif(not ROOT, reason="makes a block device node")
@@ -258,7 +258,7 @@ def test_report_readers_are_bounded(tmp_path):
     zero = _cli("report", "/dev/zero")
     assert zero.returncode == 2 and "larger than 1024 MiB" in zero.stderr
     deep = tmp_path / "deep.json"
-    deep.write_text('{"schema": "importscope.report/1", "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    deep.write_text('{"schema": "importscope.report/2", "x": ' + "[" * 100_000 + "]" * 100_000 + "}")
     started = time.monotonic()
     merged = _cli("merge", deep, deep, "-o", tmp_path / "all.json")
     assert merged.returncode == 2 and "nests deeper than 64 levels" in merged.stderr

@@ -1,9 +1,12 @@
 #include "journal_builder.hpp"
 
 #include "importscope/analysis/finding.hpp"
+#include "importscope/report/compare.hpp"
+#include "importscope/report/reader.hpp"
 #include "importscope/report/redact_paths.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/report/summary.hpp"
+#include "importscope/util/error.hpp"
 
 #include <catch2/catch.hpp>
 #include <fmt/format.h>
@@ -43,7 +46,7 @@ TEST_CASE("a crashed run's report names the signal and the uncaught exception", 
     run.exit.signal = SIGABRT;
 
     const auto r = nlohmann::json::parse(report::report_text(report::build_report(run, model, findings), model));
-    CHECK(r.at("schema") == "importscope.report/1");
+    CHECK(r.at("schema") == "importscope.report/2");
     CHECK(r.at("run").at("exit").at("signal") == SIGABRT);
     CHECK(r.at("run").at("exit").at("signal_name") == "SIGABRT");
     CHECK(r.at("run").at("exit").at("code").is_null());
@@ -130,7 +133,17 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         ++record_lines;
     CHECK(record_lines == 4);
     CHECK(whole.at("findings") == head.at("findings"));
-    CHECK(whole.size() == head.size() + 1);
+    CHECK(whole.size() == head.size() + 2); // "frames" and "modules"
+    // Each record's stack, by index into "frames", is the model's.
+    for (std::size_t i = 0; i < model.modules.size(); ++i) {
+        const auto& stack = whole.at("modules")[i].at("stack");
+        REQUIRE(stack.size() == model.modules[i].stack.size());
+        for (std::size_t k = 0; k < stack.size(); ++k) {
+            const auto& written = whole.at("frames").at(stack[k].get<std::size_t>());
+            CHECK(written.at("file") == model.modules[i].stack[k].file);
+            CHECK(written.at("line") == model.modules[i].stack[k].line);
+        }
+    }
     const auto& modules = whole.at("modules");
     REQUIRE(modules.size() == 4);
     CHECK(modules[0].at("name") == "v.deep_gemm._C");
@@ -196,16 +209,43 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         const auto shared = analysis::build_model(std::move(journals));
         REQUIRE(shared.modules.size() == 4);
         const std::string shared_text = report::report_text(report::build_report(run, shared, {}), shared);
-        const auto records = nlohmann::json::parse(shared_text).at("modules");
-        // A frame's text made once and copied is laid out as the writer lays out any tree.
-        CHECK(report::pretty_text(nlohmann::json::parse(shared_text)) == shared_text);
+        const auto shared_whole = nlohmann::json::parse(shared_text);
+        const auto& records = shared_whole.at("modules");
+        const auto& frames = shared_whole.at("frames");
+        // Each frame once: main.py, p.py:1, p.py:2 of the first journal, other.py of the second,
+        // whose frame number 1 is not the first journal's.
+        REQUIRE(frames.size() == 4);
+        CHECK(records[0].at("stack") == nlohmann::json{0, 1});
+        CHECK(records[1].at("stack") == nlohmann::json{0, 2});
+        CHECK(records[1].at("call_site") == 2);
+        CHECK(records[2].at("stack") == nlohmann::json{3});
+        CHECK(records[3].at("stack") == nlohmann::json{3});
+        CHECK(frames[0] == nlohmann::json{{"file", "/x/main.py"}, {"function", "<module>"}, {"line", 3}, {"module", "__main__"}});
+        CHECK(frames[2].at("line") == 2);
+        CHECK(frames[3].at("file") == "/x/other.py");
+        CHECK(frames[records[3].at("call_site").get<std::size_t>()].at("line") == 9);
+        // The frames' lines are laid out as the writer lays out any tree, each on a line of its own.
+        CHECK(report::pretty_text(shared_whole) == shared_text);
+        CHECK(shared_text.find("\n  \"frames\": [\n    {\"file\":\"/x/main.py\"") != std::string::npos);
         const report::PathRedaction redaction("/x/", "someone");
         const std::string redacted = report::report_text(report::build_report(run, shared, {}), shared, &redaction);
         CHECK(redacted.find("/x/") == std::string::npos);
+        CHECK(nlohmann::json::parse(redacted).at("frames")[0].at("file") == "~/main.py");
         CHECK(report::pretty_text(nlohmann::json::parse(redacted)) == redacted);
-        CHECK(records[1].at("stack")[0].at("file") == "/x/main.py");
-        CHECK(records[3].at("stack")[0].at("file") == "/x/other.py");
-        CHECK(records[3].at("call_site").at("line") == 9);
+    }
+    SECTION("a frame its journal did not number is told by its text")
+    {
+        testing::JournalBuilder plain;
+        const journal::Frame site{"/x/main.py", 4, "<module>", "__main__", 0};
+        plain.end(plain.begin_below("a", "/x/a.py", {site}));
+        plain.end(plain.begin_below("b", "/x/b.py", {site}));
+        plain.end(plain.begin_below("c", "/x/c.py", {journal::Frame{"/x/main.py", 5, "<module>", "__main__", 0}}));
+        const auto model_plain = analysis::build_model(plain.contents());
+        const auto plain_whole =
+            nlohmann::json::parse(report::report_text(report::build_report(run, model_plain, {}), model_plain));
+        CHECK(plain_whole.at("frames").size() == 2);
+        CHECK(plain_whole.at("modules")[1].at("call_site") == 0);
+        CHECK(plain_whole.at("modules")[2].at("call_site") == 1);
     }
     SECTION("no modules at all")
     {
@@ -230,4 +270,78 @@ TEST_CASE("a report read back is written again with its keys escaped, whatever t
     const std::string text = report::pretty_text(read_back);
     CHECK(nlohmann::json::parse(text) == read_back);
     CHECK(text.find("\"odd\\\"name\\\\\\n\"") != std::string::npos);
+}
+
+namespace {
+
+/// A report of one module record whose stack holds `stack` (report/1: frames whole; report/2: indexes).
+nlohmann::json report_with_stack(const char* schema, nlohmann::json frames, nlohmann::json stack, nlohmann::json site)
+{
+    nlohmann::json report = {{"schema", schema},
+                             {"tool", nlohmann::json::object()},
+                             {"run", {{"host", "h"}, {"exit", nlohmann::json::object()}, {"target", nlohmann::json::object()}}},
+                             {"processes", nlohmann::json::array()},
+                             {"modules", {{{"name", "m"}, {"stack", stack}, {"call_site", site}}}},
+                             {"findings", nlohmann::json::array()},
+                             {"problems", nlohmann::json::array()},
+                             {"summary", nlohmann::json::object()}};
+    if (!frames.is_null())
+        report["frames"] = std::move(frames);
+    return report;
+}
+
+nlohmann::json frame(const char* file, int line)
+{
+    return {{"file", file}, {"function", "f"}, {"line", line}, {"module", "m"}};
+}
+
+} // namespace
+
+TEST_CASE("a report/1, whose records hold their frames whole, is read as report/2", "[report]")
+{
+    const auto old = report_with_stack("importscope.report/1", nullptr,
+                                       {frame("/a.py", 1), frame("/b.py", 2), frame("/a.py", 1)}, frame("/a.py", 1));
+    const auto read = report::parse_report(old.dump(), "old.json");
+    CHECK(read.at("schema") == "importscope.report/2");
+    CHECK(read.at("frames") == nlohmann::json{frame("/a.py", 1), frame("/b.py", 2)});
+    CHECK(read.at("modules")[0].at("stack") == nlohmann::json{0, 1, 0});
+    CHECK(read.at("modules")[0].at("call_site") == 0);
+}
+
+TEST_CASE("a report/2 whose records name a frame it does not hold is refused", "[report]")
+{
+    const auto frames = nlohmann::json{frame("/a.py", 1)};
+    CHECK_NOTHROW(report::parse_report(report_with_stack("importscope.report/2", frames, {0}, 0).dump(), "r"));
+    CHECK_NOTHROW(report::parse_report(report_with_stack("importscope.report/2", frames, {0}, nullptr).dump(), "r"));
+    const auto refused = [&](const nlohmann::json& report, const std::string& why) {
+        try {
+            report::parse_report(report.dump(), "r.json");
+            FAIL("read: " << report.dump());
+        } catch (const Error& e) {
+            CHECK_THAT(e.what(), Catch::Contains(why));
+        }
+    };
+    refused(report_with_stack("importscope.report/2", frames, {1}, 0), "stack names a frame");
+    refused(report_with_stack("importscope.report/2", frames, {0}, 1), "call_site names a frame");
+    refused(report_with_stack("importscope.report/2", frames, {"0"}, 0), "stack names a frame");
+    refused(report_with_stack("importscope.report/2", frames, {-1}, 0), "stack names a frame");
+    refused(report_with_stack("importscope.report/2", nullptr, {0}, 0), "has no \"frames\"");
+    refused(report_with_stack("importscope.report/1", nullptr, {1}, nullptr), "frame is not an object");
+    refused(report_with_stack("importscope.report/3", frames, {0}, 0), "is not supported");
+}
+
+TEST_CASE("merged reports' records name their own frames", "[report]")
+{
+    const auto first = report::parse_report(
+        report_with_stack("importscope.report/2", {frame("/a.py", 1), frame("/b.py", 2)}, {0, 1}, 1).dump(), "1");
+    const auto second = report::parse_report(
+        report_with_stack("importscope.report/1", nullptr, {frame("/c.py", 3)}, frame("/c.py", 3)).dump(), "2");
+    const auto merged = report::merge_reports({first, second});
+    CHECK(merged.at("frames") == nlohmann::json{frame("/a.py", 1), frame("/b.py", 2), frame("/c.py", 3)});
+    CHECK(merged.at("modules")[0].at("stack") == nlohmann::json{0, 1});
+    CHECK(merged.at("modules")[0].at("call_site") == 1);
+    CHECK(merged.at("modules")[1].at("stack") == nlohmann::json{2});
+    CHECK(merged.at("modules")[1].at("call_site") == 2);
+    // What merge writes is read back the same.
+    CHECK(report::parse_report(report::pretty_text(merged), "merged") == merged);
 }

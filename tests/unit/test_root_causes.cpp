@@ -100,9 +100,10 @@ TEST_CASE("merged reports keep one cause per id, its findings and processes coun
 {
     const auto report = [](const std::string& host, int pid, const std::string& severity) {
         return nlohmann::json{
-            {"schema", "importscope.report/1"},
+            {"schema", "importscope.report/2"},
             {"run", {{"host", host}, {"exit", nlohmann::json::object()}}},
             {"processes", nlohmann::json::array()},
+            {"frames", nlohmann::json::array()},
             {"modules", nlohmann::json::array()},
             {"findings", nlohmann::json::array()},
             {"problems", nlohmann::json::array()},

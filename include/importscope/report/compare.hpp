@@ -26,7 +26,8 @@ ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& 
 std::string render_diff(const ReportDiff& diff);
 
 /// One report from the reports of several nodes or ranks: processes keep the host they ran on,
-/// findings and modules are concatenated, the summary is counted again. Throws Error (status 2)
+/// findings, frames and modules are concatenated (each record's frame indexes moved along), the
+/// summary is counted again. The reports are read_report's (report/2). Throws Error (status 2)
 /// when given no report.
 nlohmann::json merge_reports(const std::vector<nlohmann::json>& reports);
 

@@ -16,7 +16,11 @@
 
 namespace importscope::report {
 
-inline constexpr const char* k_schema = "importscope.report/1";
+/// The schema a report is written in: report/2, whose module records name their frames by index
+/// in the report's "frames".
+inline constexpr const char* k_schema = "importscope.report/2";
+/// The schema before it, whose module records hold their frames whole: still read.
+inline constexpr const char* k_schema_1 = "importscope.report/1";
 
 /// How the target process ended, as its supervisor saw it.
 struct ExitInfo {
@@ -70,8 +74,8 @@ std::string signal_name(int signal);
 /// One phrase for how the target ended: "exited with status 3", "killed by SIGABRT (core dumped)".
 std::string describe_exit(const ExitInfo& exit);
 
-/// The JSON report (docs/report-format.md) but its module records, which write_report() writes
-/// from the model: keys sorted, arrays in a defined order.
+/// The JSON report (docs/report-format.md) but its module records and their frames, which
+/// write_report() writes from the model: keys sorted, arrays in a defined order.
 nlohmann::json build_report(const RunInfo& run, const analysis::RunModel& model,
                             const std::vector<analysis::Finding>& findings);
 
@@ -81,8 +85,8 @@ nlohmann::json finding_json(const analysis::Finding& finding);
 class PathRedaction;
 
 /// The report file's text, the one way a report is written: `report` (build_report's, redacted
-/// already) with the module records of `model` streamed one at a time into its "modules", each of
-/// their strings passed through `redaction` if given; handed to `sink` a megabyte or so at a time.
+/// already) with the module records of `model` streamed one at a time into its "modules", and the
+/// frames they name into its "frames", each of their strings passed through `redaction` if given; handed to `sink` a megabyte or so at a time.
 /// Indented by two, keys sorted; invalid UTF-8 replaced.
 void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
                   const TextSink& sink);
