@@ -101,7 +101,7 @@ TEST_CASE("a child in its parent's memory is told apart from a forked one", "[pr
     int ready[2];
     REQUIRE(::pipe(ready) == 0);
     const int forked = sleeping_child(false, ready[1]);
-    alignas(16) static std::array<char, 64 * 1024> stack{};
+    alignas(16) static std::array<char, std::size_t{64} * 1024> stack{};
     const int shared = ::clone(memory_sharing_child, stack.data() + stack.size(), CLONE_VM | SIGCHLD, &ready[1]);
     REQUIRE(shared > 0);
     wait_for_bytes(ready[0], 2);
