@@ -90,7 +90,8 @@ void check_frame_references(const json& report)
         if (!m.is_object())
             throw std::invalid_argument("a module record is not an object");
         if (const auto stack = m.find("stack"); stack != m.end()) {
-            if (!stack->is_array() || !std::all_of(stack->begin(), stack->end(), [&](const json& i) { return is_index(i, size); }))
+            if (!stack->is_array() ||
+                !std::all_of(stack->begin(), stack->end(), [&](const json& i) { return is_index(i, size); }))
                 throw std::invalid_argument("a module record's stack names a frame that \"frames\" does not hold");
         }
         for (const char* key : {"call_site", "caught_at"})

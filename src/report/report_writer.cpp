@@ -400,7 +400,8 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
                   const TextSink& sink)
 {
     if (!report.is_object() || report.contains("modules") || report.contains("frames"))
-        throw std::logic_error("write_report needs build_report's tree, which leaves the frames and module records out");
+        throw std::logic_error(
+            "write_report needs build_report's tree, which leaves the frames and module records out");
     TreeStream j(sink, redaction);
     FrameTable frames(model.modules);
     write_top(j, report, [&](std::string_view key) {
@@ -437,7 +438,8 @@ std::string pretty_text(const nlohmann::json& value)
                 j.value(*records);
                 return;
             }
-            write_records(j, key, *records, nullptr, [](RecordStream& record, const nlohmann::json& r) { record.value(r); });
+            write_records(j, key, *records, nullptr,
+                          [](RecordStream& record, const nlohmann::json& r) { record.value(r); });
         });
     else {
         j.value(value);

@@ -220,7 +220,8 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         CHECK(records[1].at("call_site") == 2);
         CHECK(records[2].at("stack") == nlohmann::json{3});
         CHECK(records[3].at("stack") == nlohmann::json{3});
-        CHECK(frames[0] == nlohmann::json{{"file", "/x/main.py"}, {"function", "<module>"}, {"line", 3}, {"module", "__main__"}});
+        CHECK(frames[0] ==
+              nlohmann::json{{"file", "/x/main.py"}, {"function", "<module>"}, {"line", 3}, {"module", "__main__"}});
         CHECK(frames[2].at("line") == 2);
         CHECK(frames[3].at("file") == "/x/other.py");
         CHECK(frames[records[3].at("call_site").get<std::size_t>()].at("line") == 9);
@@ -277,9 +278,11 @@ namespace {
 /// A report of one module record whose stack holds `stack` (report/1: frames whole; report/2: indexes).
 nlohmann::json report_with_stack(const char* schema, nlohmann::json frames, nlohmann::json stack, nlohmann::json site)
 {
+    const nlohmann::json run = {
+        {"host", "h"}, {"exit", nlohmann::json::object()}, {"target", nlohmann::json::object()}};
     nlohmann::json report = {{"schema", schema},
                              {"tool", nlohmann::json::object()},
-                             {"run", {{"host", "h"}, {"exit", nlohmann::json::object()}, {"target", nlohmann::json::object()}}},
+                             {"run", run},
                              {"processes", nlohmann::json::array()},
                              {"modules", {{{"name", "m"}, {"stack", stack}, {"call_site", site}}}},
                              {"findings", nlohmann::json::array()},

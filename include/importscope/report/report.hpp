@@ -86,8 +86,8 @@ class PathRedaction;
 
 /// The report file's text, the one way a report is written: `report` (build_report's, redacted
 /// already) with the module records of `model` streamed one at a time into its "modules", and the
-/// frames they name into its "frames", each of their strings passed through `redaction` if given; handed to `sink` a megabyte or so at a time.
-/// Indented by two, keys sorted; invalid UTF-8 replaced.
+/// frames they name into its "frames", each of their strings passed through `redaction` if given;
+/// handed to `sink` a megabyte or so at a time. Indented by two, keys sorted; invalid UTF-8 replaced.
 void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
                   const TextSink& sink);
 
