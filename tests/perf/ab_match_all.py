@@ -16,7 +16,7 @@ import sys
 import tempfile
 import time
 
-from run_bench import real_interpreter
+from run_bench import made_tree, real_interpreter
 
 
 def timed(command, env):
@@ -36,12 +36,7 @@ def main():
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()
     args.python = real_interpreter(args.python)
-    perf = os.path.join(args.build, "perf")
-    target = os.path.join(perf, f"tree-{args.modules}", "target.py")
-    if not os.path.exists(target):
-        raise SystemExit(f"{target} is missing: run make bench first")
-    env = dict(os.environ, PYTHONPATH=os.path.join(perf, "ext"))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    target, env = made_tree(args.build, args.modules)
     times = {"python": [], "A": [], "B": []}
     with tempfile.TemporaryDirectory() as scratch:
         def run(binary):

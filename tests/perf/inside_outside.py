@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from run_bench import real_interpreter
+from run_bench import made_tree, real_interpreter
 
 RUNNER = (
     "import runpy, sys, time\n"
@@ -39,12 +39,7 @@ def main():
     parser.add_argument("--python", default=sys.executable)
     args = parser.parse_args()
     python = real_interpreter(args.python)
-    perf = os.path.join(args.build, "perf")
-    target = os.path.join(perf, f"tree-{args.modules}", "target.py")
-    if not os.path.exists(target):
-        raise SystemExit(f"{target} is missing: run make bench first")
-    env = dict(os.environ, PYTHONPATH=os.path.join(perf, "ext"))
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    target, env = made_tree(args.build, args.modules)
     with tempfile.TemporaryDirectory() as scratch:
         runner = os.path.join(scratch, "runner.py")
         with open(runner, "w") as out:

@@ -51,6 +51,18 @@ def real_interpreter(python):
     return found.stdout.strip()
 
 
+def made_tree(build, modules):
+    """The target.py of make bench's tree of `modules` modules, and the environment it runs in (its C
+    extensions on PYTHONPATH, .pyc files written), for the scripts that time it again."""
+    perf = os.path.join(build, "perf")
+    target = os.path.join(perf, f"tree-{modules}", "target.py")
+    if not os.path.exists(target):
+        raise SystemExit(f"{target} is missing: run make bench first")
+    env = dict(os.environ, PYTHONPATH=os.path.join(perf, "ext"))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return target, env
+
+
 def configurations(importscope, python, target, scratch):
     base = dict(os.environ)
     base.pop("PYTHONPATH", None)
