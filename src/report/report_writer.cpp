@@ -15,9 +15,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <map>
+#include <span>
 #include <stdexcept>
-#include <tuple>
+#include <string_view>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -220,16 +220,55 @@ class FrameTable {
 public:
     explicit FrameTable(const std::vector<analysis::ModuleRecord>& records)
     {
+        m_first.reserve(records.size() + 1);
         for (const analysis::ModuleRecord& r : records) {
+            m_first.push_back(m_indexes.size());
             select(r.journal);
             for (const journal::Frame& frame : r.stack)
-                add(frame);
+                m_indexes.push_back(add(frame));
             if (r.caught_at)
-                add(*r.caught_at);
+                m_indexes.push_back(add(*r.caught_at));
         }
+        m_first.push_back(m_indexes.size());
     }
     FrameTable(const FrameTable&) = delete;
     FrameTable& operator=(const FrameTable&) = delete;
+
+    /// The indexes of the frames of the records' `n`th: its stack's, then its caught_at's.
+    std::span<const std::uint32_t> indexes_of(std::size_t n) const
+    {
+        return std::span<const std::uint32_t>(m_indexes).subspan(m_first[n], m_first[n + 1] - m_first[n]);
+    }
+
+    const std::vector<const journal::Frame*>& frames() const { return m_frames; }
+
+private:
+    static constexpr std::uint32_t k_most = 1 << 20; ///< numbers beyond are not kept (a damaged journal)
+
+    static bool numbered(const journal::Frame& frame) { return frame.number != 0 && frame.number <= k_most; }
+    /// A frame's text, viewed in the model (which outlives the table).
+    struct TextKey {
+        std::string_view file;
+        int line;
+        std::string_view function;
+        std::string_view module;
+
+        bool operator==(const TextKey&) const = default;
+    };
+    struct TextKeyHash {
+        std::size_t operator()(const TextKey& k) const noexcept
+        {
+            const std::hash<std::string_view> hash;
+            std::size_t h = hash(k.file);
+            for (const std::size_t part : {hash(k.function), hash(k.module), static_cast<std::size_t>(k.line)})
+                h = h * 1'000'003 ^ part;
+            return h;
+        }
+    };
+    static TextKey text_key(const journal::Frame& frame)
+    {
+        return {frame.file, frame.line, frame.function, frame.module};
+    }
 
     /// The frames of the records of `journal` are looked up next.
     void select(const std::string& journal)
@@ -240,27 +279,8 @@ public:
         }
     }
 
-    /// The index of `frame`, of the selected journal, in the table.
-    std::uint32_t index_of(const journal::Frame& frame) const
-    {
-        if (numbered(frame))
-            return (*m_numbered)[frame.number] - 1;
-        return m_by_text.at(text_key(frame));
-    }
-
-    const std::vector<const journal::Frame*>& frames() const { return m_frames; }
-
-private:
-    static constexpr std::uint32_t k_most = 1 << 20; ///< numbers beyond are not kept (a damaged journal)
-
-    static bool numbered(const journal::Frame& frame) { return frame.number != 0 && frame.number <= k_most; }
-    using TextKey = std::tuple<std::string, int, std::string, std::string>;
-    static TextKey text_key(const journal::Frame& frame)
-    {
-        return {frame.file, frame.line, frame.function, frame.module};
-    }
-
-    void add(const journal::Frame& frame)
+    /// The index of `frame`, of the selected journal, in the table; a new one at its end.
+    std::uint32_t add(const journal::Frame& frame)
     {
         const auto next = static_cast<std::uint32_t>(m_frames.size());
         if (numbered(frame)) {
@@ -268,34 +288,38 @@ private:
                 m_numbered->resize(std::size_t{frame.number} + 1);
             std::uint32_t& slot = (*m_numbered)[frame.number]; // the index plus one; 0: not yet
             if (slot != 0)
-                return;
+                return slot - 1;
             slot = next + 1;
-        } else if (!m_by_text.emplace(text_key(frame), next).second) {
-            return;
+        } else if (const auto [it, added] = m_by_text.emplace(text_key(frame), next); !added) {
+            return it->second;
         }
         m_frames.push_back(&frame);
+        return next;
     }
 
     std::vector<const journal::Frame*> m_frames; ///< the table, in the model's records
+    std::vector<std::uint32_t> m_indexes;        ///< each record's frames' indexes, one record after another
+    std::vector<std::size_t> m_first;            ///< where each record's indexes begin, and the end
     std::unordered_map<std::string, std::vector<std::uint32_t>> m_by_journal;
-    std::map<TextKey, std::uint32_t> m_by_text;
+    std::unordered_map<TextKey, std::uint32_t, TextKeyHash> m_by_text;
     const std::string* m_journal = nullptr; ///< the selected journal, and its numbered frames' indexes
     std::vector<std::uint32_t>* m_numbered = nullptr;
 };
 
-/// One module record (docs/report-format.md), keys sorted.
-void write_module(RecordStream& j, FrameTable& frames, const analysis::ModuleRecord& r)
+/// One module record (docs/report-format.md), keys sorted; `frames`: the indexes of its frames in
+/// the report's "frames", its stack's and then its caught_at's (FrameTable::indexes_of).
+void write_module(RecordStream& j, std::span<const std::uint32_t> frames, const analysis::ModuleRecord& r)
 {
-    frames.select(r.journal);
+    const std::size_t depth = r.stack.size();
     j->StartObject();
     j.key("call_site");
-    if (const journal::Frame* site = r.call_site())
-        j->Uint(frames.index_of(*site));
+    if (depth != 0)
+        j->Uint(frames[depth - 1]);
     else
         j->Null();
     if (r.caught_at) {
         j.key("caught_at");
-        j->Uint(frames.index_of(*r.caught_at));
+        j->Uint(frames[depth]);
     }
     j.key("duration_ms");
     if (r.duration_ms)
@@ -334,8 +358,8 @@ void write_module(RecordStream& j, FrameTable& frames, const analysis::ModuleRec
     j.string(r.realpath);
     j.key("stack");
     j->StartArray();
-    for (const auto& frame : r.stack)
-        j->Uint(frames.index_of(frame));
+    for (const std::uint32_t index : frames.first(depth))
+        j->Uint(index);
     j->EndArray();
     j.key("status");
     j.string(analysis::to_string(r.status));
@@ -409,9 +433,10 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
             write_records(j, key, frames.frames(), redaction,
                           [](RecordStream& record, const journal::Frame* frame) { write_frame(record, *frame); });
         else
-            write_records(j, key, model.modules, redaction, [&](RecordStream& record, const analysis::ModuleRecord& r) {
-                write_module(record, frames, r);
-            });
+            write_records(j, key, model.modules, redaction,
+                          [&, n = std::size_t{0}](RecordStream& record, const analysis::ModuleRecord& r) mutable {
+                              write_module(record, frames.indexes_of(n++), r);
+                          });
     });
     sink("\n");
 }
