@@ -73,6 +73,9 @@ void check_shape(const json& report)
             throw std::invalid_argument("a process is not an object");
         require(p, "pid", json::value_t::number_integer, "process");
     }
+    for (const json& m : report.at("modules"))
+        if (!m.is_object())
+            throw std::invalid_argument("a module record is not an object");
 }
 
 /// Whether `value` is an index into a table of `size` items.
@@ -81,14 +84,13 @@ bool is_index(const json& value, std::size_t size)
     return value.is_number_unsigned() && value.get<std::uint64_t>() < size;
 }
 
-/// Every frame a report/2 module record names is in the report's "frames".
+/// Every frame a report/2 module record names is in the report's "frames" (check_shape saw the
+/// records are objects).
 void check_frame_references(const json& report)
 {
     require(report, "frames", json::value_t::array, "report");
     const std::size_t size = report.at("frames").size();
     for (const json& m : report.at("modules")) {
-        if (!m.is_object())
-            throw std::invalid_argument("a module record is not an object");
         if (const auto stack = m.find("stack"); stack != m.end()) {
             if (!stack->is_array() ||
                 !std::all_of(stack->begin(), stack->end(), [&](const json& i) { return is_index(i, size); }))
@@ -118,8 +120,6 @@ void upgrade_from_schema_1(json& report)
         frame = it->second;
     };
     for (json& m : report.at("modules")) {
-        if (!m.is_object())
-            throw std::invalid_argument("a module record is not an object");
         if (const auto stack = m.find("stack"); stack != m.end() && stack->is_array())
             for (json& frame : *stack)
                 intern(frame);

@@ -212,35 +212,39 @@ void write_identity(RecordStream& j, const std::optional<journal::FileIdentity>&
     j->EndObject();
 }
 
-/// The report's "frames": each frame that a module record names, written once, in the order the
-/// records first name it; a record's stack, call_site and caught_at are indexes into it. A frame
-/// its journal numbered is told by that number (the modules of a deep package all repeat the same
+/// Which index of the report's "frames" each frame has, while the table is made. A frame its
+/// journal numbered is told by that number (the modules of a deep package all repeat the same
 /// outer frames), any other by its text.
-class FrameTable {
+class FrameIndexes {
 public:
-    explicit FrameTable(const std::vector<analysis::ModuleRecord>& records)
+    explicit FrameIndexes(std::vector<const journal::Frame*>& frames) : m_frames(frames) {}
+
+    /// The frames of the records of `journal` are looked up next.
+    void select(const std::string& journal)
     {
-        m_first.reserve(records.size() + 1);
-        for (const analysis::ModuleRecord& r : records) {
-            m_first.push_back(m_indexes.size());
-            select(r.journal);
-            for (const journal::Frame& frame : r.stack)
-                m_indexes.push_back(add(frame));
-            if (r.caught_at)
-                m_indexes.push_back(add(*r.caught_at));
+        if (!m_journal || *m_journal != journal) {
+            m_journal = &journal;
+            m_numbered = &m_by_journal[journal];
         }
-        m_first.push_back(m_indexes.size());
     }
-    FrameTable(const FrameTable&) = delete;
-    FrameTable& operator=(const FrameTable&) = delete;
 
-    /// The indexes of the frames of the records' `n`th: its stack's, then its caught_at's.
-    std::span<const std::uint32_t> indexes_of(std::size_t n) const
+    /// The index of `frame`, of the selected journal; a new one at the end of the frames.
+    std::uint32_t index_of(const journal::Frame& frame)
     {
-        return std::span<const std::uint32_t>(m_indexes).subspan(m_first[n], m_first[n + 1] - m_first[n]);
+        const auto next = static_cast<std::uint32_t>(m_frames.size());
+        if (numbered(frame)) {
+            if (m_numbered->size() <= frame.number)
+                m_numbered->resize(std::size_t{frame.number} + 1);
+            std::uint32_t& slot = (*m_numbered)[frame.number]; // the index plus one; 0: not yet
+            if (slot != 0)
+                return slot - 1;
+            slot = next + 1;
+        } else if (const auto [it, added] = m_by_text.emplace(text_key(frame), next); !added) {
+            return it->second;
+        }
+        m_frames.push_back(&frame);
+        return next;
     }
-
-    const std::vector<const journal::Frame*>& frames() const { return m_frames; }
 
 private:
     static constexpr std::uint32_t k_most = 1 << 20; ///< numbers beyond are not kept (a damaged journal)
@@ -270,40 +274,45 @@ private:
         return {frame.file, frame.line, frame.function, frame.module};
     }
 
-    /// The frames of the records of `journal` are looked up next.
-    void select(const std::string& journal)
-    {
-        if (!m_journal || *m_journal != journal) {
-            m_journal = &journal;
-            m_numbered = &m_by_journal[journal];
-        }
-    }
-
-    /// The index of `frame`, of the selected journal, in the table; a new one at its end.
-    std::uint32_t add(const journal::Frame& frame)
-    {
-        const auto next = static_cast<std::uint32_t>(m_frames.size());
-        if (numbered(frame)) {
-            if (m_numbered->size() <= frame.number)
-                m_numbered->resize(std::size_t{frame.number} + 1);
-            std::uint32_t& slot = (*m_numbered)[frame.number]; // the index plus one; 0: not yet
-            if (slot != 0)
-                return slot - 1;
-            slot = next + 1;
-        } else if (const auto [it, added] = m_by_text.emplace(text_key(frame), next); !added) {
-            return it->second;
-        }
-        m_frames.push_back(&frame);
-        return next;
-    }
-
-    std::vector<const journal::Frame*> m_frames; ///< the table, in the model's records
-    std::vector<std::uint32_t> m_indexes;        ///< each record's frames' indexes, one record after another
-    std::vector<std::size_t> m_first;            ///< where each record's indexes begin, and the end
+    std::vector<const journal::Frame*>& m_frames;
     std::unordered_map<std::string, std::vector<std::uint32_t>> m_by_journal;
     std::unordered_map<TextKey, std::uint32_t, TextKeyHash> m_by_text;
     const std::string* m_journal = nullptr; ///< the selected journal, and its numbered frames' indexes
     std::vector<std::uint32_t>* m_numbered = nullptr;
+};
+
+/// The report's "frames": each frame that a module record names, written once, in the order the
+/// records first name it; and each record's stack, call_site and caught_at as indexes into it,
+/// found once, here, and read back in order as the records are written.
+class FrameTable {
+public:
+    explicit FrameTable(const std::vector<analysis::ModuleRecord>& records)
+    {
+        FrameIndexes indexes(m_frames);
+        m_first.reserve(records.size() + 1);
+        for (const analysis::ModuleRecord& r : records) {
+            m_first.push_back(m_indexes.size());
+            indexes.select(r.journal);
+            for (const journal::Frame& frame : r.stack)
+                m_indexes.push_back(indexes.index_of(frame));
+            if (r.caught_at)
+                m_indexes.push_back(indexes.index_of(*r.caught_at));
+        }
+        m_first.push_back(m_indexes.size());
+    }
+
+    /// The indexes of the frames of the records' `n`th: its stack's, then its caught_at's.
+    std::span<const std::uint32_t> indexes_of(std::size_t n) const
+    {
+        return std::span<const std::uint32_t>(m_indexes).subspan(m_first[n], m_first[n + 1] - m_first[n]);
+    }
+
+    const std::vector<const journal::Frame*>& frames() const { return m_frames; }
+
+private:
+    std::vector<const journal::Frame*> m_frames; ///< the table, in the model's records
+    std::vector<std::uint32_t> m_indexes;        ///< each record's frames' indexes, one record after another
+    std::vector<std::size_t> m_first;            ///< where each record's indexes begin, and the end
 };
 
 /// One module record (docs/report-format.md), keys sorted; `frames`: the indexes of its frames in
