@@ -6,11 +6,14 @@
 #include "hook/source_names.hpp"
 #include "hook/sys_path_origins.hpp"
 
+#include "capi/compat.hpp"
 #include "capi/names.hpp"
 #include "capi/py_ref.hpp"
 #include "capi/python_error.hpp"
 #include "importscope/util/error.hpp"
 
+#include <algorithm>
+#include <array>
 #include <cassert>
 #include <cstring>
 
@@ -23,6 +26,29 @@ namespace {
 HookSettings g_settings;
 PyObject* g_finder_type = nullptr; // owned by the _importscope module
 PyObject* g_finder = nullptr;      // the installed instance; owned by sys.meta_path and here
+
+/// Calls `finder.find_spec(*args)` without making a bound method (which PathFinder's and the other
+/// class-level finders' classmethods would cost on every import). Returns a new reference, None for
+/// a finder without find_spec (a legacy finder, which the import system passes over too), or null
+/// with an error set.
+PyObject* call_find_spec(PyObject* finder, PyObject* const* args, Py_ssize_t nargs)
+{
+    PyObject* name = capi::interned("find_spec");
+    if (!name)
+        return nullptr;
+    std::array<PyObject*, 4> call{finder}; // self, then fullname, path and target
+    std::copy(args, args + nargs, call.begin() + 1);
+    PyObject* spec = PyObject_VectorcallMethod(name, call.data(), static_cast<std::size_t>(nargs + 1), nullptr);
+    if (spec || !PyErr_ExceptionMatches(PyExc_AttributeError))
+        return spec;
+    // An AttributeError from inside a find_spec is the finder's own failure, as in the import system.
+    PyRef raised = PyRef::steal(capi::compat::fetch_exception());
+    if (PyObject_HasAttr(finder, name)) {
+        capi::compat::restore_exception(raised.release());
+        return nullptr;
+    }
+    Py_RETURN_NONE;
+}
 
 /// Asks the finders after ours, in sys.meta_path order, as the import system would have.
 /// Returns a new reference to the spec, None, or null with an error set.
@@ -47,14 +73,7 @@ PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t n
         }
         if (!past_self)
             continue;
-        PyRef method = PyRef::steal(capi::get_attribute(finder.get(), "find_spec"));
-        if (!method) {
-            if (!PyErr_ExceptionMatches(PyExc_AttributeError))
-                return nullptr;
-            PyErr_Clear();
-            continue;
-        }
-        PyObject* spec = PyObject_Vectorcall(method.get(), args, static_cast<std::size_t>(nargs), nullptr);
+        PyObject* spec = call_find_spec(finder.get(), args, nargs);
         if (!spec || spec != Py_None)
             return spec;
         Py_DECREF(spec);

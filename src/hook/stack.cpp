@@ -14,7 +14,6 @@
 #include <functional>
 #include <string_view>
 #include <unordered_map>
-#include <unordered_set>
 
 namespace importscope::hook {
 
@@ -29,8 +28,9 @@ bool is_bootstrap_frame(std::string_view file)
 }
 
 /// The file name objects of the bootstrap frames seen so far, so that most frames of an import are
-/// told by address (the code objects of one frozen module share theirs). Held, so that an address
-/// can never come to mean another object; never destroyed, as it holds Python references.
+/// told by address (the code objects of one frozen module share theirs): a handful, looked through
+/// in order. Held, so that an address can never come to mean another object; never destroyed, as
+/// it holds Python references.
 class BootstrapFiles {
 public:
     static BootstrapFiles& instance()
@@ -39,7 +39,7 @@ public:
         return *files;
     }
 
-    bool contains(PyObject* file) const { return m_files.count(file) != 0; }
+    bool contains(PyObject* file) const { return std::find(m_files.begin(), m_files.end(), file) != m_files.end(); }
 
     /// Whether `text`, the UTF-8 text of `file`, names a bootstrap frame; if so, `file` is known
     /// from now on.
@@ -47,14 +47,16 @@ public:
     {
         if (!is_bootstrap_frame(text))
             return false;
-        if (m_files.insert(file).second)
+        if (!contains(file)) {
+            m_files.push_back(file);
             m_held.push_back(PyRef::borrow(file));
+        }
         return true;
     }
 
 private:
     BootstrapFiles() = default;
-    std::unordered_set<PyObject*> m_files;
+    std::vector<PyObject*> m_files;
     std::vector<PyRef> m_held;
 };
 
@@ -99,10 +101,9 @@ struct FrameKeyHash {
     std::size_t operator()(const FrameKey& k) const noexcept
     {
         std::size_t h = std::hash<const void*>()(k.line_table);
-        for (const std::size_t part :
-             {std::hash<const void*>()(k.file), std::hash<const void*>()(k.function),
-              std::hash<const void*>()(k.module), static_cast<std::size_t>(k.first_line),
-              static_cast<std::size_t>(k.last_instruction)})
+        for (const std::size_t part : {std::hash<const void*>()(k.file), std::hash<const void*>()(k.function),
+                                       std::hash<const void*>()(k.module), static_cast<std::size_t>(k.first_line),
+                                       static_cast<std::size_t>(k.last_instruction)})
             h = h * 1'000'003 ^ part;
         return h;
     }
@@ -210,7 +211,11 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
         capi::FrameView frame;
         FrameKey key;
     };
-    std::vector<Kept> kept;
+    // The buffer's capacity is kept from one import to the next (an import that a capture starts
+    // again, through a __name__ look-up, takes a buffer of its own).
+    thread_local std::vector<Kept> spare;
+    std::vector<Kept> kept = std::move(spare);
+    kept.clear();
     bool leading = true;
     for (capi::FrameWalk walk; walk && kept.size() < max_frames; walk.next()) {
         const capi::FrameView frame = walk.view();
@@ -232,11 +237,11 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
     stack.reserve(kept.size());
     for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
         const auto [number, known] = numbers.number(it->key);
-        journal::Frame& out = stack.emplace_back(
-            known ? journal::Frame{} : describe_frame(it->frame, it->key));
+        journal::Frame& out = stack.emplace_back(known ? journal::Frame{} : describe_frame(it->frame, it->key));
         out.number = number;
         out.known = known;
     }
+    spare = std::move(kept);
     return stack;
 }
 

@@ -46,6 +46,38 @@ TEST_CASE("the finder is first on sys.meta_path", "[hooks]")
     CHECK(testing::run_python("import sys\nassert type(sys.meta_path[0]).__name__ == 'Finder', sys.meta_path"));
 }
 
+TEST_CASE("the finders after ours are asked as the import system asks them", "[hooks]")
+{
+    // A finder without find_spec is passed over; an AttributeError raised inside a find_spec is
+    // that finder's failure and reaches the import; the first spec found wins.
+    CHECK(testing::run_python(
+        "import sys, importlib.machinery as m\n"
+        "class Legacy:\n"
+        "    pass\n"
+        "class Broken:\n"
+        "    @staticmethod\n"
+        "    def find_spec(name, path=None, target=None):\n"
+        "        if name == 'broken_finder_probe':\n"
+        "            raise AttributeError('inside find_spec')\n"
+        "        return None\n"
+        "class Giving:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'given_probe':\n"
+        "            return m.ModuleSpec(name, None, is_package=True)\n"
+        "        return None\n"
+        "sys.meta_path[1:1] = [Legacy(), Broken, Giving()]\n"
+        "import given_probe\n"
+        "assert given_probe.__spec__.name == 'given_probe'\n"
+        "try:\n"
+        "    import broken_finder_probe\n"
+        "except AttributeError as e:\n"
+        "    assert str(e) == 'inside find_spec', e\n"
+        "else:\n"
+        "    raise AssertionError('the finder\\'s AttributeError was swallowed')\n"
+        "import json\n"
+        "del sys.meta_path[1:4]\n"));
+}
+
 TEST_CASE("a matching module is recorded with kind, origin and call site", "[hooks]")
 {
     const auto dir = testing::make_package_dir();
