@@ -9,6 +9,7 @@
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <stdexcept>
@@ -108,7 +109,9 @@ private:
     /// A stack: each frame whole, and numbered or not, or the number of one the journal has had.
     void read(const Value& value, std::string_view key, std::vector<Frame>& out) const
     {
-        for (const Value& item : array(value, key)) {
+        const auto items = array(value, key);
+        out.reserve(std::min<std::size_t>(items.Size(), FrameTable::k_max_stack));
+        for (const Value& item : items) {
             if (out.size() == FrameTable::k_max_stack)
                 bad_field(key, "has more frames than a stack can (FrameTable::k_max_stack)");
             if (item.IsNumber()) {
