@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -171,18 +172,27 @@ def count_instructions(build, importscope, python, modules):
     return "\n".join(lines) + "\n"
 
 
+def median_interval(values, resamples=2000):
+    """The 2.5th and 97.5th percentiles of the median of `values` resampled with replacement (a
+    percentile bootstrap, seeded so that a table is reproducible from its timings): how far the
+    machine's noise leaves the median ratio from a goal."""
+    generator = random.Random(0)
+    medians = sorted(statistics.median(generator.choices(values, k=len(values))) for _ in range(resamples))
+    return f"{medians[int(0.025 * resamples)]:.3f}-{medians[int(0.975 * resamples) - 1]:.3f}"
+
+
 def table(modules, times, rss, cpu, sizes):
     floor = times["python"]
     cpu_floor = cpu["python"]
     lines = [f"### {modules} modules (+ 20 C extensions)", "",
              "| configuration | median s | min s | max s | ratio to python (median of per-round ratios) "
-             "| CPU s (median) | CPU ratio to python | peak RSS MiB |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| 95% interval of that median | CPU s (median) | CPU ratio to python | peak RSS MiB |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for name, values in times.items():
         ratios = [v / f for v, f in zip(values, floor)]
         cpu_ratios = [v / f for v, f in zip(cpu[name], cpu_floor)]
         lines.append(f"| {name} | {statistics.median(values):.3f} | {min(values):.3f} | {max(values):.3f} | "
-                     f"{statistics.median(ratios):.3f} | {statistics.median(cpu[name]):.3f} | "
+                     f"{statistics.median(ratios):.3f} | {median_interval(ratios)} | {statistics.median(cpu[name]):.3f} | "
                      f"{statistics.median(cpu_ratios):.3f} | {statistics.median(rss[name]) / 1024:.1f} |")
     lines.append("")
     for name, (report, journal) in sizes.items():
