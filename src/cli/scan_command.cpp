@@ -64,7 +64,7 @@ analysis::ScanFacts scan_facts(const ScanOptions& options, const std::string& py
 std::size_t selected(const std::vector<analysis::Finding>& findings, const report::FailOn& gate)
 {
     return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(), [&](const analysis::Finding& f) {
-        return gate.fails(report::finding_json(f));
+        return gate.fails(nlohmann::json(f));
     }));
 }
 

@@ -1,6 +1,7 @@
 #include "importscope/report/report.hpp"
 #include "importscope/analysis/environment_reads.hpp"
 #include "importscope/analysis/root_causes.hpp"
+#include "importscope/report/document.hpp"
 
 #include "importscope/version.hpp"
 
@@ -78,32 +79,12 @@ json exit_json(const ExitInfo& exit)
 
 } // namespace
 
-json finding_json(const analysis::Finding& f)
-{
-    return json{{"kind", f.kind},
-                {"severity", analysis::to_string(f.severity)},
-                {"pid", f.pid},
-                {"module_names", f.module_names},
-                {"file", f.file},
-                {"message", f.message},
-                {"explanation", f.explanation},
-                {"advice", f.advice},
-                {"evidence", f.evidence.is_null() ? json::object() : f.evidence},
-                {"known_issue", f.known_issue}};
-}
-
 namespace {
 
-json cause_json(const analysis::RootCause& cause)
+Cause reported_cause(const analysis::RootCause& cause)
 {
-    return json{{"id", cause.id},
-                {"kind", cause.kind},
-                {"severity", analysis::to_string(cause.severity)},
-                {"pids", cause.pids},
-                {"message", cause.message},
-                {"advice", cause.advice},
-                {"evidence", cause.evidence},
-                {"findings", cause.findings.size()}};
+    return {cause.id,      cause.kind,   cause.severity, cause.pids,
+            cause.message, cause.advice, cause.evidence, cause.findings.size()};
 }
 
 /// How a process other than the main one ended: as it recorded itself, else as importscope saw it.
@@ -207,19 +188,6 @@ json aliases_json(const analysis::RunModel& model)
     return aliases;
 }
 
-json untraced_json(const RunInfo& run)
-{
-    json untraced = json::array();
-    for (const auto& u : run.untraced)
-        untraced.push_back({{"parent_pid", u.parent_pid},
-                            {"via", u.via},
-                            {"executable", u.executable},
-                            {"argv", u.argv},
-                            {"reason", u.reason},
-                            {"advice", u.advice}});
-    return untraced;
-}
-
 /// The report's "run": importscope's command line, the target, the interpreter, how it ended.
 json run_json(const RunInfo& run, const analysis::ProcessRecord* main_process)
 {
@@ -243,25 +211,25 @@ json run_json(const RunInfo& run, const analysis::ProcessRecord* main_process)
                 {"exit", exit}};
 }
 
-json summary_json(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
+Summary run_summary(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
 {
-    const auto extension_inits = static_cast<std::size_t>(std::count_if(
+    Summary summary;
+    summary.extension_inits = static_cast<std::size_t>(std::count_if(
         model.modules.begin(), model.modules.end(), [](const auto& r) { return r.initialized_extension; }));
-    const auto errors = static_cast<std::size_t>(std::count_if(
+    summary.errors = static_cast<std::size_t>(std::count_if(
         findings.begin(), findings.end(), [](const auto& f) { return f.severity == analysis::Severity::error; }));
     std::set<int> pids_with_findings;
     for (const auto& f : findings)
         pids_with_findings.insert(f.pid);
-    return json{{"processes", model.processes.size()},
-                {"processes_with_findings", pids_with_findings.size()},
-                {"python_processes", model.processes.size() + run.untraced.size()},
-                {"untraced_processes", run.untraced.size()},
-                {"modules", model.modules.size()},
-                {"extension_inits", extension_inits},
-                {"journal_bytes", model.journal_bytes},
-                {"findings", findings.size()},
-                {"errors", errors},
-                {"warnings", findings.size() - errors}};
+    summary.processes = model.processes.size();
+    summary.processes_with_findings = pids_with_findings.size();
+    summary.python_processes = model.processes.size() + run.untraced.size();
+    summary.untraced_processes = run.untraced.size();
+    summary.modules = model.modules.size();
+    summary.journal_bytes = model.journal_bytes;
+    summary.findings = findings.size();
+    summary.warnings = findings.size() - summary.errors;
+    return summary;
 }
 
 } // namespace
@@ -277,27 +245,25 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
         if (is_main)
             main_process = &p;
     }
-    json finding_list = json::array();
-    for (const auto& f : findings)
-        finding_list.push_back(finding_json(f));
-    json causes = json::array();
+    std::vector<analysis::Finding> reported = findings;
+    std::vector<Cause> causes;
     for (const auto& cause : analysis::find_root_causes(findings)) {
         for (std::size_t index : cause.findings)
-            finding_list[index]["caused_by"] = cause.id;
-        causes.push_back(cause_json(cause));
+            reported[index].caused_by = cause.id;
+        causes.push_back(reported_cause(cause));
     }
     return json{
         {"schema", k_schema},
         {"tool", {{"name", "importscope"}, {"version", k_version}, {"python", run.worker_minor}}},
         {"run", run_json(run, main_process)},
         {"processes", processes},
-        {"findings", finding_list},
+        {"findings", reported},
         {"causes", causes},
         {"aliases", aliases_json(model)},
         {"problems", model.problems},
-        {"untraced", untraced_json(run)},
+        {"untraced", run.untraced},
         {"environment", run.environment},
-        {"summary", summary_json(run, model, findings)},
+        {"summary", run_summary(run, model, findings)},
     };
 }
 
