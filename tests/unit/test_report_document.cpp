@@ -1,10 +1,52 @@
 #include "importscope/analysis/finding.hpp"
 #include "importscope/report/document.hpp"
+#include "importscope/report/reader.hpp"
+#include "importscope/util/error.hpp"
 
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+
 using namespace importscope;
 using nlohmann::json;
+
+namespace {
+
+std::string golden_text()
+{
+    std::ifstream in(IMPORTSCOPE_SOURCE_DIR "/tests/golden/report.json");
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// The message `parse_report` refuses `report` with, or "" when it reads it.
+std::string refusal(const json& report)
+{
+    try {
+        report::parse_report(report.dump(), "r.json");
+    } catch (const Error& e) {
+        CHECK(e.status() == ExitStatus::usage);
+        return e.what();
+    }
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("a report read into its records is written back as it was, every field kept", "[report]")
+{
+    const json golden = json::parse(golden_text());
+    const report::Document document = report::parse_report(golden_text(), "report.json");
+    REQUIRE(document.run);
+    CHECK(document.run->exit.description == golden.at("run").at("exit").at("description"));
+    CHECK(document.summary.findings == document.findings.size());
+    CHECK(document.findings.at(0).caused_by == golden.at("findings")[0].at("caused_by").get<std::string>());
+    CHECK(document.processes.at(0).pid == golden.at("processes")[0].at("pid"));
+    CHECK_FALSE(document.processes.at(0).role); // a report from before roles
+    CHECK(json(document) == golden);
+}
 
 TEST_CASE("a finding's JSON is its declared fields, each way", "[report]")
 {
@@ -68,4 +110,31 @@ TEST_CASE("a record keeps what it does not type, and null stays null", "[report]
     CHECK(ended.exception->type == "ImportError");
     CHECK(json(ended) == exit);
     CHECK(json(report::Exit{}).at("exception").is_null());
+}
+
+TEST_CASE("a report without a field every report has is refused, naming the report and the field", "[report]")
+{
+    const json golden = json::parse(golden_text());
+    json without = golden;
+    without.at("run").erase("target");
+    CHECK_THAT(refusal(without), Catch::Contains("r.json: not an importscope report: run has no \"target\""));
+    without = golden;
+    without.at("findings")[0].erase("kind");
+    CHECK_THAT(refusal(without), Catch::Contains("r.json: not an importscope report: finding has no \"kind\""));
+    without = golden;
+    without.at("summary").at("errors") = "one";
+    CHECK_THAT(refusal(without),
+               Catch::Contains("r.json: not an importscope report: summary.errors has the wrong type"));
+    without = golden;
+    without.at("run").at("exit").at("exception") = "ImportError";
+    CHECK_THAT(refusal(without), Catch::Contains("run.exit.exception has the wrong type"));
+    CHECK(refusal(golden).empty());
+
+    // Read without the reader's checks, the records say the same of themselves.
+    without = golden;
+    without.at("findings")[1].erase("file");
+    CHECK_THROWS_WITH(without.get<report::Document>(), "findings[1] has no \"file\"");
+    without.erase("tool");
+    CHECK_THROWS_AS(without.get<report::Document>(), std::invalid_argument);
+    CHECK_THROWS_WITH(json::array().get<report::Document>(), "it is not an object");
 }
