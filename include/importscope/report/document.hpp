@@ -71,7 +71,7 @@ struct Target {
     }
 };
 
-/// run.python: the interpreter, and the libpython the target ran on.
+/// run.python: the interpreter, and the libpython the target ran on; scan.python: the interpreter examined.
 struct PythonInfo {
     std::string executable;
     std::string version;
@@ -175,25 +175,10 @@ struct Run {
     }
 };
 
-/// scan.python: the interpreter examined, and what else the scanner said of it.
-struct ScanPython {
-    std::string executable;
-    std::string version;
-    nlohmann::json rest;
-
-    template <typename Fields, typename Self>
-    static void fields(Fields& f, Self& e)
-    {
-        f.field("executable", e.executable);
-        f.field("version", e.version);
-        f.rest(e.rest);
-    }
-};
-
 /// A scan report's "scan", in the place of "run"; what the renderers do not read is kept in `rest`.
 struct Scan {
     analysis::ScanFileCounts files;
-    ScanPython python;
+    PythonInfo python;
     double duration_s = 0;
     std::vector<nlohmann::json> unparsable; ///< {"file", "error"}
     std::optional<Outcome> outcome;
