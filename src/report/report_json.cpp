@@ -64,17 +64,32 @@ json optional_json(const auto& value)
     return value ? json(*value) : json(nullptr);
 }
 
-json exit_json(const ExitInfo& exit)
+/// How a process ended, as the report says it; `exception` is the run's (a process gives its own as
+/// uncaught_exception).
+Exit exit_record(const ExitInfo& exit, std::optional<journal::ExceptionInfo> exception = std::nullopt)
 {
-    return json{{"code", optional_json(exit.code)},
-                {"signal", optional_json(exit.signal)},
-                {"signal_name", exit.signal ? json(signal_name(*exit.signal)) : json(nullptr)},
-                {"core_dumped", exit.core_dumped},
-                {"timed_out", exit.timed_out},
-                {"stopped_on_finding", exit.stopped_on_finding},
-                {"forwarded_signal", exit.forwarded_signal ? json(signal_name(*exit.forwarded_signal)) : json(nullptr)},
-                {"how", exit.how.empty() ? "waited" : exit.how},
-                {"description", describe_exit(exit)}};
+    Exit out;
+    out.code = exit.code;
+    out.signal = exit.signal;
+    if (exit.signal)
+        out.signal_name = signal_name(*exit.signal);
+    out.core_dumped = exit.core_dumped;
+    out.timed_out = exit.timed_out;
+    out.stopped_on_finding = exit.stopped_on_finding;
+    if (exit.forwarded_signal)
+        out.forwarded_signal = signal_name(*exit.forwarded_signal);
+    out.how = exit.how.empty() ? "waited" : exit.how;
+    out.description = describe_exit(exit);
+    out.exception = std::move(exception);
+    return out;
+}
+
+/// A process's "exit": the run's form of it but the exception.
+json process_exit_json(const ExitInfo& exit)
+{
+    json out = exit_record(exit);
+    out.erase("exception");
+    return out;
 }
 
 } // namespace
@@ -149,9 +164,9 @@ json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_
                  {"uncaught_exception", optional_json(p.uncaught)}};
     if (is_main) {
         process["ended_at"] = iso_time(run.ended_ns);
-        process["exit"] = exit_json(run.exit);
+        process["exit"] = process_exit_json(run.exit);
     } else if (const auto exit = other_process_exit(p, run)) {
-        process["exit"] = exit_json(*exit);
+        process["exit"] = process_exit_json(*exit);
         if (p.end && p.end->wall_ns)
             process["ended_at"] = iso_time(p.end->wall_ns);
     }
@@ -160,55 +175,47 @@ json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_
 }
 
 /// run.python: the interpreter, and the libpython the target ran on.
-json python_json(const RunInfo& run)
+PythonInfo python_record(const RunInfo& run)
 {
-    json python = {{"executable", run.python_executable}, {"version", run.python_version}};
+    PythonInfo python{run.python_executable, run.python_version, {}, {}, {}};
     if (!run.python_libpython.empty()) {
-        python["libpython"] = run.python_libpython;
-        python["static_build"] = run.python_static_build;
+        python.libpython = run.python_libpython;
+        python.static_build = run.python_static_build;
     }
     if (run.python_static_build)
-        python["runtime_version"] = run.python_runtime_version;
+        python.runtime_version = run.python_runtime_version;
     return python;
 }
 
-json aliases_json(const analysis::RunModel& model)
+std::vector<Alias> alias_records(const analysis::RunModel& model)
 {
-    json aliases = json::array();
+    std::vector<Alias> aliases;
+    aliases.reserve(model.aliases.size());
     for (const auto& alias : model.aliases) {
-        json& out = aliases.emplace_back(json{{"pid", alias.pid},
-                                              {"key", alias.event.key},
-                                              {"module", alias.event.module_name},
-                                              {"file", alias.event.file},
-                                              {"order", alias.event.seq},
-                                              {"first_seen_at", alias.event.stack}});
-        if (!alias.event.set_by.empty())
-            out["set_at"] = alias.event.set_by;
+        const auto& event = alias.event;
+        aliases.push_back({alias.pid, event.key, event.module_name, event.file, event.seq, event.stack,
+                           event.set_by.empty() ? std::nullopt : std::optional(event.set_by)});
     }
     return aliases;
 }
 
 /// The report's "run": importscope's command line, the target, the interpreter, how it ended.
-json run_json(const RunInfo& run, const analysis::ProcessRecord* main_process)
+Run run_record(const RunInfo& run, const analysis::ProcessRecord* main_process)
 {
-    json exit = exit_json(run.exit);
-    exit["exception"] = main_process ? optional_json(main_process->uncaught) : json(nullptr);
-    return json{{"argv", run.argv},
-                {"cwd", run.cwd},
-                {"host", run.host},
-                {"target",
-                 {{"kind", run.target_kind},
-                  {"value", run.target},
-                  {"args", run.target_args},
-                  {"interpreter_options", run.interpreter_options}}},
-                {"python", python_json(run)},
-                {"match", run.match},
-                {"timeout_s", optional_json(run.timeout_s)},
-                {"follow", run.follow},
-                {"started_at", iso_time(run.started_ns)},
-                {"ended_at", iso_time(run.ended_ns)},
-                {"duration_s", static_cast<double>(run.ended_ns - run.started_ns) / 1e9},
-                {"exit", exit}};
+    Run out;
+    out.argv = run.argv;
+    out.cwd = run.cwd;
+    out.host = run.host;
+    out.target = {run.target_kind, run.target, run.target_args, run.interpreter_options};
+    out.python = python_record(run);
+    out.match = run.match;
+    out.timeout_s = run.timeout_s;
+    out.follow = run.follow;
+    out.started_at = iso_time(run.started_ns);
+    out.ended_at = iso_time(run.ended_ns);
+    out.duration_s = static_cast<double>(run.ended_ns - run.started_ns) / 1e9;
+    out.exit = exit_record(run.exit, main_process ? main_process->uncaught : std::nullopt);
+    return out;
 }
 
 Summary run_summary(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
@@ -254,12 +261,12 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
     }
     return json{
         {"schema", k_schema},
-        {"tool", {{"name", "importscope"}, {"version", k_version}, {"python", run.worker_minor}}},
-        {"run", run_json(run, main_process)},
+        {"tool", Tool{"importscope", k_version, run.worker_minor}},
+        {"run", run_record(run, main_process)},
         {"processes", processes},
         {"findings", reported},
         {"causes", causes},
-        {"aliases", aliases_json(model)},
+        {"aliases", alias_records(model)},
         {"problems", model.problems},
         {"untraced", run.untraced},
         {"environment", run.environment},

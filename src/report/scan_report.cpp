@@ -59,7 +59,7 @@ json build_scan_report(const ScanInfo& info, const analysis::ScanFacts& facts,
         problems.push_back(fmt::format("{} was not scanned: {}", file.value("file", ""), file.value("error", "")));
     return json{
         {"schema", k_schema},
-        {"tool", {{"name", "importscope"}, {"version", k_version}, {"python", ""}}},
+        {"tool", Tool{"importscope", k_version, ""}},
         {"scan", scan_json(info, facts, outcome)},
         {"processes", json::array()},
         {"frames", json::array()},
