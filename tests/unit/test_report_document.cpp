@@ -1,6 +1,8 @@
 #include "importscope/analysis/finding.hpp"
+#include "importscope/report/compare.hpp"
 #include "importscope/report/document.hpp"
 #include "importscope/report/reader.hpp"
+#include "importscope/report/scan_report.hpp"
 #include "importscope/util/error.hpp"
 
 #include <catch2/catch.hpp>
@@ -137,4 +139,42 @@ TEST_CASE("a report without a field every report has is refused, naming the repo
     without.erase("tool");
     CHECK_THROWS_AS(without.get<report::Document>(), std::invalid_argument);
     CHECK_THROWS_WITH(json::array().get<report::Document>(), "it is not an object");
+}
+
+TEST_CASE("merged and scan reports are read back as they were written", "[report]")
+{
+    json golden = json::parse(golden_text());
+    golden.at("untraced")
+        .push_back({{"parent_pid", 4001},
+                    {"via", "subprocess.Popen"},
+                    {"executable", "/usr/bin/python3"},
+                    {"argv", {"python3", "-S", "t.py"}},
+                    {"reason", "r"},
+                    {"advice", "a"}});
+    const report::Document one = report::parse_report(golden.dump(), "a.json");
+    const json merged = report::merge_reports({one, one});
+    CHECK(merged.at("run").at("merged_from").size() == 2);
+    CHECK(merged.at("untraced")[1].at("host") == golden.at("run").at("host"));
+    CHECK(merged.at("findings")[3].at("host") == golden.at("run").at("host"));
+    CHECK(json(report::parse_report(merged.dump(), "merged.json")) == merged);
+
+    analysis::ScanFacts facts;
+    facts.python = {{"executable", "/usr/bin/python3"}, {"version", "3.11.7"}};
+    facts.files = {12, 4, 3, 1};
+    facts.unparsable = {{{"file", "/s/bad.py"}, {"error", "invalid syntax"}}};
+    report::ScanInfo info;
+    info.argv = {"importscope", "scan"};
+    info.paths = {"/s"};
+    analysis::Finding finding;
+    finding.kind = "partial-alias";
+    finding.module_names = {"a"};
+    const json scan = report::build_scan_report(info, facts, {finding}, report::decide_scan_outcome(1));
+    const report::Document read = report::parse_report(scan.dump(), "scan.json");
+    REQUIRE(read.scan);
+    CHECK(read.scan->files.parsed == 3);
+    CHECK(read.scan->python.version == "3.11.7");
+    CHECK(read.scan->unparsable.size() == 1);
+    CHECK(read.scan->outcome->status == 1);
+    CHECK(read.scan->rest.at("paths") == json{"/s"});
+    CHECK(json(read) == scan);
 }
