@@ -9,8 +9,8 @@
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -30,7 +30,8 @@ bool stdout_wants_color()
 }
 
 /// A report that passed the reader's checks can still hold a value of an unexpected type deep
-/// inside; rendering it then fails in nlohmann. That is still "not a report", said in one line.
+/// inside what is kept as JSON (a finding's evidence, say); rendering it then fails in nlohmann.
+/// That is still "not a report", said in one line.
 template <typename Body>
 auto with_report_errors(const std::string& name, Body&& body)
 {
@@ -110,28 +111,27 @@ int run_diff(const DiffOptions& options)
 {
     const report::FailOn gate = report::FailOn::parse(options.fail_on);
     check_output(options.output, {options.old_report, options.new_report});
-    const auto before = report::read_report(options.old_report);
-    const auto after = report::read_report(options.new_report);
+    const report::Document before = report::read_report(options.old_report);
+    const report::Document after = report::read_report(options.new_report);
     const report::ReportDiff diff = with_report_errors(options.old_report + " or " + options.new_report,
                                                        [&] { return report::diff_reports(before, after); });
     emit(options.output, report::render_diff(diff));
-    const bool fails =
-        std::any_of(diff.appeared.begin(), diff.appeared.end(), [&](const nlohmann::json& f) { return gate.fails(f); });
+    const bool fails = std::any_of(diff.appeared.begin(), diff.appeared.end(),
+                                   [&](const report::ReportedFinding& f) { return gate.fails(f); });
     return static_cast<int>(fails ? ExitStatus::new_findings : ExitStatus::ok);
 }
 
 int run_merge(const MergeOptions& options)
 {
     check_output(options.output, {options.inputs.begin(), options.inputs.end()});
-    std::vector<nlohmann::json> reports;
+    std::vector<report::Document> reports;
     for (const auto& input : options.inputs) {
         reports.push_back(report::read_report(input));
-        // Checked as `report` checks it, by the renderers that read every field: a merge of a
-        // wrongly typed report would be one too.
+        // Checked as `report` checks it, by the renderers that read what the reader kept as JSON: a
+        // merge of a wrongly typed report would be one too.
         with_report_errors(input, [&] { return report::render(reports.back(), report::Format::markdown, false); });
     }
-    const std::string text = with_report_errors(fmt::format("{}", fmt::join(options.inputs, ", ")),
-                                                [&] { return report::pretty_text(report::merge_reports(reports)); });
+    const std::string text = report::pretty_text(report::merge_reports(reports));
     write_file_atomically(options.output, text);
     return static_cast<int>(ExitStatus::ok);
 }

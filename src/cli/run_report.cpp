@@ -6,22 +6,11 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstdlib>
+#include <utility>
 #include <unistd.h>
 
 namespace importscope::cli {
-
-namespace {
-
-std::size_t selected_findings(const nlohmann::json& report_json, const report::FailOn& gate)
-{
-    const auto& reported = report_json.at("findings");
-    return static_cast<std::size_t>(
-        std::count_if(reported.begin(), reported.end(), [&](const auto& f) { return gate.fails(f); }));
-}
-
-} // namespace
 
 nlohmann::json make_report(const RunRequest& request, const report::RunInfo& info, const analysis::RunModel& model,
                            const std::vector<analysis::Finding>& findings, const std::vector<std::string>& failures,
@@ -29,8 +18,8 @@ nlohmann::json make_report(const RunRequest& request, const report::RunInfo& inf
 {
     // The module records go from the model straight into the file's text (report_writer.cpp).
     nlohmann::json report_json = report::build_report(info, model, findings);
-    outcome = report::decide_outcome({failures, selected_findings(report_json, request.gate), info.exit,
-                                      request.options.ignore_target_status});
+    outcome = report::decide_outcome(
+        {failures, request.gate.count(findings), info.exit, request.options.ignore_target_status});
     report_json["run"]["outcome"] = outcome;
     report::redact_secrets(report_json);
     if (request.redaction)
@@ -60,8 +49,10 @@ void write_report_file(const std::string& output, const nlohmann::json& report_j
 void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome)
 {
     const RunOptions& options = request.options;
-    if (!options.quiet || !report_json.at("findings").empty())
-        print_to_stderr(report::render(report_json, request.summary_format, stderr_wants_color()));
+    // The summary is rendered from the report as written, read back as `importscope report` reads it.
+    report::Document document = report_json.get<report::Document>();
+    if (!options.quiet || !document.findings.empty())
+        print_to_stderr(report::render(std::move(document), request.summary_format, stderr_wants_color()));
     if (!options.quiet)
         print_to_stderr(fmt::format("importscope: report written to {}\n", options.output));
     if (outcome.reason == "tool-failure")

@@ -61,13 +61,6 @@ analysis::ScanFacts scan_facts(const ScanOptions& options, const std::string& py
     }
 }
 
-std::size_t selected(const std::vector<analysis::Finding>& findings, const report::FailOn& gate)
-{
-    return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(), [&](const analysis::Finding& f) {
-        return gate.fails(report::finding_json(f));
-    }));
-}
-
 } // namespace
 
 CLI::App* setup_scan(CLI::App& app, ScanOptions& options)
@@ -135,7 +128,7 @@ int run_scan(const ScanOptions& options)
     const std::vector<analysis::Finding> findings = analysis::find_static_hazards(facts, analysis_options);
     info.ended_ns = wall_ns();
 
-    const report::Outcome outcome = report::decide_scan_outcome(selected(findings, gate));
+    const report::Outcome outcome = report::decide_scan_outcome(gate.count(findings));
     nlohmann::json report_json = report::build_scan_report(info, facts, findings, outcome);
     if (!catalogue_problem.empty())
         report_json["problems"].push_back(catalogue_problem);
@@ -148,7 +141,7 @@ int run_scan(const ScanOptions& options)
         throw Error(e.what(), ExitStatus::tool_failure);
     }
     if (!options.quiet || !findings.empty())
-        print_to_stderr(report::render(report_json, format, stderr_wants_color()));
+        print_to_stderr(report::render(report_json.get<report::Document>(), format, stderr_wants_color()));
     if (!options.quiet)
         print_to_stderr(fmt::format("importscope: report written to {}\n", options.output));
     return outcome.status;

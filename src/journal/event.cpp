@@ -23,6 +23,22 @@ void to_json(json& j, const ExceptionInfo& exception)
     j = json{{"type", exception.type}, {"message", exception.message}, {"traceback", exception.traceback}};
 }
 
+void from_json(const json& j, Frame& frame)
+{
+    frame = Frame{};
+    frame.file = j.value("file", "");
+    frame.line = j.value("line", 0);
+    frame.function = j.value("function", "");
+    frame.module = j.value("module", "");
+}
+
+void from_json(const json& j, ExceptionInfo& exception)
+{
+    exception.type = j.value("type", "");
+    exception.message = j.value("message", "");
+    exception.traceback = j.value("traceback", "");
+}
+
 namespace {
 
 /// The journal's writer: RapidJSON's, compact, into a buffer kept from one event to the next.

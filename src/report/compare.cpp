@@ -3,10 +3,11 @@
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include <map>
 #include <algorithm>
 #include <array>
+#include <map>
 #include <set>
 
 namespace importscope::report {
@@ -17,14 +18,14 @@ namespace {
 
 /// The file as a package sees it: after site-packages/ or dist-packages/, else from the top-level
 /// package of the finding's first module name, else its last two components.
-std::string relative_file(const json& finding)
+std::string relative_file(const analysis::Finding& finding)
 {
-    const std::string file = finding.value("file", "");
+    const std::string& file = finding.file;
     for (const char* marker : {"/site-packages/", "/dist-packages/"})
         if (const auto at = file.rfind(marker); at != std::string::npos)
             return file.substr(at + std::string(marker).size());
-    for (const json& name : finding.value("module_names", json::array())) {
-        const std::string top = name.get<std::string>().substr(0, name.get<std::string>().find('.'));
+    for (const std::string& name : finding.module_names) {
+        const std::string top = name.substr(0, name.find('.'));
         if (const auto at = file.rfind("/" + top + "/"); at != std::string::npos)
             return file.substr(at + 1);
     }
@@ -33,11 +34,11 @@ std::string relative_file(const json& finding)
     return before == std::string::npos ? file : file.substr(before + 1);
 }
 
-std::map<std::string, json> by_key(const json& report)
+std::map<std::string, const ReportedFinding*> by_key(const Document& report)
 {
-    std::map<std::string, json> findings;
-    for (const json& f : report.at("findings"))
-        findings.emplace(finding_key(f), f);
+    std::map<std::string, const ReportedFinding*> findings;
+    for (const auto& f : report.findings)
+        findings.emplace(finding_key(f), &f);
     return findings;
 }
 
@@ -61,36 +62,32 @@ void compare_versions(const json& old_env, const json& new_env, const char* sect
 
 } // namespace
 
-std::string finding_key(const json& finding)
+std::string finding_key(const analysis::Finding& finding)
 {
-    std::string names;
-    for (const json& name : finding.value("module_names", json::array()))
-        names += (names.empty() ? "" : ",") + name.get<std::string>();
-    return fmt::format("{} | {} | {}", finding.value("kind", ""), names, relative_file(finding));
+    return fmt::format("{} | {} | {}", finding.kind, fmt::join(finding.module_names, ","), relative_file(finding));
 }
 
-ReportDiff diff_reports(const json& old_report, const json& new_report)
+ReportDiff diff_reports(const Document& old_report, const Document& new_report)
 {
     const auto before = by_key(old_report);
     const auto after = by_key(new_report);
     ReportDiff diff;
     for (const auto& [key, f] : after)
-        (before.count(key) ? diff.stayed : diff.appeared).push_back(f);
+        (before.count(key) ? diff.stayed : diff.appeared).push_back(*f);
     for (const auto& [key, f] : before)
         if (!after.count(key))
-            diff.disappeared.push_back(f);
-    compare_versions(old_report.value("environment", json()), new_report.value("environment", json()), "packages",
-                     diff.version_changes);
+            diff.disappeared.push_back(*f);
+    compare_versions(old_report.environment, new_report.environment, "packages", diff.version_changes);
     return diff;
 }
 
 std::string render_diff(const ReportDiff& diff)
 {
     std::string out;
-    auto section = [&](const char* title, const std::vector<json>& findings) {
+    auto section = [&](const char* title, const std::vector<ReportedFinding>& findings) {
         out += fmt::format("{} ({}):\n", title, findings.size());
-        for (const json& f : findings)
-            out += fmt::format("  {} {}: {}\n", f.value("severity", ""), f.value("kind", ""), finding_key(f));
+        for (const auto& f : findings)
+            out += fmt::format("  {} {}: {}\n", analysis::to_string(f.severity), f.kind, finding_key(f));
     };
     section("disappeared", diff.disappeared);
     section("appeared", diff.appeared);
@@ -105,119 +102,119 @@ std::string render_diff(const ReportDiff& diff)
 namespace {
 
 /// Which of two runs' outcomes a merged report shows: the one a CI gate must not miss.
-int outcome_rank(const json& outcome)
+int outcome_rank(const std::optional<Outcome>& outcome)
 {
     static const std::array<const char*, 5> k_order = {"ok", "target-failed", "timed-out", "tool-failure",
                                                        "findings"};
-    if (!outcome.is_object())
+    if (!outcome)
         return -1;
-    const std::string reason = outcome.value("reason", "");
     for (std::size_t i = 0; i < k_order.size(); ++i)
-        if (reason == k_order[i])
+        if (outcome->reason == k_order[i])
             return static_cast<int>(i);
     return -1;
 }
 
-} // namespace
-
-namespace {
-
 /// The same cause in several reports (every node of a job) is one: its findings counted together.
-void merge_causes(json& merged, const json& causes)
+void merge_causes(std::vector<Cause>& merged, const std::vector<Cause>& causes)
 {
-    for (const json& cause : causes) {
-        auto same = std::find_if(merged.begin(), merged.end(),
-                                 [&](const json& c) { return c.value("id", "") == cause.value("id", ""); });
+    for (const Cause& cause : causes) {
+        auto same = std::find_if(merged.begin(), merged.end(), [&](const Cause& c) { return c.id == cause.id; });
         if (same == merged.end()) {
             merged.push_back(cause);
             continue;
         }
-        (*same)["findings"] = same->value("findings", 0) + cause.value("findings", 0);
-        if (cause.value("severity", "") == "error")
-            (*same)["severity"] = "error";
-        std::set<int> pids = same->value("pids", std::set<int>{});
-        for (int pid : cause.value("pids", std::vector<int>{}))
-            pids.insert(pid);
-        (*same)["pids"] = pids;
+        same->findings += cause.findings;
+        if (cause.severity == analysis::Severity::error)
+            same->severity = analysis::Severity::error;
+        std::set<int> pids(same->pids.begin(), same->pids.end());
+        pids.insert(cause.pids.begin(), cause.pids.end());
+        same->pids.assign(pids.begin(), pids.end());
     }
 }
 
 /// A module record's frame indexes moved along by `first`, where its report's frames begin in the
 /// merged report's "frames".
-void shift_frame_indexes(json& record, std::uint64_t first)
+void shift_frame_indexes(ModuleRecord& record, std::uint64_t first)
 {
-    if (const auto stack = record.find("stack"); stack != record.end())
-        for (json& index : *stack)
-            index = index.get<std::uint64_t>() + first;
-    for (const char* key : {"call_site", "caught_at"})
-        if (const auto frame = record.find(key); frame != record.end() && !frame->is_null())
-            *frame = frame->get<std::uint64_t>() + first;
+    for (std::uint64_t& index : record.stack)
+        index += first;
+    for (std::optional<std::uint64_t>* frame : {&record.call_site, &record.caught_at})
+        if (*frame)
+            **frame += first;
+}
+
+/// Each record of `from` appended to `to`, with the host it ran on.
+template <typename Record>
+void append_hosted(std::vector<Record>& to, const std::vector<Record>& from, const std::string& host)
+{
+    for (Record record : from) {
+        record.host = host;
+        to.push_back(std::move(record));
+    }
+}
+
+/// The merged report's summary, counted again from what it holds.
+Summary count_merged(const Document& merged)
+{
+    Summary summary;
+    std::set<std::pair<std::string, int>> with_findings;
+    for (const auto& f : merged.findings) {
+        (f.severity == analysis::Severity::error ? summary.errors : summary.warnings) += 1;
+        with_findings.insert({f.host.value_or(""), f.pid});
+    }
+    summary.processes = merged.processes.size();
+    summary.processes_with_findings = with_findings.size();
+    summary.python_processes = merged.processes.size() + merged.untraced.size();
+    summary.untraced_processes = merged.untraced.size();
+    summary.modules = merged.modules.size();
+    summary.extension_inits = static_cast<std::size_t>(std::count_if(
+        merged.modules.begin(), merged.modules.end(), [](const ModuleRecord& m) { return m.initialized_extension; }));
+    summary.findings = merged.findings.size();
+    return summary;
+}
+
+/// One run's report appended to the merged one.
+void merge_one(Document& merged, const Document& report, const Run& run)
+{
+    const std::string& host = run.host;
+    append_hosted(merged.processes, report.processes, host);
+    const std::uint64_t first_frame = merged.frames.size();
+    merged.frames.insert(merged.frames.end(), report.frames.begin(), report.frames.end());
+    for (ModuleRecord module : report.modules) {
+        module.host = host;
+        shift_frame_indexes(module, first_frame);
+        merged.modules.push_back(std::move(module));
+    }
+    append_hosted(merged.findings, report.findings, host);
+    merge_causes(merged.causes, report.causes);
+    append_hosted(merged.untraced, report.untraced, host);
+    for (const std::string& problem : report.problems)
+        merged.problems.push_back(fmt::format("{}: {}", host, problem));
+    merged.run->merged_from->push_back({host, run.argv, run.started_at, run.exit, run.outcome});
+    if (run.outcome && outcome_rank(run.outcome) > outcome_rank(merged.run->outcome))
+        merged.run->outcome = run.outcome;
 }
 
 } // namespace
 
-json merge_reports(const std::vector<json>& reports)
+Document merge_reports(const std::vector<Document>& reports)
 {
     if (reports.empty())
         throw Error("merge needs at least one report");
-    json merged = reports.front();
-    merged["processes"] = json::array();
-    merged["frames"] = json::array();
-    merged["modules"] = json::array();
-    merged["findings"] = json::array();
-    merged["causes"] = json::array();
-    merged["problems"] = json::array();
-    merged["untraced"] = json::array();
-    json sources = json::array();
-    std::size_t errors = 0, warnings = 0, inits = 0;
-    std::set<std::pair<std::string, int>> with_findings;
-    for (const json& report : reports) {
-        const std::string host = report.at("run").value("host", "");
-        for (json process : report.at("processes")) {
-            process["host"] = host;
-            merged["processes"].push_back(std::move(process));
-        }
-        const std::uint64_t first_frame = merged["frames"].size();
-        for (const json& frame : report.at("frames"))
-            merged["frames"].push_back(frame);
-        for (json module : report.at("modules")) {
-            module["host"] = host;
-            shift_frame_indexes(module, first_frame);
-            inits += module.value("initialized_extension", false) ? 1 : 0;
-            merged["modules"].push_back(std::move(module));
-        }
-        for (json finding : report.at("findings")) {
-            finding["host"] = host;
-            (finding.value("severity", "") == "error" ? errors : warnings) += 1;
-            with_findings.insert({host, finding.value("pid", 0)});
-            merged["findings"].push_back(std::move(finding));
-        }
-        merge_causes(merged["causes"], report.value("causes", json::array()));
-        for (json untraced : report.value("untraced", json::array())) {
-            untraced["host"] = host;
-            merged["untraced"].push_back(std::move(untraced));
-        }
-        for (const json& problem : report.at("problems"))
-            merged["problems"].push_back(fmt::format("{}: {}", host, problem.get<std::string>()));
-        sources.push_back({{"host", host},
-                           {"argv", report.at("run").value("argv", json::array())},
-                           {"started_at", report.at("run").value("started_at", "")},
-                           {"exit", report.at("run").at("exit")},
-                           {"outcome", report.at("run").value("outcome", json(nullptr))}});
-        if (const json outcome = report.at("run").value("outcome", json(nullptr));
-            !outcome.is_null() && outcome_rank(outcome) > outcome_rank(merged["run"]["outcome"]))
-            merged["run"]["outcome"] = outcome;
-    }
-    merged["run"]["merged_from"] = sources;
-    merged["summary"] = {{"processes", merged["processes"].size()},
-                         {"processes_with_findings", with_findings.size()},
-                         {"python_processes", merged["processes"].size() + merged["untraced"].size()},
-                         {"untraced_processes", merged["untraced"].size()},
-                         {"modules", merged["modules"].size()},
-                         {"extension_inits", inits},
-                         {"findings", merged["findings"].size()},
-                         {"errors", errors},
-                         {"warnings", warnings}};
+    if (std::any_of(reports.begin(), reports.end(), [](const Document& report) { return !report.run; }))
+        throw Error("merge takes the reports of importscope run; a scan's report has no run to merge");
+    Document merged = reports.front();
+    merged.processes.clear();
+    merged.frames.clear();
+    merged.modules.clear();
+    merged.findings.clear();
+    merged.causes.clear();
+    merged.problems.clear();
+    merged.untraced.clear();
+    merged.run->merged_from.emplace();
+    for (const Document& report : reports)
+        merge_one(merged, report, *report.run);
+    merged.summary = count_merged(merged);
     return merged;
 }
 

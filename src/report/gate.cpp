@@ -5,7 +5,8 @@
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace importscope::report {
 
@@ -43,19 +44,25 @@ FailOn FailOn::parse(const std::string& spec)
     return gate;
 }
 
-bool FailOn::fails(const nlohmann::json& finding) const
+bool FailOn::fails(const analysis::Finding& finding) const
 {
     switch (m_mode) {
     case Mode::errors:
-        return finding.value("severity", "") == "error";
+        return finding.severity == analysis::Severity::error;
     case Mode::warnings:
         return true;
     case Mode::none:
         return false;
     case Mode::kinds:
-        return m_kinds.count(finding.value("kind", "")) > 0;
+        return m_kinds.count(finding.kind) > 0;
     }
     return false;
+}
+
+std::size_t FailOn::count(const std::vector<analysis::Finding>& findings) const
+{
+    return static_cast<std::size_t>(
+        std::count_if(findings.begin(), findings.end(), [&](const analysis::Finding& f) { return fails(f); }));
 }
 
 } // namespace importscope::report

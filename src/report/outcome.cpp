@@ -3,7 +3,6 @@
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 namespace importscope::report {
 
@@ -32,14 +31,6 @@ Outcome decide_outcome(const OutcomeInputs& inputs)
     Outcome outcome = decide_status(inputs);
     outcome.failures = inputs.tool_failures;
     return outcome;
-}
-
-void to_json(nlohmann::json& j, const Outcome& outcome)
-{
-    j = {{"exit_status", outcome.status},
-         {"reason", outcome.reason},
-         {"message", outcome.message},
-         {"failures", outcome.failures}};
 }
 
 namespace {

@@ -158,7 +158,7 @@ bool nests_deeper_than(std::string_view text, std::size_t limit)
 
 } // namespace
 
-json parse_report(std::string_view text, const std::string& name)
+Document parse_report(std::string_view text, const std::string& name)
 {
     if (text.empty())
         throw Error(fmt::format("{}: not an importscope report: the file is empty", name));
@@ -175,13 +175,15 @@ json parse_report(std::string_view text, const std::string& name)
         if (report.at("schema") == k_schema_1)
             upgrade_from_schema_1(report);
         check_frame_references(report);
+        return report.get<Document>();
     } catch (const std::invalid_argument& e) {
         throw Error(fmt::format("{}: not an importscope report: {}", name, e.what()));
+    } catch (const json::exception& e) {
+        throw Error(fmt::format("{}: not an importscope report: {}", name, e.what()));
     }
-    return report;
 }
 
-json read_report(const std::filesystem::path& path)
+Document read_report(const std::filesystem::path& path)
 {
     // Read with a bound: /dev/zero or a FIFO that never ends is refused, not followed forever.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);

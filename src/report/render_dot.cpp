@@ -33,7 +33,7 @@ std::string basename(const std::string& path)
 
 } // namespace
 
-std::string render_dot(const json& report)
+std::string render_dot(const Document& report)
 {
     std::string out = "digraph importscope {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n"
                       "  edge [fontname=\"Helvetica\"];\n";
@@ -46,15 +46,15 @@ std::string render_dot(const json& report)
         return id;
     };
     int cluster = 0;
-    for (const json& f : report.at("findings")) {
-        if (f.value("kind", "") != "duplicate-extension-init")
+    for (const auto& f : report.findings) {
+        if (f.kind != "duplicate-extension-init")
             continue;
-        const std::string file = f.value("file", "");
-        const std::string so = fmt::format("pid{}:{}", f.value("pid", 0), file);
+        const std::string& file = f.file;
+        const int pid = f.pid;
+        const std::string so = fmt::format("pid{}:{}", pid, file);
         out += fmt::format("  subgraph cluster_{} {{\n    label={};\n    {} [shape=component, label={}];\n  }}\n",
-                           cluster++, quoted(fmt::format("pid {}", f.value("pid", 0))), quoted(so),
-                           quoted(basename(file)));
-        const json& inits = f.at("evidence").value("initializations", json::array());
+                           cluster++, quoted(fmt::format("pid {}", pid)), quoted(so), quoted(basename(file)));
+        const json& inits = f.evidence.value("initializations", json::array());
         for (std::size_t i = 0; i < inits.size(); ++i) {
             const char* color = k_colors[i % k_colors.size()];
             // The chain of importing modules, outermost first, down to the name the .so got.
@@ -67,19 +67,18 @@ std::string render_dot(const json& report)
             const std::string name = inits[i].value("module", "");
             chain.push_back(name);
             for (const auto& module : chain)
-                node(f.value("pid", 0), module);
+                node(pid, module);
             out += fmt::format("  {} [color={}, fontcolor={}, penwidth=2];\n",
-                               quoted(fmt::format("pid{}:{}", f.value("pid", 0), name)), quoted(color), quoted(color));
+                               quoted(fmt::format("pid{}:{}", pid, name)), quoted(color), quoted(color));
             for (std::size_t k = 0; k + 1 < chain.size(); ++k) {
-                const std::string edge = fmt::format(
-                    "  {} -> {} [color={}];\n", quoted(fmt::format("pid{}:{}", f.value("pid", 0), chain[k])),
-                    quoted(fmt::format("pid{}:{}", f.value("pid", 0), chain[k + 1])), quoted(color));
+                const std::string edge =
+                    fmt::format("  {} -> {} [color={}];\n", quoted(fmt::format("pid{}:{}", pid, chain[k])),
+                                quoted(fmt::format("pid{}:{}", pid, chain[k + 1])), quoted(color));
                 if (edges.insert(edge).second)
                     out += edge;
             }
-            out += fmt::format("  {} -> {} [color={}, label={}];\n",
-                               quoted(fmt::format("pid{}:{}", f.value("pid", 0), name)), quoted(so), quoted(color),
-                               quoted(inits[i].value("status", "")));
+            out += fmt::format("  {} -> {} [color={}, label={}];\n", quoted(fmt::format("pid{}:{}", pid, name)),
+                               quoted(so), quoted(color), quoted(inits[i].value("status", "")));
         }
     }
     return out + "}\n";

@@ -3,13 +3,10 @@
 #include "importscope/analysis/finding.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <array>
 
 namespace importscope::report {
-
-using nlohmann::json;
 
 namespace {
 
@@ -48,14 +45,14 @@ std::string xml_escape(const std::string& text)
 
 } // namespace
 
-std::string render_junit(const json& report)
+std::string render_junit(const Document& report)
 {
     std::string cases;
     int failures = 0;
     for (const char* kind : k_finding_kinds) {
-        std::vector<const json*> found;
-        for (const json& f : report.at("findings"))
-            if (f.value("kind", "") == kind)
+        std::vector<const ReportedFinding*> found;
+        for (const auto& f : report.findings)
+            if (f.kind == kind)
                 found.push_back(&f);
         cases += fmt::format("    <testcase classname=\"importscope\" name=\"{}\"", kind);
         if (found.empty()) {
@@ -64,14 +61,14 @@ std::string render_junit(const json& report)
         }
         ++failures;
         std::string details;
-        for (const json* f : found)
-            details += fmt::format("[{}] pid {}: {}\n{}\n\n", f->value("severity", ""), f->value("pid", 0),
-                                   f->value("message", ""), f->value("advice", ""));
-        const json& first = *found.front();
-        cases += fmt::format(">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
-                             xml_escape(first.value("severity", "")),
-                             xml_escape(fmt::format("{} finding(s): {}", found.size(), first.value("message", ""))),
-                             xml_escape(details));
+        for (const ReportedFinding* f : found)
+            details +=
+                fmt::format("[{}] pid {}: {}\n{}\n\n", analysis::to_string(f->severity), f->pid, f->message, f->advice);
+        const ReportedFinding& first = *found.front();
+        cases +=
+            fmt::format(">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
+                        xml_escape(analysis::to_string(first.severity)),
+                        xml_escape(fmt::format("{} finding(s): {}", found.size(), first.message)), xml_escape(details));
     }
     return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                        "<testsuites name=\"importscope\" tests=\"{0}\" failures=\"{1}\">\n"

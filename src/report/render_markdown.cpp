@@ -39,33 +39,31 @@ std::string site_of(const json& load)
 }
 
 /// Each root cause with its fix, and how many of the findings below it explains.
-std::string causes_section(const json& report)
+std::string causes_section(const std::vector<Cause>& causes)
 {
-    const json& causes = report.value("causes", json::array());
     if (causes.empty())
         return {};
     std::string out = "## Root causes\n\n";
-    for (const json& cause : causes)
+    for (const Cause& cause : causes)
         out += fmt::format("### {}: {}\n\n{}\n\nIt explains {} of the findings below (caused by {}).\n\n"
                            "**Fix.** {}\n\n",
-                           cause.value("severity", ""), cause.value("kind", ""), cause.value("message", ""),
-                           cause.value("findings", 0), code(cause.value("id", "")),
-                           cause.value("advice", ""));
+                           analysis::to_string(cause.severity), cause.kind, cause.message, cause.findings,
+                           code(cause.id), cause.advice);
     return out;
 }
 
-std::string finding_section(const json& f)
+std::string finding_section(const ReportedFinding& f)
 {
-    std::string out = fmt::format("### {}: {}\n\n{}\n\n{}\n\n", f.value("severity", ""), f.value("kind", ""),
-                                  f.value("message", ""), f.value("explanation", ""));
-    if (f.contains("caused_by"))
-        out += fmt::format("Caused by {} (see Root causes).\n\n", code(f.value("caused_by", "")));
-    const json& evidence = f.value("evidence", json::object());
+    std::string out =
+        fmt::format("### {}: {}\n\n{}\n\n{}\n\n", analysis::to_string(f.severity), f.kind, f.message, f.explanation);
+    if (f.caused_by)
+        out += fmt::format("Caused by {} (see Root causes).\n\n", code(*f.caused_by));
+    const json& evidence = f.evidence;
     const json& loads = evidence.contains("initializations") ? evidence.at("initializations")
                         : evidence.contains("executions")    ? evidence.at("executions")
                                                              : json::array();
     if (!loads.empty()) {
-        out += "**Imports** (pid " + std::to_string(f.value("pid", 0)) + "):\n\n";
+        out += "**Imports** (pid " + std::to_string(f.pid) + "):\n\n";
         for (std::size_t i = 0; i < loads.size(); ++i) {
             const json& load = loads[i];
             const json& error = load.value("error", json());
@@ -81,8 +79,8 @@ std::string finding_section(const json& f)
     } else if (evidence.contains("stack") && !evidence.at("stack").empty()) {
         out += "<details><summary>import stack</summary>\n\n" + stack_block(evidence.at("stack")) + "\n</details>\n\n";
     }
-    out += "**Fix:** " + f.value("advice", "") + "\n\n";
-    if (const json& known = f.value("known_issue", json()); known.is_object()) {
+    out += "**Fix:** " + f.advice + "\n\n";
+    if (const json& known = f.known_issue; known.is_object()) {
         const json& links = known.value("links", json::array());
         const std::string id = links.empty()
                                    ? known.value("id", "")
@@ -96,66 +94,58 @@ std::string finding_section(const json& f)
 }
 
 /// The table's rows of a scan: what was examined, with which interpreter.
-std::string scan_rows(const json& scan)
+std::string scan_rows(const Scan& scan)
 {
-    const json& files = scan.at("files");
     std::string out = fmt::format("| scanned | {} source files ({} parsed), {} extensions, nothing run |\n",
-                                  files.value("sources", 0), files.value("parsed", 0), files.value("extensions", 0));
-    out += fmt::format("| python | {} ({}) |\n", code(scan.at("python").value("executable", "")),
-                       scan.at("python").value("version", ""));
+                                  scan.files.sources, scan.files.parsed, scan.files.extensions);
+    out += fmt::format("| python | {} ({}) |\n", code(scan.python.executable), scan.python.version);
     return out;
 }
 
 /// The table's rows of a run: the target, how it ended, what was recorded.
-std::string run_rows(const json& report)
+std::string run_rows(const Run& run, const Summary& summary)
 {
-    const json& run = report.at("run");
-    const json& summary = report.at("summary");
-    const json& target = run.at("target");
-    std::string command = target.value("kind", "") == "module"    ? "-m " + target.value("value", "")
-                          : target.value("kind", "") == "command" ? "-c ..."
-                                                                  : target.value("value", "");
-    for (const json& arg : target.value("args", json::array()))
-        command += " " + arg.get<std::string>();
+    const Target& target = run.target;
+    std::string command = target.kind == "module"    ? "-m " + target.value
+                          : target.kind == "command" ? "-c ..."
+                                                     : target.value;
+    for (const std::string& arg : target.args)
+        command += " " + arg;
 
     std::string out = fmt::format("| target | {} |\n", code("python " + command));
-    out += fmt::format("| ended | {} |\n", run.at("exit").value("description", ""));
-    if (const json& exc = run.at("exit").value("exception", json()); exc.is_object())
-        out += fmt::format("| uncaught | {} |\n", code(exc.value("type", "") + ": " + exc.value("message", "")));
-    out += fmt::format("| processes | {} ({} with findings) |\n", summary.value("processes", 0),
-                       summary.value("processes_with_findings", 0));
-    out += fmt::format("| modules recorded | {} |\n", summary.value("modules", 0));
-    out += fmt::format("| extension inits | {} |\n", summary.value("extension_inits", 0));
+    out += fmt::format("| ended | {} |\n", run.exit.description);
+    if (const auto& exc = run.exit.exception)
+        out += fmt::format("| uncaught | {} |\n", code(exc->type + ": " + exc->message));
+    out += fmt::format("| processes | {} ({} with findings) |\n", summary.processes, summary.processes_with_findings);
+    out += fmt::format("| modules recorded | {} |\n", summary.modules);
+    out += fmt::format("| extension inits | {} |\n", summary.extension_inits);
     return out;
 }
 
 } // namespace
 
-std::string render_markdown(const json& report)
+std::string render_markdown(const Document& report)
 {
-    const json& summary = report.at("summary");
-    std::string out = report.contains("scan") ? "# importscope scan\n\n" : "# importscope report\n\n";
+    std::string out = report.scan ? "# importscope scan\n\n" : "# importscope report\n\n";
     out += fmt::format("| | |\n|---|---|\n");
-    out += report.contains("scan") ? scan_rows(report.at("scan")) : run_rows(report);
-    out += fmt::format("| findings | {} errors, {} warnings |\n", summary.value("errors", 0),
-                       summary.value("warnings", 0));
-    out += fmt::format("| importscope | {} (Python {}) |\n\n", report.at("tool").value("version", ""),
-                       report.at("tool").value("python", ""));
+    out += report.scan ? scan_rows(*report.scan) : run_rows(report.run.value_or(Run{}), report.summary);
+    out += fmt::format("| findings | {} errors, {} warnings |\n", report.summary.errors, report.summary.warnings);
+    out += fmt::format("| importscope | {} (Python {}) |\n\n", report.tool.version, report.tool.python);
 
-    out += causes_section(report);
+    out += causes_section(report.causes);
     out += "## Findings\n\n";
-    if (report.at("findings").empty())
+    if (report.findings.empty())
         out += "No findings.\n\n";
-    for (const json& f : report.at("findings"))
+    for (const auto& f : report.findings)
         out += finding_section(f);
-    if (!report.at("problems").empty()) {
+    if (!report.problems.empty()) {
         out += "## Gaps in the record\n\n";
-        for (const json& p : report.at("problems"))
-            out += "- " + p.get<std::string>() + "\n";
+        for (const std::string& p : report.problems)
+            out += "- " + p + "\n";
         out += "\n";
     }
-    out += "<details><summary>Environment</summary>\n\n```json\n" + report.value("environment", json()).dump(2) +
-           "\n```\n\n</details>\n";
+    out +=
+        "<details><summary>Environment</summary>\n\n```json\n" + report.environment.dump(2) + "\n```\n\n</details>\n";
     return out;
 }
 
@@ -172,9 +162,15 @@ Format parse_format(const std::string& name)
     throw Error(fmt::format("unknown format \"{}\": use text, markdown, junit or dot", name));
 }
 
-std::string render(json report, Format format, bool color)
+std::string render(Document report, Format format, bool color)
 {
-    escape_control_characters(report);
+    // The renderers never read the module records or the frame table: they are left out of the
+    // copy whose strings are escaped.
+    report.modules.clear();
+    report.frames.clear();
+    nlohmann::json tree = report;
+    escape_control_characters(tree);
+    report = tree.get<Document>();
     switch (format) {
     case Format::text:
         return render_summary(report, color);

@@ -1,6 +1,7 @@
 #include "importscope/report/report.hpp"
 #include "importscope/analysis/environment_reads.hpp"
 #include "importscope/analysis/root_causes.hpp"
+#include "importscope/report/document.hpp"
 
 #include "importscope/version.hpp"
 
@@ -63,47 +64,42 @@ json optional_json(const auto& value)
     return value ? json(*value) : json(nullptr);
 }
 
-json exit_json(const ExitInfo& exit)
+/// How a process ended, as the report says it; `exception` is the run's (a process gives its own as
+/// uncaught_exception).
+Exit exit_record(const ExitInfo& exit, std::optional<journal::ExceptionInfo> exception = std::nullopt)
 {
-    return json{{"code", optional_json(exit.code)},
-                {"signal", optional_json(exit.signal)},
-                {"signal_name", exit.signal ? json(signal_name(*exit.signal)) : json(nullptr)},
-                {"core_dumped", exit.core_dumped},
-                {"timed_out", exit.timed_out},
-                {"stopped_on_finding", exit.stopped_on_finding},
-                {"forwarded_signal", exit.forwarded_signal ? json(signal_name(*exit.forwarded_signal)) : json(nullptr)},
-                {"how", exit.how.empty() ? "waited" : exit.how},
-                {"description", describe_exit(exit)}};
+    Exit out;
+    out.code = exit.code;
+    out.signal = exit.signal;
+    if (exit.signal)
+        out.signal_name = signal_name(*exit.signal);
+    out.core_dumped = exit.core_dumped;
+    out.timed_out = exit.timed_out;
+    out.stopped_on_finding = exit.stopped_on_finding;
+    if (exit.forwarded_signal)
+        out.forwarded_signal = signal_name(*exit.forwarded_signal);
+    out.how = exit.how.empty() ? "waited" : exit.how;
+    out.description = describe_exit(exit);
+    out.exception = std::move(exception);
+    return out;
+}
+
+/// A process's "exit": the run's form of it but the exception.
+json process_exit_json(const ExitInfo& exit)
+{
+    json out = exit_record(exit);
+    out.erase("exception");
+    return out;
 }
 
 } // namespace
 
-json finding_json(const analysis::Finding& f)
-{
-    return json{{"kind", f.kind},
-                {"severity", analysis::to_string(f.severity)},
-                {"pid", f.pid},
-                {"module_names", f.module_names},
-                {"file", f.file},
-                {"message", f.message},
-                {"explanation", f.explanation},
-                {"advice", f.advice},
-                {"evidence", f.evidence.is_null() ? json::object() : f.evidence},
-                {"known_issue", f.known_issue}};
-}
-
 namespace {
 
-json cause_json(const analysis::RootCause& cause)
+Cause reported_cause(const analysis::RootCause& cause)
 {
-    return json{{"id", cause.id},
-                {"kind", cause.kind},
-                {"severity", analysis::to_string(cause.severity)},
-                {"pids", cause.pids},
-                {"message", cause.message},
-                {"advice", cause.advice},
-                {"evidence", cause.evidence},
-                {"findings", cause.findings.size()}};
+    return {cause.id,      cause.kind,   cause.severity, cause.pids,
+            cause.message, cause.advice, cause.evidence, cause.findings.size()};
 }
 
 /// How a process other than the main one ended: as it recorded itself, else as importscope saw it.
@@ -168,9 +164,9 @@ json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_
                  {"uncaught_exception", optional_json(p.uncaught)}};
     if (is_main) {
         process["ended_at"] = iso_time(run.ended_ns);
-        process["exit"] = exit_json(run.exit);
+        process["exit"] = process_exit_json(run.exit);
     } else if (const auto exit = other_process_exit(p, run)) {
-        process["exit"] = exit_json(*exit);
+        process["exit"] = process_exit_json(*exit);
         if (p.end && p.end->wall_ns)
             process["ended_at"] = iso_time(p.end->wall_ns);
     }
@@ -179,89 +175,68 @@ json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_
 }
 
 /// run.python: the interpreter, and the libpython the target ran on.
-json python_json(const RunInfo& run)
+PythonInfo python_record(const RunInfo& run)
 {
-    json python = {{"executable", run.python_executable}, {"version", run.python_version}};
+    PythonInfo python{run.python_executable, run.python_version, {}, {}, {}};
     if (!run.python_libpython.empty()) {
-        python["libpython"] = run.python_libpython;
-        python["static_build"] = run.python_static_build;
+        python.libpython = run.python_libpython;
+        python.static_build = run.python_static_build;
     }
     if (run.python_static_build)
-        python["runtime_version"] = run.python_runtime_version;
+        python.runtime_version = run.python_runtime_version;
     return python;
 }
 
-json aliases_json(const analysis::RunModel& model)
+std::vector<Alias> alias_records(const analysis::RunModel& model)
 {
-    json aliases = json::array();
+    std::vector<Alias> aliases;
+    aliases.reserve(model.aliases.size());
     for (const auto& alias : model.aliases) {
-        json& out = aliases.emplace_back(json{{"pid", alias.pid},
-                                              {"key", alias.event.key},
-                                              {"module", alias.event.module_name},
-                                              {"file", alias.event.file},
-                                              {"order", alias.event.seq},
-                                              {"first_seen_at", alias.event.stack}});
-        if (!alias.event.set_by.empty())
-            out["set_at"] = alias.event.set_by;
+        const auto& event = alias.event;
+        aliases.push_back({alias.pid, event.key, event.module_name, event.file, event.seq, event.stack,
+                           event.set_by.empty() ? std::nullopt : std::optional(event.set_by)});
     }
     return aliases;
 }
 
-json untraced_json(const RunInfo& run)
-{
-    json untraced = json::array();
-    for (const auto& u : run.untraced)
-        untraced.push_back({{"parent_pid", u.parent_pid},
-                            {"via", u.via},
-                            {"executable", u.executable},
-                            {"argv", u.argv},
-                            {"reason", u.reason},
-                            {"advice", u.advice}});
-    return untraced;
-}
-
 /// The report's "run": importscope's command line, the target, the interpreter, how it ended.
-json run_json(const RunInfo& run, const analysis::ProcessRecord* main_process)
+Run run_record(const RunInfo& run, const analysis::ProcessRecord* main_process)
 {
-    json exit = exit_json(run.exit);
-    exit["exception"] = main_process ? optional_json(main_process->uncaught) : json(nullptr);
-    return json{{"argv", run.argv},
-                {"cwd", run.cwd},
-                {"host", run.host},
-                {"target",
-                 {{"kind", run.target_kind},
-                  {"value", run.target},
-                  {"args", run.target_args},
-                  {"interpreter_options", run.interpreter_options}}},
-                {"python", python_json(run)},
-                {"match", run.match},
-                {"timeout_s", optional_json(run.timeout_s)},
-                {"follow", run.follow},
-                {"started_at", iso_time(run.started_ns)},
-                {"ended_at", iso_time(run.ended_ns)},
-                {"duration_s", static_cast<double>(run.ended_ns - run.started_ns) / 1e9},
-                {"exit", exit}};
+    Run out;
+    out.argv = run.argv;
+    out.cwd = run.cwd;
+    out.host = run.host;
+    out.target = {run.target_kind, run.target, run.target_args, run.interpreter_options};
+    out.python = python_record(run);
+    out.match = run.match;
+    out.timeout_s = run.timeout_s;
+    out.follow = run.follow;
+    out.started_at = iso_time(run.started_ns);
+    out.ended_at = iso_time(run.ended_ns);
+    out.duration_s = static_cast<double>(run.ended_ns - run.started_ns) / 1e9;
+    out.exit = exit_record(run.exit, main_process ? main_process->uncaught : std::nullopt);
+    return out;
 }
 
-json summary_json(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
+Summary run_summary(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
 {
-    const auto extension_inits = static_cast<std::size_t>(std::count_if(
+    Summary summary;
+    summary.extension_inits = static_cast<std::size_t>(std::count_if(
         model.modules.begin(), model.modules.end(), [](const auto& r) { return r.initialized_extension; }));
-    const auto errors = static_cast<std::size_t>(std::count_if(
+    summary.errors = static_cast<std::size_t>(std::count_if(
         findings.begin(), findings.end(), [](const auto& f) { return f.severity == analysis::Severity::error; }));
     std::set<int> pids_with_findings;
     for (const auto& f : findings)
         pids_with_findings.insert(f.pid);
-    return json{{"processes", model.processes.size()},
-                {"processes_with_findings", pids_with_findings.size()},
-                {"python_processes", model.processes.size() + run.untraced.size()},
-                {"untraced_processes", run.untraced.size()},
-                {"modules", model.modules.size()},
-                {"extension_inits", extension_inits},
-                {"journal_bytes", model.journal_bytes},
-                {"findings", findings.size()},
-                {"errors", errors},
-                {"warnings", findings.size() - errors}};
+    summary.processes = model.processes.size();
+    summary.processes_with_findings = pids_with_findings.size();
+    summary.python_processes = model.processes.size() + run.untraced.size();
+    summary.untraced_processes = run.untraced.size();
+    summary.modules = model.modules.size();
+    summary.journal_bytes = model.journal_bytes;
+    summary.findings = findings.size();
+    summary.warnings = findings.size() - summary.errors;
+    return summary;
 }
 
 } // namespace
@@ -277,27 +252,25 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
         if (is_main)
             main_process = &p;
     }
-    json finding_list = json::array();
-    for (const auto& f : findings)
-        finding_list.push_back(finding_json(f));
-    json causes = json::array();
+    std::vector<analysis::Finding> reported = findings;
+    std::vector<Cause> causes;
     for (const auto& cause : analysis::find_root_causes(findings)) {
         for (std::size_t index : cause.findings)
-            finding_list[index]["caused_by"] = cause.id;
-        causes.push_back(cause_json(cause));
+            reported[index].caused_by = cause.id;
+        causes.push_back(reported_cause(cause));
     }
     return json{
         {"schema", k_schema},
-        {"tool", {{"name", "importscope"}, {"version", k_version}, {"python", run.worker_minor}}},
-        {"run", run_json(run, main_process)},
+        {"tool", Tool{"importscope", k_version, run.worker_minor}},
+        {"run", run_record(run, main_process)},
         {"processes", processes},
-        {"findings", finding_list},
+        {"findings", reported},
         {"causes", causes},
-        {"aliases", aliases_json(model)},
+        {"aliases", alias_records(model)},
         {"problems", model.problems},
-        {"untraced", untraced_json(run)},
+        {"untraced", run.untraced},
         {"environment", run.environment},
-        {"summary", summary_json(run, model, findings)},
+        {"summary", run_summary(run, model, findings)},
     };
 }
 

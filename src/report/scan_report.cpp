@@ -1,5 +1,6 @@
 #include "importscope/report/scan_report.hpp"
 
+#include "importscope/report/document.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/util/error.hpp"
 #include "importscope/version.hpp"
@@ -35,11 +36,7 @@ json scan_json(const ScanInfo& info, const analysis::ScanFacts& facts, const Out
             {"environment", info.environment},
             {"paths", info.paths},
             {"sys_path", entries_json(facts.sys_path)},
-            {"files",
-             {{"sources", facts.files.sources},
-              {"prefiltered", facts.files.prefiltered},
-              {"parsed", facts.files.parsed},
-              {"extensions", facts.files.extensions}}},
+            {"files", facts.files},
             {"unparsable", facts.unparsable},
             {"started_at", iso_time(info.started_ns)},
             {"ended_at", iso_time(info.ended_ns)},
@@ -52,37 +49,28 @@ json scan_json(const ScanInfo& info, const analysis::ScanFacts& facts, const Out
 json build_scan_report(const ScanInfo& info, const analysis::ScanFacts& facts,
                        const std::vector<analysis::Finding>& findings, const Outcome& outcome)
 {
-    json finding_list = json::array();
-    for (const analysis::Finding& f : findings)
-        finding_list.push_back(finding_json(f));
-    const auto errors = static_cast<std::size_t>(std::count_if(
+    Summary summary;
+    summary.findings = findings.size();
+    summary.errors = static_cast<std::size_t>(std::count_if(
         findings.begin(), findings.end(), [](const auto& f) { return f.severity == analysis::Severity::error; }));
+    summary.warnings = findings.size() - summary.errors;
     std::vector<std::string> problems = facts.problems;
     for (const json& file : facts.unparsable)
         problems.push_back(fmt::format("{} was not scanned: {}", file.value("file", ""), file.value("error", "")));
     return json{
         {"schema", k_schema},
-        {"tool", {{"name", "importscope"}, {"version", k_version}, {"python", ""}}},
+        {"tool", Tool{"importscope", k_version, ""}},
         {"scan", scan_json(info, facts, outcome)},
         {"processes", json::array()},
         {"frames", json::array()},
         {"modules", json::array()},
-        {"findings", finding_list},
+        {"findings", findings},
         {"causes", json::array()},
         {"aliases", json::array()},
         {"problems", problems},
         {"untraced", json::array()},
         {"environment", nullptr},
-        {"summary",
-         {{"processes", 0},
-          {"processes_with_findings", 0},
-          {"python_processes", 0},
-          {"untraced_processes", 0},
-          {"modules", 0},
-          {"extension_inits", 0},
-          {"findings", findings.size()},
-          {"errors", errors},
-          {"warnings", findings.size() - errors}}},
+        {"summary", summary},
     };
 }
 

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (auto format : {report::Format::text, report::Format::markdown, report::Format::junit, report::Format::dot})
             (void)report::render(report, format, false);
         (void)report::render_diff(report::diff_reports(report, report));
-        (void)report::merge_reports({report, report}).dump();
+        (void)nlohmann::json(report::merge_reports({report, report})).dump();
     } catch (const Error&) {
     } catch (const nlohmann::json::exception&) {
     }

@@ -209,7 +209,8 @@ TEST_CASE("each process has a role, from how it started and what it runs", "[tre
 TEST_CASE("the summary counts the processes by role and names the role of those a finding is in", "[tree]")
 {
     nlohmann::json report = nlohmann::json::parse(R"({
-        "run": {"exit": {"description": "exited with status 3"}, "duration_s": 1.0},
+        "schema": "importscope.report/2", "tool": {},
+        "run": {"exit": {"description": "exited with status 3"}, "target": {}, "duration_s": 1.0},
         "summary": {"processes": 4, "modules": 8, "extension_inits": 8},
         "processes": [{"pid": 10, "role": "main"}, {"pid": 11, "role": "spawn worker"},
                       {"pid": 12, "role": "spawn worker"}, {"pid": 13, "role": "resource tracker"}],
@@ -219,7 +220,7 @@ TEST_CASE("the summary counts the processes by role and names the role of those 
                                       {"module_names", {"a._C", "b._C"}}, {"file", "/s/_C.so"}, {"message", "m"},
                                       {"explanation", "e"}, {"advice", "a"}, {"evidence", nlohmann::json::object()},
                                       {"known_issue", nullptr}});
-    const std::string text = report::render_summary(report, false);
+    const std::string text = report::render_summary(report.get<report::Document>(), false);
     CHECK(text.find("4 processes (main, 2 spawn workers, resource tracker), 8 modules recorded") != std::string::npos);
     CHECK(text.find("2 of 4 processes initialized /s/_C.so under 2 names (pid 11, 12: spawn workers)") !=
           std::string::npos);

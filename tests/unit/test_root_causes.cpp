@@ -98,20 +98,21 @@ TEST_CASE("findings with no cause they name are left alone", "[causes]")
 
 TEST_CASE("merged reports keep one cause per id, its findings and processes counted together", "[causes]")
 {
-    const auto report = [](const std::string& host, int pid, const std::string& severity) {
-        return nlohmann::json{
-            {"schema", "importscope.report/2"},
-            {"run", {{"host", host}, {"exit", nlohmann::json::object()}}},
-            {"processes", nlohmann::json::array()},
-            {"frames", nlohmann::json::array()},
-            {"modules", nlohmann::json::array()},
-            {"findings", nlohmann::json::array()},
-            {"problems", nlohmann::json::array()},
-            {"causes", {{{"id", "alias:dg"}, {"severity", severity}, {"pids", {pid}}, {"findings", 2}}}}};
+    const auto report = [](const std::string& host, int pid, Severity severity) {
+        report::Document document;
+        document.schema = "importscope.report/2";
+        document.run.emplace().host = host;
+        report::Cause cause;
+        cause.id = "alias:dg";
+        cause.severity = severity;
+        cause.pids = {pid};
+        cause.findings = 2;
+        document.causes = {cause};
+        return document;
     };
-    const auto merged = report::merge_reports({report("a", 7, "warning"), report("b", 3, "error")});
-    REQUIRE(merged.at("causes").size() == 1);
-    CHECK(merged.at("causes")[0].at("findings") == 4);
-    CHECK(merged.at("causes")[0].at("severity") == "error");
-    CHECK(merged.at("causes")[0].at("pids") == nlohmann::json{3, 7});
+    const auto merged = report::merge_reports({report("a", 7, Severity::warning), report("b", 3, Severity::error)});
+    REQUIRE(merged.causes.size() == 1);
+    CHECK(merged.causes[0].findings == 4);
+    CHECK(merged.causes[0].severity == Severity::error);
+    CHECK(merged.causes[0].pids == std::vector<int>{3, 7});
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "importscope/analysis/model.hpp"
+#include "importscope/util/json_fields.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +23,8 @@ inline constexpr std::array k_finding_kinds = {"duplicate-extension-init", "part
 
 const char* to_string(Severity severity);
 
+NLOHMANN_JSON_SERIALIZE_ENUM(Severity, {{Severity::warning, "warning"}, {Severity::error, "error"}})
+
 /// One hazard found in a run: what, where, why it matters and what to do.
 struct Finding {
     std::string kind; ///< e.g. "duplicate-extension-init"
@@ -32,9 +35,30 @@ struct Finding {
     std::string message;                   ///< one line: what happened
     std::string explanation;               ///< why it is a hazard
     std::string advice;                    ///< what to do
-    nlohmann::json evidence;               ///< kind-specific details (the loads, their call sites)
-    nlohmann::json known_issue;            ///< the catalogue entry this matches, or null
+    nlohmann::json evidence = nlohmann::json::object(); ///< kind-specific details (the loads, their call sites)
+    nlohmann::json known_issue;                         ///< the catalogue entry this matches, or null
+    std::optional<std::string> caused_by;               ///< the id of the root cause that explains it
+
+    /// Its form in a report's "findings" (json_fields.hpp).
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.required("kind", e.kind);
+        f.required("severity", e.severity);
+        f.field("pid", e.pid);
+        f.required("module_names", e.module_names);
+        f.required("file", e.file);
+        f.required("message", e.message);
+        f.field("explanation", e.explanation);
+        f.field("advice", e.advice);
+        f.required("evidence", e.evidence);
+        f.field("known_issue", e.known_issue);
+        f.optional("caused_by", e.caused_by);
+    }
 };
+
+using json_fields::from_json;
+using json_fields::to_json;
 
 /// The SHA-256 of a file's content, or nullopt; injected so that the analysis stays pure and testable.
 using FileHasher = std::function<std::optional<std::string>(const std::string& path)>;

@@ -93,6 +93,16 @@ struct ScanFileCounts {
     std::size_t prefiltered = 0;
     std::size_t parsed = 0;
     std::size_t extensions = 0;
+
+    /// The scanner's "files" and a scan report's (json_fields.hpp).
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("sources", e.sources);
+        f.field("prefiltered", e.prefiltered);
+        f.field("parsed", e.parsed);
+        f.field("extensions", e.extensions);
+    }
 };
 
 struct ScanFacts {

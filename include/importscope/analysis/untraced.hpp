@@ -1,6 +1,7 @@
 #pragma once
 
 #include "importscope/analysis/model.hpp"
+#include "importscope/util/json_fields.hpp"
 
 #include <string>
 #include <vector>
@@ -16,7 +17,22 @@ struct UntracedProcess {
     std::vector<std::string> argv;
     std::string reason; ///< why it was not traced, as far as its command line and environment tell
     std::string advice; ///< what to do to trace it
+
+    /// Its form in a report's "untraced" (json_fields.hpp).
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("parent_pid", e.parent_pid);
+        f.field("via", e.via);
+        f.field("executable", e.executable);
+        f.field("argv", e.argv);
+        f.field("reason", e.reason);
+        f.field("advice", e.advice);
+    }
 };
+
+using json_fields::from_json;
+using json_fields::to_json;
 
 /// A Python interpreter the supervisor saw running in the tree (/proc), traced or not.
 struct ObservedPython {

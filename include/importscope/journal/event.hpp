@@ -546,8 +546,11 @@ Event decode(std::string_view line, FrameTable& frames);
 /// Parses a line on its own: a frame it gives by number alone is an error.
 Event decode(std::string_view line);
 
-/// For the report, which writes frames and exceptions as the journal does.
+/// For the report, which writes frames and exceptions as the journal does, and reads them back
+/// (a field missing reads as empty).
 void to_json(nlohmann::json& j, const Frame& frame);
 void to_json(nlohmann::json& j, const ExceptionInfo& exception);
+void from_json(const nlohmann::json& j, Frame& frame);
+void from_json(const nlohmann::json& j, ExceptionInfo& exception);
 
 } // namespace importscope::journal

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "importscope/report/document.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -11,16 +13,16 @@ namespace importscope::report {
 /// Findings are matched by kind, module names and the file path relative to its site-packages
 /// or package root, never by pid or absolute path.
 struct ReportDiff {
-    std::vector<nlohmann::json> appeared;                      ///< in NEW only
-    std::vector<nlohmann::json> disappeared;                   ///< in OLD only
-    std::vector<nlohmann::json> stayed;                        ///< in both (NEW's copy)
+    std::vector<ReportedFinding> appeared;                     ///< in NEW only
+    std::vector<ReportedFinding> disappeared;                  ///< in OLD only
+    std::vector<ReportedFinding> stayed;                       ///< in both (NEW's copy)
     nlohmann::json version_changes = nlohmann::json::object(); ///< package -> {old, new}
 };
 
 /// The key a finding is matched by: "kind | module names | relative file".
-std::string finding_key(const nlohmann::json& finding);
+std::string finding_key(const analysis::Finding& finding);
 
-ReportDiff diff_reports(const nlohmann::json& old_report, const nlohmann::json& new_report);
+ReportDiff diff_reports(const Document& old_report, const Document& new_report);
 
 /// The diff for a terminal or a CI log.
 std::string render_diff(const ReportDiff& diff);
@@ -28,7 +30,7 @@ std::string render_diff(const ReportDiff& diff);
 /// One report from the reports of several nodes or ranks: processes keep the host they ran on,
 /// findings, frames and modules are concatenated (each record's frame indexes moved along), the
 /// summary is counted again. The reports are read_report's (report/2). Throws Error (status 2)
-/// when given no report.
-nlohmann::json merge_reports(const std::vector<nlohmann::json>& reports);
+/// when given no report, or a scan's.
+Document merge_reports(const std::vector<Document>& reports);
 
 } // namespace importscope::report

@@ -1,9 +1,10 @@
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
+#include "importscope/analysis/finding.hpp"
 
 #include <set>
 #include <string>
+#include <vector>
 
 namespace importscope::report {
 
@@ -14,7 +15,10 @@ public:
     /// of finding kinds. Throws Error (status 2) for an unknown kind.
     static FailOn parse(const std::string& spec);
 
-    bool fails(const nlohmann::json& finding) const;
+    bool fails(const analysis::Finding& finding) const;
+
+    /// How many of `findings` fail: the findings that give `run` and `scan` their exit status.
+    std::size_t count(const std::vector<analysis::Finding>& findings) const;
 
 private:
     enum class Mode { errors, warnings, none, kinds };

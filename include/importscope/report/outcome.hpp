@@ -1,8 +1,7 @@
 #pragma once
 
 #include "importscope/report/report.hpp"
-
-#include <nlohmann/json_fwd.hpp>
+#include "importscope/util/json_fields.hpp"
 
 #include <string>
 #include <vector>
@@ -23,6 +22,16 @@ struct Outcome {
     std::string reason;  ///< "ok", "findings", "tool-failure", "timed-out", "target-failed"
     std::string message; ///< e.g. "the target exited with status 1, with no finding that --fail-on selects"
     std::vector<std::string> failures; ///< OutcomeInputs::tool_failures
+
+    /// Its form in a report's run.outcome (json_fields.hpp).
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("exit_status", e.status);
+        f.field("reason", e.reason);
+        f.field("message", e.message);
+        f.field("failures", e.failures);
+    }
 };
 
 /// In order: findings (3); importscope's own failure (125); --timeout (124); the target's failure
@@ -30,6 +39,7 @@ struct Outcome {
 /// importscope passed on signal N and the target still exited 0); else 0.
 Outcome decide_outcome(const OutcomeInputs& inputs);
 
-void to_json(nlohmann::json& j, const Outcome& outcome);
+using json_fields::from_json;
+using json_fields::to_json;
 
 } // namespace importscope::report

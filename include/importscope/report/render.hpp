@@ -1,6 +1,6 @@
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include "importscope/report/document.hpp"
 
 #include <string>
 
@@ -14,15 +14,15 @@ Format parse_format(const std::string& name);
 
 /// Markdown to paste into an issue: summary table, each finding with its explanation, the import
 /// stacks and known-issue advice, the environment folded away.
-std::string render_markdown(const nlohmann::json& report);
+std::string render_markdown(const Document& report);
 
 /// JUnit XML: one test case per finding kind, failing when that kind was found.
-std::string render_junit(const nlohmann::json& report);
+std::string render_junit(const Document& report);
 
 /// Graphviz DOT of the import chains that lead to each duplicate, one colour per module name.
-std::string render_dot(const nlohmann::json& report);
+std::string render_dot(const Document& report);
 
 /// The report in `format`, with control characters of its strings escaped; `color` applies to text only.
-std::string render(nlohmann::json report, Format format, bool color);
+std::string render(Document report, Format format, bool color);
 
 } // namespace importscope::report

@@ -79,9 +79,6 @@ std::string describe_exit(const ExitInfo& exit);
 nlohmann::json build_report(const RunInfo& run, const analysis::RunModel& model,
                             const std::vector<analysis::Finding>& findings);
 
-/// A finding as the report's "findings" hold it.
-nlohmann::json finding_json(const analysis::Finding& finding);
-
 class PathRedaction;
 
 /// The report file's text, the one way a report is written: `report` (build_report's, redacted

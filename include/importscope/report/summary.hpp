@@ -1,6 +1,6 @@
 #pragma once
 
-#include <nlohmann/json_fwd.hpp>
+#include "importscope/report/document.hpp"
 
 #include <string>
 
@@ -8,6 +8,6 @@ namespace importscope::report {
 
 /// The short human summary printed to stderr after a run: how the target ended, what was recorded,
 /// each finding with its loads and call sites, and what to do. `color` adds ANSI colours.
-std::string render_summary(const nlohmann::json& report, bool color);
+std::string render_summary(const Document& report, bool color);
 
 } // namespace importscope::report

@@ -1,0 +1,352 @@
+#pragma once
+
+#include "importscope/analysis/finding.hpp"
+#include "importscope/analysis/scan.hpp"
+#include "importscope/analysis/untraced.hpp"
+#include "importscope/journal/event.hpp"
+#include "importscope/report/outcome.hpp"
+#include "importscope/util/json_fields.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+/// A report as the commands that read one see it (docs/report-format.md): `report`, `diff` and
+/// `merge`, and the summary `run` and `scan` print. Each record declares its fields once
+/// (json_fields.hpp); what a renderer reads is a typed member, and what no renderer reads of a
+/// section whose schema is open is kept in its `rest`, so that merge writes it back.
+namespace importscope::report {
+
+using json_fields::from_json;
+using json_fields::to_json;
+
+/// The record of a merged report: it keeps the host it ran on.
+template <typename T>
+struct Hosted : T {
+    std::optional<std::string> host;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        T::fields(f, e);
+        f.optional("host", e.host);
+    }
+};
+
+/// A report's "findings": analysis::Finding, with the host of a merged report's.
+using ReportedFinding = Hosted<analysis::Finding>;
+
+struct Tool {
+    std::string name;
+    std::string version;
+    std::string python; ///< the minor of the worker that ran the target
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("name", e.name);
+        f.field("version", e.version);
+        f.field("python", e.python);
+    }
+};
+
+/// run.target: what ran.
+struct Target {
+    std::string kind; ///< "script", "module", "command", "stdin" or "program"
+    std::string value;
+    std::vector<std::string> args;
+    std::vector<std::string> interpreter_options;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("kind", e.kind);
+        f.field("value", e.value);
+        f.field("args", e.args);
+        f.field("interpreter_options", e.interpreter_options);
+    }
+};
+
+/// run.python: the interpreter, and the libpython the target ran on; scan.python: the interpreter examined.
+struct PythonInfo {
+    std::string executable;
+    std::string version;
+    std::optional<std::string> libpython;
+    std::optional<bool> static_build;
+    std::optional<std::string> runtime_version;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("executable", e.executable);
+        f.field("version", e.version);
+        f.optional("libpython", e.libpython);
+        f.optional("static_build", e.static_build);
+        f.optional("runtime_version", e.runtime_version);
+    }
+};
+
+/// run.exit: how the target ended (ExitInfo as the report writes it).
+struct Exit {
+    std::optional<int> code;
+    std::optional<int> signal;
+    std::optional<std::string> signal_name;
+    bool core_dumped = false;
+    bool timed_out = false;
+    bool stopped_on_finding = false;
+    std::optional<std::string> forwarded_signal;
+    std::string how;
+    std::string description; ///< describe_exit()
+    std::optional<journal::ExceptionInfo> exception;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.nullable("code", e.code);
+        f.nullable("signal", e.signal);
+        f.nullable("signal_name", e.signal_name);
+        f.field("core_dumped", e.core_dumped);
+        f.field("timed_out", e.timed_out);
+        f.field("stopped_on_finding", e.stopped_on_finding);
+        f.nullable("forwarded_signal", e.forwarded_signal);
+        f.field("how", e.how);
+        f.field("description", e.description);
+        f.nullable("exception", e.exception);
+    }
+};
+
+/// run.merged_from: one of the runs a merged report holds.
+struct MergedRun {
+    std::string host;
+    std::vector<std::string> argv;
+    std::string started_at;
+    Exit exit;
+    std::optional<Outcome> outcome;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("host", e.host);
+        f.field("argv", e.argv);
+        f.field("started_at", e.started_at);
+        f.field("exit", e.exit);
+        f.nullable("outcome", e.outcome);
+    }
+};
+
+/// The report's "run": importscope's command line, the target, the interpreter, how it ended.
+struct Run {
+    std::vector<std::string> argv;
+    std::string cwd;
+    std::string host;
+    Target target;
+    PythonInfo python;
+    std::vector<std::string> match;
+    std::optional<double> timeout_s;
+    bool follow = false;
+    std::string started_at;
+    std::string ended_at;
+    double duration_s = 0;
+    Exit exit;
+    std::optional<std::vector<MergedRun>> merged_from;
+    std::optional<Outcome> outcome;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("argv", e.argv);
+        f.field("cwd", e.cwd);
+        f.field("host", e.host);
+        f.required("target", e.target);
+        f.field("python", e.python);
+        f.field("match", e.match);
+        f.nullable("timeout_s", e.timeout_s);
+        f.field("follow", e.follow);
+        f.field("started_at", e.started_at);
+        f.field("ended_at", e.ended_at);
+        f.field("duration_s", e.duration_s);
+        f.required("exit", e.exit);
+        f.optional("merged_from", e.merged_from);
+        f.optional("outcome", e.outcome);
+    }
+};
+
+/// A scan report's "scan", in the place of "run"; what the renderers do not read is kept in `rest`.
+struct Scan {
+    analysis::ScanFileCounts files;
+    PythonInfo python;
+    double duration_s = 0;
+    std::vector<nlohmann::json> unparsable; ///< {"file", "error"}
+    std::optional<Outcome> outcome;
+    nlohmann::json rest; ///< argv, cwd, host, environment, paths, sys_path, started_at, ended_at
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.required("files", e.files);
+        f.required("python", e.python);
+        f.field("duration_s", e.duration_s);
+        f.field("unparsable", e.unparsable);
+        f.optional("outcome", e.outcome);
+        f.rest(e.rest);
+    }
+};
+
+/// A process of the report's "processes": its pid and role typed, the rest as written.
+struct Process {
+    int pid = 0;
+    std::optional<std::string> role; ///< none in a report from before roles
+    std::optional<std::string> host;
+    nlohmann::json rest;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.required("pid", e.pid);
+        f.optional("role", e.role);
+        f.optional("host", e.host);
+        f.rest(e.rest);
+    }
+};
+
+/// A module record: the frames it names, by index into the report's "frames", typed (a merge moves
+/// them along), and the rest as written.
+struct ModuleRecord {
+    std::vector<std::uint64_t> stack;
+    std::optional<std::uint64_t> call_site;
+    std::optional<std::uint64_t> caught_at;
+    bool initialized_extension = false;
+    std::optional<std::string> host;
+    nlohmann::json rest;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("stack", e.stack);
+        f.nullable("call_site", e.call_site);
+        f.optional("caught_at", e.caught_at);
+        f.field("initialized_extension", e.initialized_extension);
+        f.optional("host", e.host);
+        f.rest(e.rest);
+    }
+};
+
+/// A root cause of the report's "causes" (analysis::RootCause as the report writes it).
+struct Cause {
+    std::string id;
+    std::string kind;
+    analysis::Severity severity = analysis::Severity::warning;
+    std::vector<int> pids;
+    std::string message;
+    std::string advice;
+    nlohmann::json evidence = nlohmann::json::object();
+    std::size_t findings = 0; ///< how many findings it explains
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("id", e.id);
+        f.field("kind", e.kind);
+        f.field("severity", e.severity);
+        f.field("pids", e.pids);
+        f.field("message", e.message);
+        f.field("advice", e.advice);
+        f.field("evidence", e.evidence);
+        f.field("findings", e.findings);
+    }
+};
+
+/// A sys.modules alias of the report's "aliases".
+struct Alias {
+    int pid = 0;
+    std::string key;
+    std::string module;
+    std::string file;
+    std::uint64_t order = 0;
+    std::vector<journal::Frame> first_seen_at;
+    std::optional<std::vector<journal::Frame>> set_at;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("pid", e.pid);
+        f.field("key", e.key);
+        f.field("module", e.module);
+        f.field("file", e.file);
+        f.field("order", e.order);
+        f.field("first_seen_at", e.first_seen_at);
+        f.optional("set_at", e.set_at);
+    }
+};
+
+/// The report's "summary": what was recorded and found, counted.
+struct Summary {
+    std::size_t processes = 0;
+    std::size_t processes_with_findings = 0;
+    std::size_t python_processes = 0; ///< traced and untraced
+    std::size_t untraced_processes = 0;
+    std::size_t modules = 0;
+    std::size_t extension_inits = 0;
+    std::optional<std::uint64_t> journal_bytes;
+    std::size_t findings = 0;
+    std::size_t errors = 0;
+    std::size_t warnings = 0;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("processes", e.processes);
+        f.field("processes_with_findings", e.processes_with_findings);
+        f.field("python_processes", e.python_processes);
+        f.field("untraced_processes", e.untraced_processes);
+        f.field("modules", e.modules);
+        f.field("extension_inits", e.extension_inits);
+        f.optional("journal_bytes", e.journal_bytes);
+        f.field("findings", e.findings);
+        f.field("errors", e.errors);
+        f.field("warnings", e.warnings);
+    }
+};
+
+/// A whole report: `run`'s, `scan`'s (`scan` in the place of `run`) or `merge`'s.
+struct Document {
+    std::string schema;
+    Tool tool;
+    std::optional<Run> run;
+    std::optional<Scan> scan;
+    std::vector<Process> processes;
+    std::vector<journal::Frame> frames; ///< the frames module records name by index
+    std::vector<ModuleRecord> modules;
+    std::vector<ReportedFinding> findings;
+    std::vector<Cause> causes;
+    std::vector<Alias> aliases;
+    std::vector<std::string> problems;
+    std::vector<Hosted<analysis::UntracedProcess>> untraced;
+    nlohmann::json environment; ///< the environment fingerprint, or null
+    Summary summary;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.required("schema", e.schema);
+        f.required("tool", e.tool);
+        f.optional("run", e.run);
+        f.optional("scan", e.scan);
+        f.required("processes", e.processes);
+        f.field("frames", e.frames);
+        f.field("modules", e.modules);
+        f.required("findings", e.findings);
+        f.field("causes", e.causes);
+        f.field("aliases", e.aliases);
+        f.required("problems", e.problems);
+        f.field("untraced", e.untraced);
+        f.field("environment", e.environment);
+        f.required("summary", e.summary);
+    }
+};
+
+} // namespace importscope::report

@@ -1,0 +1,187 @@
+#pragma once
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+/// JSON for plain records that declare their fields once, in a static `fields(f, record)`: each field
+/// with its key and how it is read and written. `to_json` and `from_json` both walk that declaration,
+/// so a record's JSON form has one definition; a namespace of such records brings them in with
+/// `using json_fields::to_json; using json_fields::from_json;`, where nlohmann's look-up finds them.
+///
+///  - `required(key, m)`: always written; a record without it is refused, naming the key.
+///  - `field(key, m)`: always written; missing reads as the member's default.
+///  - `optional(key, m)` (a std::optional): left out when empty; missing or null reads as empty.
+///  - `nullable(key, m)` (a std::optional): null when empty; missing or null reads as empty.
+///  - `rest(m)`, declared last: the object's other keys, kept as they were.
+///
+/// What is wrong is said as std::invalid_argument: "findings[2] has no \"kind\"",
+/// "run.exit.code has the wrong type", "processes[0] is not an object".
+namespace importscope::json_fields {
+
+class Reader;
+
+/// A record that declares its fields.
+template <typename T>
+concept Declared = requires(Reader& reader, T& record)
+{
+    T::fields(reader, record);
+};
+
+template <typename T>
+struct IsVector : std::false_type {
+};
+template <typename T, typename A>
+struct IsVector<std::vector<T, A>> : std::true_type {
+};
+
+/// A vector of such records, read one by one with each one's place in what is thrown.
+template <typename T>
+concept DeclaredVector = IsVector<T>::value && Declared<typename T::value_type>;
+
+template <Declared T>
+void read_record(const nlohmann::json& value, T& record, const std::string& path);
+
+/// Writes each declared field into a JSON object.
+class Writer {
+public:
+    explicit Writer(nlohmann::json& out) : m_out(out) {}
+
+    template <typename M>
+    void required(const char* key, const M& member)
+    {
+        m_out[key] = member;
+    }
+    template <typename M>
+    void field(const char* key, const M& member)
+    {
+        m_out[key] = member;
+    }
+    template <typename M>
+    void optional(const char* key, const std::optional<M>& member)
+    {
+        if (member)
+            m_out[key] = *member;
+    }
+    template <typename M>
+    void nullable(const char* key, const std::optional<M>& member)
+    {
+        m_out[key] = member ? nlohmann::json(*member) : nlohmann::json(nullptr);
+    }
+    void rest(const nlohmann::json& member)
+    {
+        if (member.is_object())
+            for (const auto& [key, value] : member.items())
+                m_out[key] = value;
+    }
+
+private:
+    nlohmann::json& m_out;
+};
+
+/// Reads each declared field out of a JSON object; `path` names the object in what it throws.
+class Reader {
+public:
+    Reader(const nlohmann::json& in, const std::string& path) : m_in(in), m_path(path) {}
+
+    template <typename M>
+    void required(const char* key, M& member)
+    {
+        const nlohmann::json* value = find(key);
+        if (!value)
+            throw std::invalid_argument(fmt::format("{} has no \"{}\"", m_path.empty() ? "it" : m_path, key));
+        read(key, *value, member);
+    }
+    template <typename M>
+    void field(const char* key, M& member)
+    {
+        if (const nlohmann::json* value = find(key))
+            read(key, *value, member);
+    }
+    template <typename M>
+    void optional(const char* key, std::optional<M>& member)
+    {
+        member.reset();
+        if (const nlohmann::json* value = find(key); value && !value->is_null())
+            read(key, *value, member.emplace());
+    }
+    template <typename M>
+    void nullable(const char* key, std::optional<M>& member)
+    {
+        optional(key, member);
+    }
+    void rest(nlohmann::json& member)
+    {
+        member = nlohmann::json::object();
+        for (const auto& [key, value] : m_in.items())
+            if (std::find(m_keys.begin(), m_keys.end(), key) == m_keys.end())
+                member[key] = value;
+    }
+
+private:
+    const nlohmann::json* find(const char* key)
+    {
+        m_keys.emplace_back(key);
+        const auto it = m_in.find(key);
+        return it == m_in.end() ? nullptr : &*it;
+    }
+
+    std::string child(const char* key) const { return m_path.empty() ? key : fmt::format("{}.{}", m_path, key); }
+
+    template <typename M>
+    void read(const char* key, const nlohmann::json& value, M& member) const
+    {
+        if constexpr (Declared<M>) {
+            read_record(value, member, child(key));
+        } else if constexpr (DeclaredVector<M>) {
+            if (!value.is_array())
+                throw std::invalid_argument(fmt::format("{} has the wrong type", child(key)));
+            member.assign(value.size(), {});
+            for (std::size_t i = 0; i < value.size(); ++i)
+                read_record(value[i], member[i], fmt::format("{}[{}]", child(key), i));
+        } else {
+            try {
+                value.get_to(member);
+            } catch (const nlohmann::json::type_error&) {
+                throw std::invalid_argument(fmt::format("{} has the wrong type", child(key)));
+            }
+        }
+    }
+
+    const nlohmann::json& m_in;
+    const std::string& m_path;
+    std::vector<std::string_view> m_keys; ///< the keys declared so far, which rest() leaves out
+};
+
+template <Declared T>
+void read_record(const nlohmann::json& value, T& record, const std::string& path)
+{
+    if (!value.is_object())
+        throw std::invalid_argument(fmt::format("{} is not an object", path.empty() ? "it" : path));
+    Reader reader(value, path);
+    T::fields(reader, record);
+}
+
+template <Declared T>
+void to_json(nlohmann::json& j, const T& record)
+{
+    j = nlohmann::json::object();
+    Writer writer(j);
+    T::fields(writer, record);
+}
+
+template <Declared T>
+void from_json(const nlohmann::json& j, T& record)
+{
+    read_record(j, record, {});
+}
+
+} // namespace importscope::json_fields

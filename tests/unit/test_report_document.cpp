@@ -1,0 +1,180 @@
+#include "importscope/analysis/finding.hpp"
+#include "importscope/report/compare.hpp"
+#include "importscope/report/document.hpp"
+#include "importscope/report/reader.hpp"
+#include "importscope/report/scan_report.hpp"
+#include "importscope/util/error.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+
+using namespace importscope;
+using nlohmann::json;
+
+namespace {
+
+std::string golden_text()
+{
+    std::ifstream in(IMPORTSCOPE_SOURCE_DIR "/tests/golden/report.json");
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// The message `parse_report` refuses `report` with, or "" when it reads it.
+std::string refusal(const json& report)
+{
+    try {
+        report::parse_report(report.dump(), "r.json");
+    } catch (const Error& e) {
+        CHECK(e.status() == ExitStatus::usage);
+        return e.what();
+    }
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("a report read into its records is written back as it was, every field kept", "[report]")
+{
+    const json golden = json::parse(golden_text());
+    const report::Document document = report::parse_report(golden_text(), "report.json");
+    REQUIRE(document.run);
+    CHECK(document.run->exit.description == golden.at("run").at("exit").at("description"));
+    CHECK(document.summary.findings == document.findings.size());
+    CHECK(document.findings.at(0).caused_by == golden.at("findings")[0].at("caused_by").get<std::string>());
+    CHECK(document.processes.at(0).pid == golden.at("processes")[0].at("pid"));
+    CHECK_FALSE(document.processes.at(0).role); // a report from before roles
+    CHECK(json(document) == golden);
+}
+
+TEST_CASE("a finding's JSON is its declared fields, each way", "[report]")
+{
+    analysis::Finding finding;
+    finding.kind = "partial-alias";
+    finding.severity = analysis::Severity::error;
+    finding.pid = 7;
+    finding.module_names = {"a", "b.a"};
+    finding.file = "/s/a/__init__.py";
+    finding.message = "m";
+    finding.explanation = "e";
+    finding.advice = "f";
+    finding.evidence = {{"key", "a"}};
+
+    const json written = finding;
+    CHECK(written.at("severity") == "error");
+    CHECK(written.at("evidence") == json{{"key", "a"}});
+    CHECK(written.at("known_issue").is_null());
+    CHECK_FALSE(written.contains("caused_by"));
+
+    finding.caused_by = "alias:a";
+    const report::ReportedFinding hosted{finding, "node-1"};
+    const json hosted_json = hosted;
+    CHECK(hosted_json.at("caused_by") == "alias:a");
+    CHECK(hosted_json.at("host") == "node-1");
+    const auto read = hosted_json.get<report::ReportedFinding>();
+    CHECK(read.kind == finding.kind);
+    CHECK(read.severity == analysis::Severity::error);
+    CHECK(read.pid == 7);
+    CHECK(read.module_names == finding.module_names);
+    CHECK(read.evidence == finding.evidence);
+    CHECK(read.caused_by == "alias:a");
+    CHECK(read.host == "node-1");
+    CHECK(json(read) == hosted_json);
+}
+
+TEST_CASE("a record keeps what it does not type, and null stays null", "[report]")
+{
+    const json process = {{"pid", 4}, {"role", "main"}, {"argv", {"python3", "t.py"}}, {"exit", nullptr}};
+    const auto read = process.get<report::Process>();
+    CHECK(read.pid == 4);
+    CHECK(read.role == "main");
+    CHECK_FALSE(read.host);
+    CHECK(read.rest == json{{"argv", {"python3", "t.py"}}, {"exit", nullptr}});
+    CHECK(json(read) == process);
+
+    const json exit = {{"code", nullptr},
+                       {"signal", 6},
+                       {"signal_name", "SIGABRT"},
+                       {"core_dumped", true},
+                       {"timed_out", false},
+                       {"stopped_on_finding", false},
+                       {"forwarded_signal", nullptr},
+                       {"how", "waited"},
+                       {"description", "killed by SIGABRT"},
+                       {"exception", {{"type", "ImportError"}, {"message", "dup"}, {"traceback", ""}}}};
+    const auto ended = exit.get<report::Exit>();
+    CHECK_FALSE(ended.code);
+    CHECK(ended.signal == 6);
+    REQUIRE(ended.exception);
+    CHECK(ended.exception->type == "ImportError");
+    CHECK(json(ended) == exit);
+    CHECK(json(report::Exit{}).at("exception").is_null());
+}
+
+TEST_CASE("a report without a field every report has is refused, naming the report and the field", "[report]")
+{
+    const json golden = json::parse(golden_text());
+    json without = golden;
+    without.at("run").erase("target");
+    CHECK_THAT(refusal(without), Catch::Contains("r.json: not an importscope report: run has no \"target\""));
+    without = golden;
+    without.at("findings")[0].erase("kind");
+    CHECK_THAT(refusal(without), Catch::Contains("r.json: not an importscope report: finding has no \"kind\""));
+    without = golden;
+    without.at("summary").at("errors") = "one";
+    CHECK_THAT(refusal(without),
+               Catch::Contains("r.json: not an importscope report: summary.errors has the wrong type"));
+    without = golden;
+    without.at("run").at("exit").at("exception") = "ImportError";
+    CHECK_THAT(refusal(without), Catch::Contains("run.exit.exception has the wrong type"));
+    CHECK(refusal(golden).empty());
+
+    // Read without the reader's checks, the records say the same of themselves.
+    without = golden;
+    without.at("findings")[1].erase("file");
+    CHECK_THROWS_WITH(without.get<report::Document>(), "findings[1] has no \"file\"");
+    without.erase("tool");
+    CHECK_THROWS_AS(without.get<report::Document>(), std::invalid_argument);
+    CHECK_THROWS_WITH(json::array().get<report::Document>(), "it is not an object");
+}
+
+TEST_CASE("merged and scan reports are read back as they were written", "[report]")
+{
+    json golden = json::parse(golden_text());
+    golden.at("untraced")
+        .push_back({{"parent_pid", 4001},
+                    {"via", "subprocess.Popen"},
+                    {"executable", "/usr/bin/python3"},
+                    {"argv", {"python3", "-S", "t.py"}},
+                    {"reason", "r"},
+                    {"advice", "a"}});
+    const report::Document one = report::parse_report(golden.dump(), "a.json");
+    const json merged = report::merge_reports({one, one});
+    CHECK(merged.at("run").at("merged_from").size() == 2);
+    CHECK(merged.at("untraced")[1].at("host") == golden.at("run").at("host"));
+    CHECK(merged.at("findings")[3].at("host") == golden.at("run").at("host"));
+    CHECK(json(report::parse_report(merged.dump(), "merged.json")) == merged);
+
+    analysis::ScanFacts facts;
+    facts.python = {{"executable", "/usr/bin/python3"}, {"version", "3.11.7"}};
+    facts.files = {12, 4, 3, 1};
+    facts.unparsable = {{{"file", "/s/bad.py"}, {"error", "invalid syntax"}}};
+    report::ScanInfo info;
+    info.argv = {"importscope", "scan"};
+    info.paths = {"/s"};
+    analysis::Finding finding;
+    finding.kind = "partial-alias";
+    finding.module_names = {"a"};
+    const json scan = report::build_scan_report(info, facts, {finding}, report::decide_scan_outcome(1));
+    const report::Document read = report::parse_report(scan.dump(), "scan.json");
+    REQUIRE(read.scan);
+    CHECK(read.scan->files.parsed == 3);
+    CHECK(read.scan->python.version == "3.11.7");
+    CHECK(read.scan->unparsable.size() == 1);
+    CHECK(read.scan->outcome->status == 1);
+    CHECK(read.scan->rest.at("paths") == json{"/s"});
+    CHECK(json(read) == scan);
+}
