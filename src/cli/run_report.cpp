@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <utility>
 #include <unistd.h>
 
 namespace importscope::cli {
@@ -50,9 +49,9 @@ void print_outcome(const RunRequest& request, const nlohmann::json& report_json,
 {
     const RunOptions& options = request.options;
     // The summary is rendered from the report as written, read back as `importscope report` reads it.
-    report::Document document = report_json.get<report::Document>();
-    if (!options.quiet || !document.findings.empty())
-        print_to_stderr(report::render(std::move(document), request.summary_format, stderr_wants_color()));
+    if (!options.quiet || !report_json.at("findings").empty())
+        print_to_stderr(
+            report::render(report_json.get<report::Document>(), request.summary_format, stderr_wants_color()));
     if (!options.quiet)
         print_to_stderr(fmt::format("importscope: report written to {}\n", options.output));
     if (outcome.reason == "tool-failure")

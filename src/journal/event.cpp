@@ -1,5 +1,6 @@
 #include "importscope/journal/event.hpp"
 
+#include "importscope/util/json_fields.hpp"
 #include "importscope/util/json_writers.hpp"
 #include "importscope/util/utf8.hpp"
 
@@ -15,28 +16,24 @@ using nlohmann::json;
 
 void to_json(json& j, const Frame& frame)
 {
-    j = json{{"file", frame.file}, {"line", frame.line}, {"function", frame.function}, {"module", frame.module}};
+    json_fields::to_json(j, frame);
 }
 
 void to_json(json& j, const ExceptionInfo& exception)
 {
-    j = json{{"type", exception.type}, {"message", exception.message}, {"traceback", exception.traceback}};
+    json_fields::to_json(j, exception);
 }
 
 void from_json(const json& j, Frame& frame)
 {
     frame = Frame{};
-    frame.file = j.value("file", "");
-    frame.line = j.value("line", 0);
-    frame.function = j.value("function", "");
-    frame.module = j.value("module", "");
+    json_fields::from_json(j, frame);
 }
 
 void from_json(const json& j, ExceptionInfo& exception)
 {
-    exception.type = j.value("type", "");
-    exception.message = j.value("message", "");
-    exception.traceback = j.value("traceback", "");
+    exception = ExceptionInfo{};
+    json_fields::from_json(j, exception);
 }
 
 namespace {

@@ -42,6 +42,15 @@ struct Frame {
         f.required("line", e.line);
         f.optional("module", e.module);
     }
+    /// Its form in a report (json_fields.hpp): every field written, a missing one read as empty.
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("file", e.file);
+        f.field("line", e.line);
+        f.field("function", e.function);
+        f.field("module", e.module);
+    }
 };
 
 /// The numbered frames of one journal, as decode() meets their first use.
@@ -84,6 +93,14 @@ struct ExceptionInfo {
         f.required("type", e.type);
         f.required("message", e.message);
         f.optional("traceback", e.traceback);
+    }
+    /// Its form in a report (json_fields.hpp): every field written, a missing one read as empty.
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("type", e.type);
+        f.field("message", e.message);
+        f.field("traceback", e.traceback);
     }
 };
 
@@ -546,8 +563,7 @@ Event decode(std::string_view line, FrameTable& frames);
 /// Parses a line on its own: a frame it gives by number alone is an error.
 Event decode(std::string_view line);
 
-/// For the report, which writes frames and exceptions as the journal does, and reads them back
-/// (a field missing reads as empty).
+/// For the report: the `fields` form of frames and exceptions, both ways.
 void to_json(nlohmann::json& j, const Frame& frame);
 void to_json(nlohmann::json& j, const ExceptionInfo& exception);
 void from_json(const nlohmann::json& j, Frame& frame);

@@ -140,6 +140,8 @@ private:
     void read(const char* key, const nlohmann::json& value, M& member) const
     {
         if constexpr (Declared<M>) {
+            if (!value.is_object()) // as a field of any other type says it
+                throw std::invalid_argument(fmt::format("{} has the wrong type", child(key)));
             read_record(value, member, child(key));
         } else if constexpr (DeclaredVector<M>) {
             if (!value.is_array())
