@@ -157,11 +157,10 @@ void append_hosted(std::vector<Record>& to, const std::vector<Record>& from, con
 Summary count_merged(const Document& merged)
 {
     Summary summary;
+    summary.count_findings(merged.findings);
     std::set<std::pair<std::string, int>> with_findings;
-    for (const auto& f : merged.findings) {
-        (f.severity == analysis::Severity::error ? summary.errors : summary.warnings) += 1;
+    for (const auto& f : merged.findings)
         with_findings.insert({f.host.value_or(""), f.pid});
-    }
     summary.processes = merged.processes.size();
     summary.processes_with_findings = with_findings.size();
     summary.python_processes = merged.processes.size() + merged.untraced.size();
@@ -169,7 +168,6 @@ Summary count_merged(const Document& merged)
     summary.modules = merged.modules.size();
     summary.extension_inits = static_cast<std::size_t>(std::count_if(
         merged.modules.begin(), merged.modules.end(), [](const ModuleRecord& m) { return m.initialized_extension; }));
-    summary.findings = merged.findings.size();
     return summary;
 }
 
@@ -203,14 +201,15 @@ Document merge_reports(const std::vector<Document>& reports)
         throw Error("merge needs at least one report");
     if (std::any_of(reports.begin(), reports.end(), [](const Document& report) { return !report.run; }))
         throw Error("merge takes the reports of importscope run; a scan's report has no run to merge");
-    Document merged = reports.front();
-    merged.processes.clear();
-    merged.frames.clear();
-    merged.modules.clear();
-    merged.findings.clear();
-    merged.causes.clear();
-    merged.problems.clear();
-    merged.untraced.clear();
+    // From the first report: what the runs share, its run (which lists them all) and its aliases;
+    // every list of records is gathered from all of them.
+    const Document& first = reports.front();
+    Document merged;
+    merged.schema = first.schema;
+    merged.tool = first.tool;
+    merged.run = first.run;
+    merged.aliases = first.aliases;
+    merged.environment = first.environment;
     merged.run->merged_from.emplace();
     for (const Document& report : reports)
         merge_one(merged, report, *report.run);

@@ -223,8 +223,6 @@ Summary run_summary(const RunInfo& run, const analysis::RunModel& model, const s
     Summary summary;
     summary.extension_inits = static_cast<std::size_t>(std::count_if(
         model.modules.begin(), model.modules.end(), [](const auto& r) { return r.initialized_extension; }));
-    summary.errors = static_cast<std::size_t>(std::count_if(
-        findings.begin(), findings.end(), [](const auto& f) { return f.severity == analysis::Severity::error; }));
     std::set<int> pids_with_findings;
     for (const auto& f : findings)
         pids_with_findings.insert(f.pid);
@@ -234,8 +232,7 @@ Summary run_summary(const RunInfo& run, const analysis::RunModel& model, const s
     summary.untraced_processes = run.untraced.size();
     summary.modules = model.modules.size();
     summary.journal_bytes = model.journal_bytes;
-    summary.findings = findings.size();
-    summary.warnings = findings.size() - summary.errors;
+    summary.count_findings(findings);
     return summary;
 }
 

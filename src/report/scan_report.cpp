@@ -7,7 +7,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 
 namespace importscope::report {
 
@@ -50,10 +49,7 @@ json build_scan_report(const ScanInfo& info, const analysis::ScanFacts& facts,
                        const std::vector<analysis::Finding>& findings, const Outcome& outcome)
 {
     Summary summary;
-    summary.findings = findings.size();
-    summary.errors = static_cast<std::size_t>(std::count_if(
-        findings.begin(), findings.end(), [](const auto& f) { return f.severity == analysis::Severity::error; }));
-    summary.warnings = findings.size() - summary.errors;
+    summary.count_findings(findings);
     std::vector<std::string> problems = facts.problems;
     for (const json& file : facts.unparsable)
         problems.push_back(fmt::format("{} was not scanned: {}", file.value("file", ""), file.value("error", "")));

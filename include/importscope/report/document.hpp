@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -295,6 +296,17 @@ struct Summary {
     std::size_t findings = 0;
     std::size_t errors = 0;
     std::size_t warnings = 0;
+
+    /// `findings`, `errors` and `warnings`, counted from a report's findings.
+    template <typename Finding>
+    void count_findings(const std::vector<Finding>& found)
+    {
+        findings = found.size();
+        errors = static_cast<std::size_t>(std::count_if(found.begin(), found.end(), [](const Finding& f) {
+            return f.severity == analysis::Severity::error;
+        }));
+        warnings = findings - errors;
+    }
 
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
