@@ -5,11 +5,14 @@ default match and --match '*', in interleaved rounds on make bench's import tree
     python3 tests/perf/inside_outside.py BUILD_DIR IMPORTSCOPE [--rounds 25] [--modules 5000]
                                          [--python PYTHON]
 
-The target is a small runner that runs the tree's target.py with runpy and appends the
-perf_counter() time it took to a file; the wall clock of the whole command is taken around it.
-Printed: the medians of each, the medians of per-round ratios to python, and the median of
-(wall - inside), which is the time outside the target. A worker whose instructions are close to
-python's but whose inside ratio is not shows a cost that callgrind's counts do not.
+The target is a small runner that runs the tree's target.py with runpy and appends to a file
+the CLOCK_MONOTONIC times (system-wide, so comparable with this script's) at which the target
+began and ended; the wall clock of the whole command is taken around it. Printed: the medians of
+the wall clock and of the time inside, the medians of per-round ratios to python, and the medians
+of the time before the target (start-up) and after it (python's finalization, and importscope's
+report), each also as the median of per-round differences from python's. A worker whose
+instructions are close to python's but whose inside ratio is not shows a cost that callgrind's
+counts do not.
 """
 import argparse
 import os
@@ -23,11 +26,16 @@ from run_bench import made_tree, real_interpreter
 
 RUNNER = (
     "import runpy, sys, time\n"
-    "started = time.perf_counter()\n"
+    "began = time.monotonic_ns()\n"
     "runpy.run_path(sys.argv[1], run_name='__main__')\n"
+    "ended = time.monotonic_ns()\n"
     "with open(sys.argv[2], 'a') as out:\n"
-    "    out.write(f'{time.perf_counter() - started}\\n')\n"
+    "    out.write(f'{began} {ended}\\n')\n"
 )
+
+
+def median_difference(values, baseline):
+    return statistics.median(v - b for v, b in zip(values, baseline))
 
 
 def main():
@@ -53,6 +61,8 @@ def main():
         }
         wall = {name: [] for name in commands}
         inside = {name: [] for name in commands}
+        before = {name: [] for name in commands}
+        after = {name: [] for name in commands}
         names = list(commands)
         for round_number in range(args.rounds + 1):  # round 0 warms up (.pyc files, page cache)
             # Each round starts one configuration later, as make bench's do.
@@ -61,24 +71,30 @@ def main():
                 times = os.path.join(scratch, "inside.txt")
                 if os.path.exists(times):
                     os.remove(times)
-                started = time.perf_counter()
+                started = time.monotonic_ns()
                 proc = subprocess.run(commands[name] + [times], env=env, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL)
-                elapsed = time.perf_counter() - started
+                finished = time.monotonic_ns()
                 if proc.returncode != 0:
                     raise SystemExit(f"{name} failed with status {proc.returncode}")
                 if round_number:
-                    wall[name].append(elapsed)
                     with open(times) as measured:
-                        inside[name].append(float(measured.read()))
+                        began, ended = (int(field) for field in measured.read().split())
+                    wall[name].append((finished - started) / 1e9)
+                    inside[name].append((ended - began) / 1e9)
+                    before[name].append((began - started) / 1e9)
+                    after[name].append((finished - ended) / 1e9)
     print(f"{args.rounds} interleaved rounds, {args.modules} modules, {python}")
     for name in names:
         wall_ratio = statistics.median(w / p for w, p in zip(wall[name], wall["python"]))
         inside_ratio = statistics.median(i / p for i, p in zip(inside[name], inside["python"]))
-        outside = statistics.median(w - i for w, i in zip(wall[name], inside[name]))
         print(f"{name}: wall {statistics.median(wall[name]) * 1000:.1f} ms ({wall_ratio:.3f}), "
-              f"inside {statistics.median(inside[name]) * 1000:.1f} ms ({inside_ratio:.3f}), "
-              f"outside {outside * 1000:.1f} ms")
+              f"inside {statistics.median(inside[name]) * 1000:.1f} ms ({inside_ratio:.3f}, "
+              f"{median_difference(inside[name], inside['python']) * 1000:+.1f} ms), "
+              f"before {statistics.median(before[name]) * 1000:.1f} ms "
+              f"({median_difference(before[name], before['python']) * 1000:+.1f}), "
+              f"after {statistics.median(after[name]) * 1000:.1f} ms "
+              f"({median_difference(after[name], after['python']) * 1000:+.1f})")
 
 
 if __name__ == "__main__":
