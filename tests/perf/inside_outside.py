@@ -34,8 +34,12 @@ RUNNER = (
 )
 
 
-def median_difference(values, baseline):
-    return statistics.median(v - b for v, b in zip(values, baseline))
+PARTS = ("wall", "before", "inside", "after")
+
+
+def per_round(values, baseline, combine):
+    """The median of combine(value, python's) over the rounds."""
+    return statistics.median(combine(v, b) for v, b in zip(values, baseline))
 
 
 def main():
@@ -59,10 +63,7 @@ def main():
             "importscope": importscope + [runner, target],
             "importscope --match '*'": importscope[:3] + ["--match", "*"] + importscope[3:] + [runner, target],
         }
-        wall = {name: [] for name in commands}
-        inside = {name: [] for name in commands}
-        before = {name: [] for name in commands}
-        after = {name: [] for name in commands}
+        seconds = {name: {part: [] for part in PARTS} for name in commands}
         names = list(commands)
         for round_number in range(args.rounds + 1):  # round 0 warms up (.pyc files, page cache)
             # Each round starts one configuration later, as make bench's do.
@@ -80,22 +81,22 @@ def main():
                 if round_number:
                     with open(times) as measured:
                         began, ended = (int(field) for field in measured.read().split())
-                    wall[name].append((finished - started) / 1e9)
-                    inside[name].append((ended - began) / 1e9)
-                    before[name].append((began - started) / 1e9)
-                    after[name].append((finished - ended) / 1e9)
+                    spans = (finished - started, began - started, ended - began, finished - ended)
+                    for part, span in zip(PARTS, spans):
+                        seconds[name][part].append(span / 1e9)
     print(f"{args.rounds} interleaved rounds, {args.modules} modules, {python}")
+    ratio, difference = (lambda v, b: v / b), (lambda v, b: v - b)
+    python_seconds = seconds["python"]
     for name in names:
-        wall_ratio = statistics.median(w / p for w, p in zip(wall[name], wall["python"]))
-        inside_ratio = statistics.median(i / p for i, p in zip(inside[name], inside["python"]))
-        print(f"{name}: wall {statistics.median(wall[name]) * 1000:.1f} ms ({wall_ratio:.3f}), "
-              f"inside {statistics.median(inside[name]) * 1000:.1f} ms ({inside_ratio:.3f}, "
-              f"{median_difference(inside[name], inside['python']) * 1000:+.1f} ms), "
-              f"before {statistics.median(before[name]) * 1000:.1f} ms "
-              f"({median_difference(before[name], before['python']) * 1000:+.1f}), "
-              f"after {statistics.median(after[name]) * 1000:.1f} ms "
-              f"({median_difference(after[name], after['python']) * 1000:+.1f})")
-
+        ms = {part: statistics.median(seconds[name][part]) * 1000 for part in PARTS}
+        compared = {part: per_round(seconds[name][part], python_seconds[part], combine)
+                    for part, combine in (("wall", ratio), ("inside", ratio))}
+        extra = {part: per_round(seconds[name][part], python_seconds[part], difference) * 1000
+                 for part in ("inside", "before", "after")}
+        print(f"{name}: wall {ms['wall']:.1f} ms ({compared['wall']:.3f}), "
+              f"inside {ms['inside']:.1f} ms ({compared['inside']:.3f}, {extra['inside']:+.1f} ms), "
+              f"before {ms['before']:.1f} ms ({extra['before']:+.1f}), "
+              f"after {ms['after']:.1f} ms ({extra['after']:+.1f})")
 
 if __name__ == "__main__":
     main()
