@@ -6,11 +6,11 @@
 #include "capi/py_ref.hpp"
 #include "capi/python_error.hpp"
 #include "importscope/util/clock.hpp"
+#include "importscope/util/flat_map.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <string_view>
-#include <unordered_map>
 
 namespace importscope::hook {
 
@@ -28,9 +28,12 @@ struct FirstFind {
 };
 
 /// The table of this process. Never destroyed: it holds Python references.
-std::unordered_map<std::uint64_t, FirstFind>& first_finds()
+/// The hash is its own: std::hash of an integer is the integer.
+using FirstFinds = FlatMap<std::uint64_t, FirstFind>;
+
+FirstFinds& first_finds()
 {
-    static auto* table = new std::unordered_map<std::uint64_t, FirstFind>; // NOLINT(cppcoreguidelines-owning-memory)
+    static auto* table = new FirstFinds; // NOLINT(cppcoreguidelines-owning-memory)
     return *table;
 }
 
@@ -98,8 +101,8 @@ bool found_under_another_name(PyObject* spec, PyObject* name, const char* kind, 
         PyErr_Clear();
         return false;
     }
-    auto [it, inserted] = first_finds().try_emplace(std::hash<std::string_view>()(origin));
-    FirstFind& first = it->second;
+    auto [found, inserted] = first_finds().try_emplace(std::hash<std::string_view>()(origin));
+    FirstFind& first = *found;
     if (inserted) {
         first.name = PyRef::borrow(name).release();
         first.mono_ns = monotonic_ns();
@@ -119,8 +122,8 @@ bool found_under_another_name(PyObject* spec, PyObject* name, const char* kind, 
 
 void forget_source_names()
 {
-    for (auto& [hash, first] : first_finds())
-        first.recorded = false; // the child's journal holds none of them; the modules stay
+    // The child's journal holds none of them; the modules stay.
+    first_finds().for_each([](std::uint64_t, FirstFind& first) { first.recorded = false; });
 }
 
 } // namespace importscope::hook

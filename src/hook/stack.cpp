@@ -7,13 +7,13 @@
 #include "capi/names.hpp"
 #include "capi/py_ref.hpp"
 #include "capi/python_error.hpp"
+#include "importscope/util/flat_map.hpp"
 
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <functional>
 #include <string_view>
-#include <unordered_map>
 
 namespace importscope::hook {
 
@@ -137,8 +137,8 @@ public:
     /// The frame's number and whether the journal holds it already; a new frame's number is pending.
     std::pair<std::uint32_t, bool> number(const FrameKey& key)
     {
-        if (const auto it = m_numbers.find(key); it != m_numbers.end())
-            return {it->second, true};
+        if (const std::uint32_t* known = m_numbers.find(key))
+            return {*known, true};
         const auto pending = std::find(m_pending.begin(), m_pending.end(), key);
         const auto index = static_cast<std::uint32_t>(pending - m_pending.begin());
         if (pending != m_pending.end())
@@ -152,8 +152,10 @@ public:
     /// The event holding the last capture is in the journal: its new frames are known from now on.
     void commit()
     {
-        for (const FrameKey& key : m_pending)
-            m_numbers.emplace(key, next_number());
+        for (const FrameKey& key : m_pending) {
+            const std::uint32_t number = next_number();
+            *m_numbers.try_emplace(key).first = number;
+        }
         m_pending.clear();
         std::move(m_pending_held.begin(), m_pending_held.end(), std::back_inserter(m_held));
         m_pending_held.clear();
@@ -164,7 +166,7 @@ private:
     std::uint32_t next_number() const { return static_cast<std::uint32_t>(m_numbers.size()) + 1; }
 
     std::uint64_t m_serial = 0;
-    std::unordered_map<FrameKey, std::uint32_t, FrameKeyHash> m_numbers;
+    FlatMap<FrameKey, std::uint32_t, FrameKeyHash> m_numbers;
     std::vector<PyRef> m_held;
     std::vector<FrameKey> m_pending;
     std::vector<PyRef> m_pending_held;
