@@ -190,6 +190,7 @@ public:
     void operator()(journal::WorkerProcess& e) { process().worker = std::move(e); }
     void operator()(journal::EnvironmentRead& e) { process().environment_reads.push_back(std::move(e)); }
     void operator()(const journal::Note& e) { m_model.problems.push_back(fmt::format("pid {}: {}", m_pid, e.text)); }
+    void operator()(const journal::Finalizing&) { process().finalizing = true; }
     void operator()(journal::AliasSeen& e) { m_model.aliases.push_back({m_journal, m_pid, std::move(e)}); }
     void operator()(journal::TypeOwners& e) { m_model.type_owners.push_back({m_journal, m_pid, std::move(e)}); }
     void operator()(journal::Installation& e) { m_model.installations.push_back({m_journal, m_pid, std::move(e)}); }
@@ -256,6 +257,57 @@ void append(std::vector<T>& to, std::vector<T>& from)
         to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
 
+template <typename T>
+std::vector<const T*> pointers_to(const std::vector<T>& records)
+{
+    std::vector<const T*> pointers;
+    pointers.reserve(records.size());
+    for (const T& r : records)
+        pointers.push_back(&r);
+    return pointers;
+}
+
+bool started_before(const ProcessRecord& a, const ProcessRecord& b)
+{
+    return a.start_wall_ns < b.start_wall_ns;
+}
+
+/// The order of `modules` in a model: by the place of their process among `processes` (in the
+/// order they started), then in load order; empty when they are in that order already. Each
+/// journal's records are in its order unless a line was written out of its sequence.
+std::vector<std::size_t> load_order(const std::vector<const ProcessRecord*>& processes,
+                                    const std::vector<const ModuleRecord*>& modules)
+{
+    std::map<std::pair<std::string_view, int>, std::size_t> rank;
+    for (std::size_t i = 0; i < processes.size(); ++i)
+        rank[{processes[i]->journal, processes[i]->pid}] = i;
+    struct Place {
+        std::size_t rank;
+        std::uint64_t order;
+        std::size_t index;
+    };
+    std::vector<Place> places;
+    places.reserve(modules.size());
+    for (std::size_t i = 0; i < modules.size(); ++i) {
+        const ModuleRecord& m = *modules[i];
+        if (i > 0 && m.pid == modules[i - 1]->pid && m.journal == modules[i - 1]->journal)
+            places.push_back({places.back().rank, m.order, i});
+        else
+            places.push_back({rank[{m.journal, m.pid}], m.order, i});
+    }
+    const auto before = [](const Place& a, const Place& b) {
+        return a.rank != b.rank ? a.rank < b.rank : a.order < b.order;
+    };
+    if (std::is_sorted(places.begin(), places.end(), before))
+        return {};
+    std::stable_sort(places.begin(), places.end(), before);
+    std::vector<std::size_t> order;
+    order.reserve(places.size());
+    for (const Place& place : places)
+        order.push_back(place.index);
+    return order;
+}
+
 } // namespace
 
 /// One journal's part of the model: its records, folded by one ProcessFolder per pid.
@@ -294,7 +346,15 @@ ModelBuilder::Part& ModelBuilder::part(const std::string& journal)
 
 void ModelBuilder::add(const std::string& journal, journal::Event&& event)
 {
-    part(journal).add(event);
+    fold(part(journal), event);
+}
+
+void ModelBuilder::fold(Part& p, journal::Event& event)
+{
+    if (std::holds_alternative<journal::ImportBegin>(event) || std::holds_alternative<journal::ImportEnd>(event) ||
+        std::holds_alternative<journal::ExtensionLoad>(event) || std::holds_alternative<journal::Caught>(event))
+        ++m_record_changes; // the events that make or change a module record
+    p.add(event);
 }
 
 const RunModel* ModelBuilder::part_model(const std::string& journal) const
@@ -323,7 +383,7 @@ RunModel ModelBuilder::finish(std::vector<journal::JournalContents>&& journals)
     for (auto& journal : journals) {
         Part& p = part(journal.source);
         for (journal::Event* e : in_sequence(journal.events))
-            p.add(*e);
+            fold(p, *e);
         journal.events = {};
         model.journal_bytes += journal.bytes;
         take(p, std::move(journal.problems));
@@ -333,39 +393,48 @@ RunModel ModelBuilder::finish(std::vector<journal::JournalContents>&& journals)
             take(*p, {});
     m_parts.clear();
 
-    // Processes in the order they started; modules by process, then load order. Each journal's
-    // records are in its order already unless a line was written out of its sequence.
-    std::stable_sort(model.processes.begin(), model.processes.end(),
-                     [](const ProcessRecord& a, const ProcessRecord& b) { return a.start_wall_ns < b.start_wall_ns; });
-    std::map<std::pair<std::string, int>, std::size_t> rank;
-    for (std::size_t i = 0; i < model.processes.size(); ++i)
-        rank[{model.processes[i].journal, model.processes[i].pid}] = i;
-    struct Place {
-        std::size_t rank;
-        std::uint64_t order;
-        std::size_t index;
-    };
-    std::vector<Place> places;
-    places.reserve(model.modules.size());
-    for (std::size_t i = 0; i < model.modules.size(); ++i) {
-        const ModuleRecord& m = model.modules[i];
-        if (i > 0 && m.pid == model.modules[i - 1].pid && m.journal == model.modules[i - 1].journal)
-            places.push_back({places.back().rank, m.order, i});
-        else
-            places.push_back({rank[{m.journal, m.pid}], m.order, i});
-    }
-    const auto before = [](const Place& a, const Place& b) {
-        return a.rank != b.rank ? a.rank < b.rank : a.order < b.order;
-    };
-    if (!std::is_sorted(places.begin(), places.end(), before)) {
-        std::stable_sort(places.begin(), places.end(), before);
+    // Processes in the order they started; modules by process, then load order.
+    std::stable_sort(model.processes.begin(), model.processes.end(), started_before);
+    const std::vector<std::size_t> order = load_order(pointers_to(model.processes), pointers_to(model.modules));
+    if (!order.empty()) {
         std::vector<ModuleRecord> ordered;
         ordered.reserve(model.modules.size());
-        for (const Place& place : places)
-            ordered.push_back(std::move(model.modules[place.index]));
+        for (const std::size_t index : order)
+            ordered.push_back(std::move(model.modules[index]));
         model.modules = std::move(ordered);
     }
     return model;
+}
+
+std::vector<const ModuleRecord*> ModelBuilder::modules_in_order() const
+{
+    std::vector<const ProcessRecord*> processes;
+    std::vector<const ModuleRecord*> modules;
+    for (const auto& p : m_parts) {
+        for (const ProcessRecord& process : p->model.processes)
+            processes.push_back(&process);
+        for (const ModuleRecord& module : p->model.modules)
+            modules.push_back(&module);
+    }
+    std::stable_sort(processes.begin(), processes.end(),
+                     [](const ProcessRecord* a, const ProcessRecord* b) { return started_before(*a, *b); });
+    const std::vector<std::size_t> order = load_order(processes, modules);
+    if (order.empty())
+        return modules;
+    std::vector<const ModuleRecord*> ordered;
+    ordered.reserve(modules.size());
+    for (const std::size_t index : order)
+        ordered.push_back(modules[index]);
+    return ordered;
+}
+
+bool ModelBuilder::main_finalizing() const
+{
+    for (const auto& p : m_parts)
+        for (const ProcessRecord& process : p->model.processes)
+            if (process.start_method == "main" && process.finalizing)
+                return true;
+    return false;
 }
 
 RunModel build_model(std::vector<journal::JournalContents>&& journals)

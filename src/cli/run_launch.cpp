@@ -26,7 +26,7 @@ std::unique_ptr<journal::SharedJournal> make_shared_journal()
 }
 
 Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journal::ProblemInbox& inbox,
-                LiveView& live, int helper_pid)
+                LiveView& live, int helper_pid, const std::function<void()>& polled)
 {
     supervisor::SuperviseOptions supervise_options;
     if (helper_pid > 0)
@@ -43,7 +43,10 @@ Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journa
     };
     supervise_options.on_tick = [&] {
         take_inbox();
-        return live.update() && request.options.stop_on_finding;
+        const bool error_found = live.update();
+        if (polled)
+            polled();
+        return error_found && request.options.stop_on_finding;
     };
     launched.started_ns = wall_ns();
     launched.end = supervisor::supervise(

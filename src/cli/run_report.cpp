@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -26,13 +27,86 @@ nlohmann::json make_report(const RunRequest& request, const report::RunInfo& inf
     return report_json;
 }
 
+EarlyReport::EarlyReport(const std::string& output, const report::PathRedaction* redact)
+    : m_output(output), m_redact(redact)
+{
+}
+
+void EarlyReport::offer(const collect::Collector& collector) noexcept
+{
+    if (m_tried || !collector.main_finalizing())
+        return;
+    m_tried = true;
+    try {
+        const Destination destination = inspect_destination(m_output);
+        if (destination.descriptor >= 0 || destination.write_through)
+            return; // written into as it goes: it could not be taken back
+        const std::vector<const analysis::ModuleRecord*> records = collector.modules_in_order();
+        m_record_changes = collector.record_changes();
+        m_places = places_of(records);
+        m_file = std::make_unique<ReplacingFile>(destination.path);
+        m_writer = std::make_unique<report::ReportWriter>(m_file->sink(), m_redact);
+        m_writer->write_records(records);
+    } catch (...) {
+        drop();
+    }
+}
+
+std::vector<EarlyReport::Place> EarlyReport::places_of(const std::vector<const analysis::ModuleRecord*>& records)
+{
+    std::vector<Place> places;
+    places.reserve(records.size());
+    std::size_t journal = 0;
+    for (const analysis::ModuleRecord* r : records) {
+        if (m_journals.empty() || m_journals[journal] != r->journal) { // mostly the record before's
+            journal = static_cast<std::size_t>(std::find(m_journals.begin(), m_journals.end(), r->journal) -
+                                               m_journals.begin());
+            if (journal == m_journals.size())
+                m_journals.push_back(r->journal);
+        }
+        places.push_back({journal, r->pid, r->order});
+    }
+    return places;
+}
+
+bool EarlyReport::holds(const collect::Collector& collector, const analysis::RunModel& model) const
+{
+    if (!m_writer || collector.record_changes() != m_record_changes || model.modules.size() != m_places.size())
+        return false;
+    for (std::size_t i = 0; i < m_places.size(); ++i) {
+        const analysis::ModuleRecord& r = model.modules[i];
+        const Place& place = m_places[i];
+        if (r.pid != place.pid || r.order != place.order || r.journal != m_journals[place.journal])
+            return false;
+    }
+    return true;
+}
+
+void EarlyReport::finish(const nlohmann::json& report_json)
+{
+    m_writer->write_rest(report_json);
+    m_file->commit();
+}
+
+void EarlyReport::drop()
+{
+    m_writer.reset();
+    m_file.reset();
+}
+
 void write_report_file(const std::string& output, const nlohmann::json& report_json, const analysis::RunModel& model,
                        const report::PathRedaction* redact, supervisor::RunDir& run_dir,
-                       const journal::SharedJournal* shared)
+                       const journal::SharedJournal* shared, EarlyReport* early, const collect::Collector* collector)
 {
     try {
-        write_file_atomically(output,
-                              [&](const TextSink& sink) { report::write_report(report_json, model, redact, sink); });
+        if (early && collector && early->holds(*collector, model)) {
+            early->finish(report_json);
+        } else {
+            if (early)
+                early->drop();
+            write_file_atomically(
+                output, [&](const TextSink& sink) { report::write_report(report_json, model, redact, sink); });
+        }
     } catch (const Error& e) {
         run_dir.keep();
         if (shared && !shared->name().empty()) // into the empty file that holds its name

@@ -11,6 +11,7 @@
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/known_issues.hpp"
 #include "importscope/analysis/model.hpp"
+#include "importscope/collect/collector.hpp"
 #include "importscope/embed/worker.hpp"
 #include "importscope/journal/problem_channel.hpp"
 #include "importscope/journal/shared_journal.hpp"
@@ -27,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,9 +82,9 @@ struct Launched {
 std::unique_ptr<journal::SharedJournal> make_shared_journal();
 
 /// The worker under the supervisor, `live` polled every 20 ms meanwhile (and the run ended at its
-/// first error finding with --stop-on-finding).
+/// first error finding with --stop-on-finding), `polled` called after each poll.
 Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journal::ProblemInbox& inbox,
-                LiveView& live, int helper_pid);
+                LiveView& live, int helper_pid, const std::function<void()>& polled = {});
 
 /// The handshake: why importscope did not get the target started, or empty when it did (or when
 /// importscope or its user ended the run first).
@@ -134,11 +136,56 @@ nlohmann::json make_report(const RunRequest& request, const report::RunInfo& inf
                            const std::vector<analysis::Finding>& findings, const std::vector<std::string>& failures,
                            report::Outcome& outcome);
 
-/// The report file, written atomically; if it cannot be, the journals are kept for a later look
-/// and the Error says where.
+/// The report file begun before the target has ended. Once the main process is finalizing (its
+/// atexit handlers have run), its module records are final but for the rare import that comes
+/// later: they and their frames are written into the file's temporary while the interpreter
+/// finalizes, rather than after the exit. Kept if, after the exit, no event has made or changed a
+/// record since and the records are in the same order; otherwise dropped, and the report written
+/// whole. Only for a file that is replaced (not a device, FIFO or descriptor).
+class EarlyReport {
+public:
+    EarlyReport(const std::string& output, const report::PathRedaction* redact);
+
+    /// Begins the file, once, when the collector's main process is finalizing. A failure only
+    /// means the report is written whole later, where the failure is told.
+    void offer(const collect::Collector& collector) noexcept;
+
+    /// Whether the records written are `model`'s, all of them and in its order (`collector` has
+    /// finished and given the model).
+    bool holds(const collect::Collector& collector, const analysis::RunModel& model) const;
+
+    /// Writes the rest of the report and puts the file in place; after holds(). Throws Error.
+    void finish(const nlohmann::json& report_json);
+
+    /// Removes what was begun (the records did not hold).
+    void drop();
+
+private:
+    /// Where a record is in the model: its journal (an index into m_journals), pid and order.
+    struct Place {
+        std::size_t journal;
+        int pid;
+        std::uint64_t order;
+        bool operator==(const Place&) const = default;
+    };
+    std::vector<Place> places_of(const std::vector<const analysis::ModuleRecord*>& records);
+
+    std::string m_output;
+    const report::PathRedaction* m_redact;
+    bool m_tried = false;
+    std::unique_ptr<ReplacingFile> m_file;
+    std::unique_ptr<report::ReportWriter> m_writer;
+    std::uint64_t m_record_changes = 0; ///< the collector's count when the records were written
+    std::vector<std::string> m_journals;
+    std::vector<Place> m_places;
+};
+
+/// The report file, written atomically (or finished, if `early` holds the model's records); if it
+/// cannot be, the journals are kept for a later look and the Error says where.
 void write_report_file(const std::string& output, const nlohmann::json& report_json, const analysis::RunModel& model,
                        const report::PathRedaction* redact, supervisor::RunDir& run_dir,
-                       const journal::SharedJournal* shared);
+                       const journal::SharedJournal* shared, EarlyReport* early = nullptr,
+                       const collect::Collector* collector = nullptr);
 
 /// The summary on stderr and the last line that says why the exit status is what it is.
 void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome);

@@ -286,6 +286,11 @@ PyObject* start_child(PyObject*, PyObject*)
 PyObject* at_exit(PyObject*, PyObject*)
 {
     record_what_python_can_tell();
+    JournalWriter& journal = JournalWriter::instance();
+    if (journal.is_open()) {
+        journal::Finalizing finalizing;
+        journal.append(journal.stamp(finalizing));
+    }
     Py_RETURN_NONE;
 }
 

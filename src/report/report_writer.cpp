@@ -19,6 +19,7 @@
 #include <stdexcept>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <unordered_map>
 #include <vector>
 
@@ -286,17 +287,17 @@ private:
 /// found once, here, and read back in order as the records are written.
 class FrameTable {
 public:
-    explicit FrameTable(const std::vector<analysis::ModuleRecord>& records)
+    explicit FrameTable(std::span<const analysis::ModuleRecord* const> records)
     {
         FrameIndexes indexes(m_frames);
         m_first.reserve(records.size() + 1);
-        for (const analysis::ModuleRecord& r : records) {
+        for (const analysis::ModuleRecord* r : records) {
             m_first.push_back(m_indexes.size());
-            indexes.select(r.journal);
-            for (const journal::Frame& frame : r.stack)
+            indexes.select(r->journal);
+            for (const journal::Frame& frame : r->stack)
                 m_indexes.push_back(indexes.index_of(frame));
-            if (r.caught_at)
-                m_indexes.push_back(indexes.index_of(*r.caught_at));
+            if (r->caught_at)
+                m_indexes.push_back(indexes.index_of(*r->caught_at));
         }
         m_first.push_back(m_indexes.size());
     }
@@ -387,7 +388,7 @@ void write_module(RecordStream& j, std::span<const std::uint32_t> frames, const 
 /// One of the report's lists of records ("frames", "modules"): each record written compact by
 /// `write_record` as an item, on a line of its own, straight into the report's buffer.
 template <typename Records, typename WriteRecord>
-void write_records(TreeStream& j, std::string_view key, const Records& records, const PathRedaction* redaction,
+void write_records_of(TreeStream& j, std::string_view key, const Records& records, const PathRedaction* redaction,
                    WriteRecord&& write_record)
 {
     const TextSink unused = [](std::string_view) {};
@@ -403,51 +404,111 @@ void write_records(TreeStream& j, std::string_view key, const Records& records, 
     j->EndArray();
 }
 
-/// The top-level keys whose records are streamed, in their sorted order: a report tree holds none of them.
+/// The top-level keys whose records are streamed, in their order: a report tree holds none of them.
 constexpr std::array<std::string_view, 2> k_streamed_keys = {"frames", "modules"};
 
-/// A report's top-level object: the keys of `report`, in their (sorted) order, with each of
-/// k_streamed_keys at its place, written by `streamed(key)`.
+bool is_streamed(std::string_view key)
+{
+    return std::find(k_streamed_keys.begin(), k_streamed_keys.end(), key) != k_streamed_keys.end();
+}
+
+/// The start of a report's top-level object: its "schema" (from `schema`, when a string), then
+/// each of k_streamed_keys, written by `streamed(key)`. The records come before everything
+/// else that is large, so that they can be written before the rest is known (ReportWriter).
 template <typename WriteStreamed>
-void write_top(TreeStream& j, const nlohmann::json& report, WriteStreamed&& streamed)
+void write_head(TreeStream& j, const char* schema, WriteStreamed&& streamed)
 {
     j->StartObject();
-    auto next = k_streamed_keys.begin();
+    if (schema) {
+        j.key("schema");
+        j.plain(schema);
+    }
+    for (const std::string_view key : k_streamed_keys)
+        streamed(key);
+}
+
+/// The rest of a report's top-level object: the keys of `report` in their (sorted) order, but
+/// "schema" and the streamed ones, which write_head wrote.
+void write_rest_of(TreeStream& j, const nlohmann::json& report)
+{
     for (const auto& [name, value] : report.items()) {
-        if (std::find(k_streamed_keys.begin(), k_streamed_keys.end(), name) != k_streamed_keys.end())
+        if (name == "schema" || is_streamed(name))
             continue;
-        for (; next != k_streamed_keys.end() && *next < name; ++next)
-            streamed(*next);
         j.data_key(name);
         j.value(value); // the tree is redacted already
     }
-    for (; next != k_streamed_keys.end(); ++next)
-        streamed(*next);
     j->EndObject();
     j.flush(true);
 }
 
 } // namespace
 
+struct ReportWriter::Stream {
+    Stream(TextSink sink_, const PathRedaction* redaction_)
+        : sink(std::move(sink_)), redaction(redaction_), json(sink, redaction)
+    {
+    }
+    TextSink sink; ///< before `json`, which refers to it
+    const PathRedaction* redaction;
+    TreeStream json;
+};
+
+ReportWriter::ReportWriter(TextSink sink, const PathRedaction* redaction)
+    : m_stream(std::make_unique<Stream>(std::move(sink), redaction))
+{
+}
+
+ReportWriter::~ReportWriter() = default;
+
+void ReportWriter::write_records(std::span<const analysis::ModuleRecord* const> records)
+{
+    if (m_records_written)
+        throw std::logic_error("ReportWriter::write_records called twice");
+    m_records_written = true;
+    TreeStream& j = m_stream->json;
+    const PathRedaction* redaction = m_stream->redaction;
+    const FrameTable frames(records);
+    write_head(j, k_schema, [&](std::string_view key) {
+        if (key == "frames")
+            write_records_of(j, key, frames.frames(), redaction,
+                             [](RecordStream& record, const journal::Frame* frame) { write_frame(record, *frame); });
+        else
+            write_records_of(j, key, records, redaction,
+                             [&, n = std::size_t{0}](RecordStream& record, const analysis::ModuleRecord* r) mutable {
+                                 write_module(record, frames.indexes_of(n++), *r);
+                             });
+    });
+    j.flush(true); // all of it in the sink's hands: the rest may come much later
+}
+
+void ReportWriter::write_rest(const nlohmann::json& report)
+{
+    if (!m_records_written)
+        throw std::logic_error("ReportWriter::write_rest called before write_records");
+    if (!report.is_object() || report.contains("modules") || report.contains("frames"))
+        throw std::logic_error(
+            "ReportWriter needs build_report's tree, which leaves the frames and module records out");
+    if (report.value("schema", std::string()) != k_schema)
+        throw std::logic_error("ReportWriter writes reports of schema " + std::string(k_schema));
+    write_rest_of(m_stream->json, report);
+    m_stream->sink("\n");
+}
+
+std::vector<const analysis::ModuleRecord*> records_of(const analysis::RunModel& model)
+{
+    std::vector<const analysis::ModuleRecord*> records;
+    records.reserve(model.modules.size());
+    for (const analysis::ModuleRecord& r : model.modules)
+        records.push_back(&r);
+    return records;
+}
+
 void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
                   const TextSink& sink)
 {
-    if (!report.is_object() || report.contains("modules") || report.contains("frames"))
-        throw std::logic_error(
-            "write_report needs build_report's tree, which leaves the frames and module records out");
-    TreeStream j(sink, redaction);
-    FrameTable frames(model.modules);
-    write_top(j, report, [&](std::string_view key) {
-        if (key == "frames")
-            write_records(j, key, frames.frames(), redaction,
-                          [](RecordStream& record, const journal::Frame* frame) { write_frame(record, *frame); });
-        else
-            write_records(j, key, model.modules, redaction,
-                          [&, n = std::size_t{0}](RecordStream& record, const analysis::ModuleRecord& r) mutable {
-                              write_module(record, frames.indexes_of(n++), r);
-                          });
-    });
-    sink("\n");
+    ReportWriter writer(sink, redaction);
+    writer.write_records(records_of(model));
+    writer.write_rest(report);
 }
 
 std::string report_text(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction)
@@ -462,20 +523,27 @@ std::string pretty_text(const nlohmann::json& value)
     std::string text;
     const TextSink sink = [&](std::string_view piece) { text += piece; };
     TreeStream j(sink, nullptr);
-    if (value.is_object() && value.contains("modules") && value.at("modules").is_array())
-        write_top(j, value, [&](std::string_view key) {
-            const auto records = value.find(key);
-            if (records == value.end())
-                return;
-            if (!records->is_array()) {
-                j.key(key);
-                j.value(*records);
-                return;
-            }
-            write_records(j, key, *records, nullptr,
-                          [](RecordStream& record, const nlohmann::json& r) { record.value(r); });
-        });
-    else {
+    if (value.is_object() && value.contains("modules") && value.at("modules").is_array()) {
+        const auto schema = value.find("schema");
+        write_head(j, schema != value.end() && schema->is_string() ? schema->get_ref<const std::string&>().c_str() : nullptr,
+                   [&](std::string_view key) {
+                       const auto records = value.find(key);
+                       if (records == value.end())
+                           return;
+                       if (!records->is_array()) {
+                           j.key(key);
+                           j.value(*records);
+                           return;
+                       }
+                       write_records_of(j, key, *records, nullptr,
+                                        [](RecordStream& record, const nlohmann::json& r) { record.value(r); });
+                   });
+        if (schema != value.end() && !schema->is_string()) {
+            j.key("schema");
+            j.value(*schema);
+        }
+        write_rest_of(j, value);
+    } else {
         j.value(value);
         j.flush(true);
     }

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -135,6 +136,48 @@ void write_replacing(const std::filesystem::path& path, const std::function<void
 
 } // namespace
 
+ReplacingFile::ReplacingFile(std::filesystem::path path)
+    : m_path(std::move(path)), m_temp((directory_of(m_path) / ("." + m_path.filename().string() + ".XXXXXX")).string())
+{
+    m_fd = ::mkstemp(m_temp.data());
+    if (m_fd < 0)
+        throw system_error(fmt::format("cannot create a temporary file beside {}", m_path.string()), errno);
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    if (::fchmod(m_fd, 0666 & ~mask) != 0)
+        m_error = errno;
+    m_sink = [this](std::string_view piece) {
+        if (m_error == 0 && !write_all(m_fd, piece))
+            m_error = errno != 0 ? errno : EIO; // a write that wrote nothing and set no errno
+    };
+}
+
+ReplacingFile::~ReplacingFile()
+{
+    if (m_fd >= 0)
+        ::close(m_fd);
+    if (!m_committed)
+        ::unlink(m_temp.c_str());
+}
+
+void ReplacingFile::commit()
+{
+    int saved = m_error;
+    const int fd = std::exchange(m_fd, -1);
+    if (::close(fd) != 0 && saved == 0) // no fsync: see atomic_file.hpp
+        saved = errno;
+    if (saved == 0)
+        saved = put_in_place(m_temp, m_path);
+    if (saved != 0)
+        throw system_error(fmt::format("cannot write {}", m_path.string()), saved);
+    m_committed = true;
+}
+
+namespace {
+
+
+} // namespace
+
 void write_file_atomically(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce)
 {
     const Destination destination = inspect_destination(path);
@@ -167,42 +210,9 @@ namespace {
 
 void write_replacing(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce)
 {
-    std::string temp = (directory_of(path) / ("." + path.filename().string() + ".XXXXXX")).string();
-    const int fd = ::mkstemp(temp.data());
-    if (fd < 0)
-        throw system_error(fmt::format("cannot create a temporary file beside {}", path.string()), errno);
-
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    bool ok = ::fchmod(fd, 0666 & ~mask) == 0;
-    int saved = ok ? 0 : errno;
-    const TextSink sink = [&](std::string_view piece) {
-        for (std::size_t done = 0; ok && done < piece.size();) {
-            const ssize_t n = ::write(fd, piece.data() + done, piece.size() - done);
-            if (n < 0 && errno == EINTR)
-                continue;
-            ok = n > 0;
-            saved = ok ? 0 : errno;
-            done += ok ? static_cast<std::size_t>(n) : 0;
-        }
-    };
-    try {
-        produce(sink);
-    } catch (...) {
-        ::close(fd);
-        ::unlink(temp.c_str());
-        throw;
-    }
-    if (::close(fd) != 0 && ok) // no fsync: see atomic_file.hpp
-        saved = errno;
-    else if (ok)
-        saved = put_in_place(temp, path);
-    else if (saved == 0)
-        saved = EIO; // a write that wrote nothing and set no errno
-    if (saved != 0) {
-        ::unlink(temp.c_str());
-        throw system_error(fmt::format("cannot write {}", path.string()), saved);
-    }
+    ReplacingFile file(path);
+    produce(file.sink());
+    file.commit();
 }
 
 } // namespace

@@ -220,3 +220,25 @@ def test_a_report_with_a_wrongly_typed_field_deep_inside_is_refused_in_one_line(
     assert proc.stderr.startswith(f"importscope: error: {bad}: not an importscope report: ")
     assert proc.stderr.count("\n") == 1
     assert not (tmp_path / "out.md").exists()
+
+
+def test_the_records_come_first_and_a_child_importing_after_the_main_process_finalized_is_in_them(
+        importscope, tmp_path):
+    """The module records are written while the main process finalizes (here for 0.3 s, in a
+    __del__); a traced child that imports after that makes importscope write the report again, whole."""
+    script = tmp_path / "late_child.py"
+    script.write_text("import subprocess, sys, time\n"
+                      "class SlowToGo:\n"
+                      "    def __del__(self, sleep=time.sleep):\n"
+                      "        sleep(0.3)\n"
+                      "kept = SlowToGo()\n"
+                      "subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(0.4); import csv'])\n")
+    run = importscope("--match", "*", script)
+    assert run.status == 0, run.stderr
+    assert list(run.report)[:3] == ["schema", "frames", "modules"]
+    main_pid = next(p["pid"] for p in run.report["processes"] if p["role"] == "main")
+    children = [p["pid"] for p in run.report["processes"] if p["pid"] != main_pid]
+    assert len(children) == 1
+    assert [m["pid"] for m in run.modules("csv")] == children
+    assert run.modules("subprocess")[0]["pid"] == main_pid
+    assert not list(tmp_path.glob(".report.json.*"))  # the temporary begun early is gone

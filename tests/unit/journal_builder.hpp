@@ -163,6 +163,15 @@ public:
         return *this;
     }
 
+    /// The process's atexit handlers have run: its interpreter is finalizing.
+    JournalBuilder& finalizing()
+    {
+        journal::Finalizing e;
+        stamp(e);
+        add(e);
+        return *this;
+    }
+
     /// The finder starts loading `name` below `stack`, whose frames may be numbered or given by
     /// number alone, as the hooks write them; returns the import id for end().
     std::uint64_t begin_below(const std::string& name, const std::string& origin, std::vector<journal::Frame> stack)

@@ -96,7 +96,19 @@ TEST_CASE("the model made as the journals grow is the one made at the end", "[li
         }
         if (child_at < child_text.size())
             std::ofstream(dir / "journal-099-0.jsonl", std::ios::app) << child_text.substr(child_at);
+        live.poll();
+        // What the model's records will be, in their order, before it is finished (EarlyReport).
+        std::vector<std::string> in_order;
+        for (const analysis::ModuleRecord* r : live.modules_in_order())
+            in_order.push_back(r->name);
+        const std::uint64_t changes = live.record_changes();
+        CHECK(changes == 11); // 5 begins, 4 ends and 2 extension loads; no process start
         const analysis::RunModel followed = live.finish();
+        CHECK(live.record_changes() == changes); // nothing left to fold
+        std::vector<std::string> finished;
+        for (const analysis::ModuleRecord& r : followed.modules)
+            finished.push_back(r.name);
+        CHECK(in_order == finished);
         const analysis::RunModel at_end = analysis::build_model(journal::read_run_journals(dir));
 
         REQUIRE(followed.modules.size() == 6);

@@ -156,7 +156,29 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
     CHECK(modules[3].at("via_finder") == false);
     CHECK(modules[3].at("call_site").is_null());
     CHECK(report::pretty_text(whole) == text); // merge writes what run writes
+    // The schema, then the records, which are final before the rest is known; then the rest.
+    CHECK(text.starts_with("{\n  \"schema\": \"importscope.report/2\",\n  \"frames\": [\n"));
+    CHECK(text.find("\n  \"modules\": [") < text.find("\n  \"aliases\": ["));
 
+    SECTION("the records handed to the sink whole before the rest is asked for")
+    {
+        std::string two_steps;
+        report::ReportWriter writer([&](std::string_view piece) { two_steps += piece; }, nullptr);
+        writer.write_records(report::records_of(model));
+        CHECK(two_steps == text.substr(0, text.find(",\n  \"aliases\": [")));
+        writer.write_rest(head);
+        CHECK(two_steps == text);
+        CHECK_THROWS_AS(writer.write_records(report::records_of(model)), std::logic_error);
+    }
+    SECTION("the rest asked for before the records, or of another schema")
+    {
+        report::ReportWriter early([](std::string_view) {}, nullptr);
+        CHECK_THROWS_AS(early.write_rest(head), std::logic_error);
+        early.write_records(report::records_of(model));
+        auto other = head;
+        other["schema"] = report::k_schema_1;
+        CHECK_THROWS_AS(early.write_rest(other), std::logic_error);
+    }
     SECTION("--redact-paths on the records' strings")
     {
         const report::PathRedaction redaction("/home/alice/", "alice");

@@ -8,9 +8,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 using namespace importscope;
 
@@ -219,4 +221,121 @@ TEST_CASE("report: the outcome is in the tree, and a report that cannot be writt
                            nullptr);
     std::ifstream written(dir.path / "r.json");
     CHECK(nlohmann::json::parse(written).at("modules").size() == 2);
+}
+
+namespace {
+
+std::string text_of(const std::filesystem::path& path)
+{
+    std::ifstream in(path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// The files of `dir` but the journals: the report, and any temporary beside it.
+std::vector<std::string> outputs_in(const std::filesystem::path& dir)
+{
+    std::vector<std::string> names;
+    for (const auto& entry : std::filesystem::directory_iterator(dir))
+        if (!entry.path().filename().string().starts_with("journal-"))
+            names.push_back(entry.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+} // namespace
+
+TEST_CASE("report: the records are written while the main process finalizes, and kept only if they are the "
+          "model's",
+          "[stages]")
+{
+    const testing::TempDir dir;
+    const std::filesystem::path journal = dir.path / "journal-100-0.jsonl";
+    const std::string output = (dir.path / "r.json").string();
+    testing::JournalBuilder main(100);
+    main.end(main.begin("pkg", "source", "/s/pkg/__init__.py"));
+    main.extension_import("pkg._C", "/s/pkg/_C.so", {1, 1});
+    std::ofstream(journal) << main.text();
+    collect::Collector collector(dir.path);
+    cli::EarlyReport early(output, nullptr);
+    const auto offer = [&] {
+        collector.poll();
+        early.offer(collector);
+    };
+    const auto finish = [&] {
+        const analysis::RunModel model = collector.finish();
+        const nlohmann::json tree = report::build_report(report::RunInfo{}, model, analysis::analyze(model));
+        const bool held = early.holds(collector, model);
+        cli::write_report_file(output, tree, model, nullptr, *std::make_unique<supervisor::RunDir>(), nullptr, &early,
+                               &collector);
+        CHECK(outputs_in(dir.path) == std::vector<std::string>{"r.json"}); // no temporary left
+        CHECK(text_of(output) == report::report_text(tree, model));      // as if written at once
+        return std::make_pair(held, model);
+    };
+
+    offer();
+    CHECK(outputs_in(dir.path).empty()); // still running: nothing yet
+    std::ofstream(journal, std::ios::app) << main.finalizing().text().substr(main.text().rfind('{'));
+    offer();
+    const std::vector<std::string> begun = outputs_in(dir.path);
+    REQUIRE(begun.size() == 1);
+    CHECK(begun[0].starts_with(".r.json."));
+    CHECK(text_of(dir.path / begun[0]).starts_with("{\n  \"schema\": \"importscope.report/2\",\n  \"frames\": ["));
+
+    SECTION("nothing but the process's end after: the records written early stay")
+    {
+        const std::size_t before = main.text().size();
+        std::ofstream(journal, std::ios::app) << main.end_of_process("exit", 0).text().substr(before);
+        const auto [held, model] = finish();
+        CHECK(held);
+        CHECK(model.modules.size() == 2);
+    }
+    SECTION("an import after: written again, whole")
+    {
+        const std::size_t before = main.text().size();
+        main.end(main.begin("late", "source", "/s/late.py"));
+        std::ofstream(journal, std::ios::app) << main.text().substr(before);
+        const auto [held, model] = finish();
+        CHECK_FALSE(held);
+        REQUIRE(model.modules.size() == 3);
+        CHECK(model.modules[2].name == "late");
+    }
+    SECTION("the end of an import open at the mark: written again, whole")
+    {
+        const std::size_t before = main.text().size();
+        const auto open = main.begin("open", "source", "/s/open.py");
+        std::ofstream(journal, std::ios::app) << main.text().substr(before);
+        collector.poll(); // folded after the records were written
+        const std::size_t after_begin = main.text().size();
+        main.end(open);
+        std::ofstream(journal, std::ios::app) << main.text().substr(after_begin);
+        const auto [held, model] = finish();
+        CHECK_FALSE(held);
+        CHECK(model.modules.back().status == analysis::ImportStatus::ok);
+    }
+}
+
+TEST_CASE("report: no early records for a child's finalizing, nor for a destination written into", "[stages]")
+{
+    const testing::TempDir dir;
+    testing::JournalBuilder child(100);
+    child.process(100, 1, "spawn");
+    child.end(child.begin("pkg", "source", "/s/pkg/__init__.py"));
+    child.finalizing();
+    std::ofstream(dir.path / "journal-100-0.jsonl") << child.text();
+    collect::Collector collector(dir.path);
+    collector.poll();
+    CHECK_FALSE(collector.main_finalizing());
+    cli::EarlyReport early((dir.path / "r.json").string(), nullptr);
+    early.offer(collector);
+    CHECK(outputs_in(dir.path).empty());
+
+    testing::JournalBuilder main(200);
+    main.finalizing();
+    std::ofstream(dir.path / "journal-200-0.jsonl") << main.text();
+    collector.poll();
+    CHECK(collector.main_finalizing());
+    cli::EarlyReport into_device("/dev/null", nullptr);
+    into_device.offer(collector);
+    const analysis::RunModel model = collector.finish();
+    CHECK_FALSE(into_device.holds(collector, model));
 }

@@ -78,6 +78,7 @@ struct ProcessRecord {
     std::optional<journal::WorkerProcess> worker;   ///< what multiprocessing said of it, for one of its workers
     /// The environment variables it read, each first read from each line that read it, in order.
     std::vector<journal::EnvironmentRead> environment_reads;
+    bool finalizing = false; ///< its atexit handlers had run: its interpreter was finalizing
 };
 
 /// What the process was to the run: "main", "spawn worker", "forkserver worker", "fork child",
@@ -130,10 +131,23 @@ public:
     /// they began, the open ones with status unknown), or null for a journal it has not seen.
     const RunModel* part_model(const std::string& journal) const;
 
+    /// The module records folded so far, in the order finish() would give them if nothing more
+    /// came; valid until the next add().
+    std::vector<const ModuleRecord*> modules_in_order() const;
+
+    /// How many of the events folded so far made or changed a module record: while it stays the
+    /// same, so do the records, whatever else comes.
+    std::uint64_t record_changes() const { return m_record_changes; }
+
+    /// Whether the main process (start method "main") is finalizing: its atexit handlers have run.
+    bool main_finalizing() const;
+
 private:
     struct Part;
     Part& part(const std::string& journal);
+    void fold(Part& p, journal::Event& event);
 
+    std::uint64_t m_record_changes = 0;
     std::vector<std::unique_ptr<Part>> m_parts; ///< in order of first appearance
 };
 

@@ -32,6 +32,14 @@ public:
     /// The findings so far, and the counts a status line shows.
     const analysis::LiveFindings& findings() const { return m_findings; }
 
+    /// The module records so far, in the model's order (analysis::ModelBuilder::modules_in_order);
+    /// valid until the next poll.
+    std::vector<const analysis::ModuleRecord*> modules_in_order() const { return m_builder.modules_in_order(); }
+    /// How many events so far made or changed a module record, finish()'s included.
+    std::uint64_t record_changes() const { return m_builder.record_changes(); }
+    /// Whether the main process is finalizing (its atexit handlers have run).
+    bool main_finalizing() const { return m_builder.main_finalizing(); }
+
     /// After the run: reads the rest of the journals and gives the model.
     analysis::RunModel finish();
 

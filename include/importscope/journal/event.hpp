@@ -545,9 +545,25 @@ struct Note {
     }
 };
 
+/// The process's atexit handlers have run (importscope's, registered before the target's code,
+/// runs last): its interpreter is finalizing. What follows is rarely an import, so the supervisor
+/// writes the report's module records meanwhile.
+struct Finalizing {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+
+    static constexpr std::string_view ev = "finalizing";
+    template <typename Fields, typename Self>
+    static void describe(Fields& f, Self& e)
+    {
+        stamp(f, e);
+    }
+};
+
 using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, UncaughtException, ProcessEnd,
                            ProgramStart, AliasSeen, TypeOwners, Installation, NoBuild, Caught, WorkerProcess,
-                           EnvironmentRead, SysPathEntries, Note>;
+                           EnvironmentRead, SysPathEntries, Note, Finalizing>;
 
 /// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
 std::string encode(const Event& event);

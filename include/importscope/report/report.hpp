@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -75,16 +77,44 @@ std::string signal_name(int signal);
 std::string describe_exit(const ExitInfo& exit);
 
 /// The JSON report (docs/report-format.md) but its module records and their frames, which
-/// write_report() writes from the model: keys sorted, arrays in a defined order.
+/// ReportWriter writes from the model: keys sorted, arrays in a defined order.
 nlohmann::json build_report(const RunInfo& run, const analysis::RunModel& model,
                             const std::vector<analysis::Finding>& findings);
 
 class PathRedaction;
 
-/// The report file's text, the one way a report is written: `report` (build_report's, redacted
-/// already) with the module records of `model` streamed one at a time into its "modules", and the
-/// frames they name into its "frames", each of their strings passed through `redaction` if given;
-/// handed to `sink` a megabyte or so at a time. Indented by two, keys sorted; invalid UTF-8 replaced.
+/// The report file's text, the one way a report is written, in two steps: first its "schema",
+/// then the frames and module records, then the rest of the report. The records are final before
+/// the rest is known (once the target's interpreter is finalizing), so they can be written while
+/// the exit status is still to come. Each string of the records passes through `redaction` if
+/// given; the text goes to `sink` a megabyte or so at a time. Indented by two; the keys after the
+/// records sorted; invalid UTF-8 replaced.
+class ReportWriter {
+public:
+    ReportWriter(TextSink sink, const PathRedaction* redaction);
+    ~ReportWriter();
+    ReportWriter(const ReportWriter&) = delete;
+    ReportWriter& operator=(const ReportWriter&) = delete;
+
+    /// Writes the schema, `records` (in their order) into "modules" and the frames they name into
+    /// "frames", and hands all of it to the sink. Once.
+    void write_records(std::span<const analysis::ModuleRecord* const> records);
+
+    /// Writes the other keys of `report` (build_report's, redacted already), ends the object and
+    /// the line; after write_records. Throws std::logic_error for a tree that holds records or another schema.
+    void write_rest(const nlohmann::json& report);
+
+private:
+    struct Stream;
+    std::unique_ptr<Stream> m_stream;
+    bool m_records_written = false;
+};
+
+/// The records of `model`, in its order, as ReportWriter takes them.
+std::vector<const analysis::ModuleRecord*> records_of(const analysis::RunModel& model);
+
+/// The whole report file at once: `report` with the module records of `model` and their frames
+/// (ReportWriter).
 void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
                   const TextSink& sink);
 

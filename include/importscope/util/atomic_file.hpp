@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -26,6 +27,31 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view c
 /// so that a large file never has to be held in memory whole. If `produce` throws, the old file
 /// stays and the exception passes on.
 void write_file_atomically(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce);
+
+/// A regular file being replaced atomically, piece by piece: a temporary file beside `path`
+/// (mode 0666 less the umask), put in place by commit(); removed if it is dropped before (a report
+/// begun and then written again). Throws Error when the temporary file cannot be made.
+class ReplacingFile {
+public:
+    explicit ReplacingFile(std::filesystem::path path);
+    ~ReplacingFile();
+    ReplacingFile(const ReplacingFile&) = delete;
+    ReplacingFile& operator=(const ReplacingFile&) = delete;
+
+    /// Writes a piece; the first failure is kept for commit().
+    const TextSink& sink() const { return m_sink; }
+
+    /// Puts the file in place of `path`; throws Error if a write, the close or the rename failed.
+    void commit();
+
+private:
+    std::filesystem::path m_path;
+    std::string m_temp;
+    int m_fd = -1;
+    int m_error = 0; ///< the errno of the first failure
+    bool m_committed = false;
+    TextSink m_sink;
+};
 
 /// What writing to `path` means: a regular file (or none yet) is replaced atomically, at the real
 /// path behind any symlink; a character device or FIFO (/dev/null, a named pipe) is written into;
