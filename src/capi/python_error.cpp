@@ -8,32 +8,53 @@
 
 namespace importscope::capi {
 
-std::string to_utf8(PyObject* object)
+void to_utf8_into(std::string& out, PyObject* object)
 {
-    if (!object)
-        return {};
+    if (!object) {
+        out.clear();
+        return;
+    }
     PyRef text = PyUnicode_Check(object) ? PyRef::borrow(object) : PyRef::steal(PyObject_Repr(object));
     if (text) {
         Py_ssize_t size = 0;
-        if (const char* utf8 = PyUnicode_AsUTF8AndSize(text.get(), &size))
-            return std::string(utf8, static_cast<std::size_t>(size));
+        if (const char* utf8 = PyUnicode_AsUTF8AndSize(text.get(), &size)) {
+            out.assign(utf8, static_cast<std::size_t>(size));
+            return;
+        }
         PyErr_Clear();
         // Lone surrogates (undecodable file names): escape them rather than fail.
-        if (PyRef bytes = PyRef::steal(PyUnicode_AsEncodedString(text.get(), "utf-8", "backslashreplace")))
-            return std::string(PyBytes_AS_STRING(bytes.get()), static_cast<std::size_t>(PyBytes_GET_SIZE(bytes.get())));
+        if (PyRef bytes = PyRef::steal(PyUnicode_AsEncodedString(text.get(), "utf-8", "backslashreplace"))) {
+            out.assign(PyBytes_AS_STRING(bytes.get()), static_cast<std::size_t>(PyBytes_GET_SIZE(bytes.get())));
+            return;
+        }
     }
     PyErr_Clear();
-    return "<unprintable>";
+    out.assign("<unprintable>");
 }
 
-std::string attribute_text(PyObject* object, const char* name)
+std::string to_utf8(PyObject* object)
+{
+    std::string text;
+    to_utf8_into(text, object);
+    return text;
+}
+
+void attribute_text_into(std::string& out, PyObject* object, const char* name)
 {
     PyRef value = PyRef::steal(get_attribute(object, name));
     if (!value || !PyUnicode_Check(value.get())) {
         PyErr_Clear();
-        return {};
+        out.clear();
+        return;
     }
-    return to_utf8(value.get());
+    to_utf8_into(out, value.get());
+}
+
+std::string attribute_text(PyObject* object, const char* name)
+{
+    std::string text;
+    attribute_text_into(text, object, name);
+    return text;
 }
 
 std::string qualified_type_name(PyObject* type)

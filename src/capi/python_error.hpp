@@ -47,6 +47,8 @@ PyRef check(PyObject* result, const char* context);
 /// The str attribute `name` of `object` as UTF-8, or "" when it is missing or not a str (no error
 /// is left set).
 std::string attribute_text(PyObject* object, const char* name);
+/// The same into `out`, whose buffer is used again when it is big enough.
+void attribute_text_into(std::string& out, PyObject* object, const char* name);
 
 /// "module.QualName" of a type, or just "QualName" for builtins.
 std::string qualified_type_name(PyObject* type);
@@ -54,5 +56,7 @@ std::string qualified_type_name(PyObject* type);
 /// UTF-8 text of a str object; never fails (undecodable characters are backslash-escaped, a
 /// non-str is repr()'d). Leaves the error indicator as it found it.
 std::string to_utf8(PyObject* object);
+/// The same into `out`, whose buffer is used again when it is big enough.
+void to_utf8_into(std::string& out, PyObject* object);
 
 } // namespace importscope::capi

@@ -154,11 +154,22 @@ void JournalWriter::close() noexcept
 
 bool JournalWriter::append(const journal::Event& event) noexcept
 {
+    return append_encoded([&](std::string& line) { journal::encode_to(line, event); });
+}
+
+bool JournalWriter::append(const journal::ImportBegin& event) noexcept
+{
+    return append_encoded([&](std::string& line) { journal::encode_to(line, event); });
+}
+
+template <typename Encode>
+bool JournalWriter::append_encoded(const Encode& encode) noexcept
+{
     if (m_fd < 0 && !m_shared)
         return false;
     try {
         m_line.clear();
-        journal::encode_to(m_line, event);
+        encode(m_line);
     } catch (...) {
         ++m_failed_writes;
         return false;

@@ -62,6 +62,9 @@ public:
     /// line was written. (Callers move their event in: a copy into the variant would cost an
     /// allocation per string.)
     bool append(const journal::Event& event) noexcept;
+    /// The same for an import's begin, written as it is: the loader wrapper keeps one from one
+    /// import to the next, with its strings' buffers.
+    bool append(const journal::ImportBegin& event) noexcept;
 
     /// Appends a line made elsewhere, ending in its newline; async-signal-safe.
     bool append_line(const char* line, std::size_t size) noexcept;
@@ -70,6 +73,9 @@ public:
 
 private:
     JournalWriter() = default;
+    /// Appends the line `encode` writes into the line buffer (under the GIL).
+    template <typename Encode>
+    bool append_encoded(const Encode& encode) noexcept;
     static std::int64_t now_ns() noexcept;
 
     /// In a child just forked: the shared journal is the parent's, not to be written.

@@ -76,60 +76,108 @@ const char* type_name_of(PyObject* loader)
 
 /// "module.QualName" of the loader's class, asked of each class once: loaders are instances of a
 /// handful of classes, and a type's __module__ and __qualname__ cost more than the rest of a record.
-std::string loader_type_name(PyObject* loader)
+void loader_type_name_into(std::string& out, PyObject* loader)
 {
     PyObject* type = PyType_Check(loader) ? loader : reinterpret_cast<PyObject*>(Py_TYPE(loader));
     // Holds Python references: never destroyed, so nothing is released after finalization.
     static auto* names = new std::vector<std::pair<PyRef, std::string>>; // NOLINT(cppcoreguidelines-owning-memory)
     for (const auto& [known, name] : *names)
-        if (known.get() == type)
-            return name;
-    std::string name = capi::qualified_type_name(type);
+        if (known.get() == type) {
+            out.assign(name);
+            return;
+        }
+    out = capi::qualified_type_name(type);
     if (names->size() < 64)
-        names->emplace_back(PyRef::borrow(type), name);
-    return name;
+        names->emplace_back(PyRef::borrow(type), out);
 }
 
-/// spec.parent without running the property's Python code: ModuleSpec gives a package's own name
-/// (it has submodule_search_locations) and otherwise the name up to its last dot. `name` is the
-/// spec's, which the finder was asked for.
-std::string spec_parent(PyObject* spec, const std::string& name)
+/// spec.parent into `out`, without running the property's Python code: ModuleSpec gives a
+/// package's own name (it has submodule_search_locations) and otherwise the name up to its last
+/// dot. `name` is the spec's, which the finder was asked for.
+void spec_parent_into(std::string& out, PyObject* spec, const std::string& name)
 {
-    if (std::strcmp(Py_TYPE(spec)->tp_name, "ModuleSpec") != 0)
-        return capi::attribute_text(spec, "parent"); // another spec class may define it otherwise
+    if (std::strcmp(Py_TYPE(spec)->tp_name, "ModuleSpec") != 0) {
+        capi::attribute_text_into(out, spec, "parent"); // another spec class may define it otherwise
+        return;
+    }
     PyRef locations = PyRef::steal(capi::get_attribute(spec, "submodule_search_locations"));
     if (!locations) {
         PyErr_Clear();
-        return capi::attribute_text(spec, "parent");
+        capi::attribute_text_into(out, spec, "parent");
+        return;
     }
-    if (locations.get() != Py_None)
-        return name;
+    if (locations.get() != Py_None) {
+        out.assign(name);
+        return;
+    }
     const std::size_t dot = name.rfind('.');
-    return dot == std::string::npos ? std::string() : name.substr(0, dot);
+    out.assign(name, 0, dot == std::string::npos ? 0 : dot);
 }
+
+/// The begin event being made, kept from one import to the next so that its strings' and stack's
+/// buffers are used again: a record allocates nothing once they are big enough. A begin recorded
+/// while another is being made (an import by Python code that the look-ups run) takes an event
+/// of its own.
+class BeginEvent {
+public:
+    BeginEvent()
+    {
+        if (!scratch().busy) {
+            m_scratch = &scratch();
+            m_scratch->busy = true;
+        }
+    }
+    ~BeginEvent()
+    {
+        if (m_scratch)
+            m_scratch->busy = false;
+    }
+    BeginEvent(const BeginEvent&) = delete;
+    BeginEvent& operator=(const BeginEvent&) = delete;
+
+    journal::ImportBegin& operator*() { return m_scratch ? m_scratch->event : m_own; }
+
+private:
+    struct Scratch {
+        journal::ImportBegin event;
+        bool busy = false;
+    };
+    static Scratch& scratch()
+    {
+        thread_local Scratch kept;
+        return kept;
+    }
+
+    Scratch* m_scratch = nullptr;
+    journal::ImportBegin m_own;
+};
 
 void record_begin(LoaderWrapper* self, PyObject* spec)
 {
     resolve_failed_loads();
     JournalWriter& journal = JournalWriter::instance();
-    journal::ImportBegin e;
+    BeginEvent begin;
+    journal::ImportBegin& e = *begin;
     e.pid = journal.pid();
     e.seq = journal.next_seq();
     e.id = self->id;
-    e.name = capi::to_utf8(self->name);
-    e.kind = self->kind;
-    e.origin = capi::attribute_text(spec, "origin");
-    e.parent = spec_parent(spec, e.name);
-    e.loader = loader_type_name(self->wrapped);
+    capi::to_utf8_into(e.name, self->name);
+    e.kind.assign(self->kind);
+    capi::attribute_text_into(e.origin, spec, "origin");
+    e.realpath.clear();
+    e.identity.reset();
+    spec_parent_into(e.parent, spec, e.name);
+    loader_type_name_into(e.loader, self->wrapped);
     e.stdlib = is_stdlib_name(e.name);
+    e.late = false;
     // May run Python code: before the stack, which goes straight out.
     note_installations(e.name);
-    e.stack = capture_import_stack();
+    capture_import_stack_into(e.stack);
     self->begun = true;
     self->pid = journal.pid();
     self->begin_ns = monotonic_ns();
     e.mono_ns = self->begin_ns;
-    append_with_stack(std::move(e));
+    append_with_stack(e);
 }
 
 /// Records the end of the load; `exception` is the error it raised, or null.

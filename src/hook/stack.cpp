@@ -186,20 +186,28 @@ PyObject* module_name_of(PyObject* globals, PyObject* name_key)
     return name;
 }
 
+/// Fills `out` (whose strings' buffers are used again) with the frame `key` describes.
+void describe_frame_into(journal::Frame& out, const capi::FrameView& frame, const FrameKey& key)
+{
+    capi::to_utf8_into(out.file, key.file);
+    capi::to_utf8_into(out.function, key.function);
+    out.line = capi::FrameWalk::line(frame);
+    if (key.module)
+        capi::to_utf8_into(out.module, key.module);
+    else
+        out.module.clear();
+}
+
 journal::Frame describe_frame(const capi::FrameView& frame, const FrameKey& key)
 {
     journal::Frame out;
-    out.file = capi::to_utf8(key.file);
-    out.function = capi::to_utf8(key.function);
-    out.line = capi::FrameWalk::line(frame);
-    if (key.module)
-        out.module = capi::to_utf8(key.module);
+    describe_frame_into(out, frame, key);
     return out;
 }
 
 } // namespace
 
-std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
+void capture_import_stack_into(std::vector<journal::Frame>& stack, std::size_t max_frames)
 {
     assert(PyGILState_Check());
     FrameNumbers& numbers = FrameNumbers::instance();
@@ -235,15 +243,28 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
     }
     // Numbered as a traceback reads, outermost first, so that a frame a stack holds twice (a
     // recursion) is written whole before its number is used.
-    std::vector<journal::Frame> stack;
-    stack.reserve(kept.size());
-    for (auto it = kept.rbegin(); it != kept.rend(); ++it) {
+    stack.resize(kept.size()); // the frames there already keep their strings' buffers
+    auto out = stack.begin();
+    for (auto it = kept.rbegin(); it != kept.rend(); ++it, ++out) {
         const auto [number, known] = numbers.number(it->key);
-        journal::Frame& out = stack.emplace_back(known ? journal::Frame{} : describe_frame(it->frame, it->key));
-        out.number = number;
-        out.known = known;
+        if (known) {
+            out->file.clear();
+            out->function.clear();
+            out->module.clear();
+            out->line = 0;
+        } else {
+            describe_frame_into(*out, it->frame, it->key);
+        }
+        out->number = number;
+        out->known = known;
     }
     spare = std::move(kept);
+}
+
+std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
+{
+    std::vector<journal::Frame> stack;
+    capture_import_stack_into(stack, max_frames);
     return stack;
 }
 
@@ -265,6 +286,14 @@ std::vector<journal::Frame> capture_plain_stack(std::size_t max_frames)
 }
 
 bool append_with_stack(const journal::Event& event)
+{
+    if (!JournalWriter::instance().append(event))
+        return false;
+    FrameNumbers::instance().commit();
+    return true;
+}
+
+bool append_with_stack(const journal::ImportBegin& event)
 {
     if (!JournalWriter::instance().append(event))
         return false;

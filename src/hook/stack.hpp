@@ -13,6 +13,9 @@ namespace importscope::hook {
 /// Frames that the process's journal holds already come by number alone (journal::Frame::known);
 /// the others carry the number that later stacks will use, once append_with_stack() wrote them.
 std::vector<journal::Frame> capture_import_stack(std::size_t max_frames = 32);
+/// The same into `stack`, whose frames' strings' buffers are used again (an import's begin event
+/// kept from one import to the next costs no allocation).
+void capture_import_stack_into(std::vector<journal::Frame>& stack, std::size_t max_frames = 32);
 
 /// The Python stack of the running thread, innermost last, without importlib's frozen bootstrap
 /// frames (importlib's public entry points are kept, unlike in capture_import_stack()), at most
@@ -24,5 +27,7 @@ std::vector<journal::Frame> capture_plain_stack(std::size_t max_frames = 8);
 /// the journal, lets later stacks give its new frames by number; an event not written leaves them
 /// to be numbered again. True when it was written.
 bool append_with_stack(const journal::Event& event);
+/// The same for an import's begin, written as it is (not moved into an Event first).
+bool append_with_stack(const journal::ImportBegin& event);
 
 } // namespace importscope::hook

@@ -149,7 +149,11 @@ private:
 
 } // namespace
 
-void encode_to(std::string& line, const Event& event)
+namespace {
+
+/// Writes `event` (an Event, or one of its types) as a line at the end of `line`.
+template <typename AnyEvent>
+void encode_line(std::string& line, const AnyEvent& event)
 {
     // The buffer and the writer's stack are kept from one event to the next: an event costs no
     // allocation.
@@ -158,9 +162,24 @@ void encode_to(std::string& line, const Event& event)
     buffer.Clear();
     writer.Reset(buffer);
     Encoder encoder(writer);
-    std::visit(encoder, event);
+    if constexpr (std::is_same_v<AnyEvent, Event>)
+        std::visit(encoder, event);
+    else
+        encoder(event);
     line.append(buffer.GetString(), buffer.GetSize());
     line.push_back('\n');
+}
+
+} // namespace
+
+void encode_to(std::string& line, const Event& event)
+{
+    encode_line(line, event);
+}
+
+void encode_to(std::string& line, const ImportBegin& event)
+{
+    encode_line(line, event);
 }
 
 std::string encode(const Event& event)

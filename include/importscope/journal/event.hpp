@@ -570,6 +570,8 @@ std::string encode(const Event& event);
 
 /// The same line, appended to `line` (a buffer used again for every event costs no allocation).
 void encode_to(std::string& line, const Event& event);
+/// The same for an import's begin, without moving it into an Event.
+void encode_to(std::string& line, const ImportBegin& event);
 
 /// Parses one journal line (without its newline); `frames` holds the numbered frames of the lines
 /// before it in the same journal, and gets the ones this line writes whole. Throws
