@@ -425,7 +425,7 @@ void record_namespace_package(PyObject* spec, PyObject* name)
     begin.stack = capture_import_stack();
     begin.mono_ns = monotonic_ns();
     const std::uint64_t id = begin.id;
-    append_with_stack(std::move(begin));
+    append_with_stack(begin);
     journal::ImportEnd end;
     end.pid = journal.pid();
     end.seq = journal.next_seq();
