@@ -82,7 +82,7 @@ void record_late(const FirstFind& first, std::string_view origin, const char* ki
     begin.parent = package ? begin.name : begin.name.substr(0, begin.name.rfind('.') == std::string::npos ? 0 : begin.name.rfind('.'));
     begin.late = true;
     const std::uint64_t id = begin.id;
-    journal.append(std::move(begin));
+    journal.append(begin);
     journal::ImportEnd end;
     end.pid = journal.pid();
     end.seq = journal.next_seq();
