@@ -71,7 +71,9 @@ std::vector<EarlyReport::Place> EarlyReport::places_of(const std::vector<const a
 
 bool EarlyReport::holds(const collect::Collector& collector, const analysis::RunModel& model) const
 {
-    if (!m_writer || collector.record_changes() != m_record_changes || model.modules.size() != m_places.size())
+    // A failed write (a full disk) is tried again from the start, where its failure is told.
+    if (!m_writer || !m_file->written() || collector.record_changes() != m_record_changes ||
+        model.modules.size() != m_places.size())
         return false;
     for (std::size_t i = 0; i < m_places.size(); ++i) {
         const analysis::ModuleRecord& r = model.modules[i];

@@ -10,7 +10,9 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <csignal>
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,4 +133,36 @@ TEST_CASE("an output that is one of the command's inputs is refused", "[atomic]"
     CHECK_THROWS_WITH(check_writable_destination(scratch.path / "alias.py", {script}),
                       Catch::Contains("which this command reads"));
     CHECK_NOTHROW(check_writable_destination(scratch.path / "report.json", {script}));
+}
+
+TEST_CASE("a file being replaced that is dropped leaves the old one; a failed write is kept for commit",
+          "[atomic]")
+{
+    const testing::TempDir dir;
+    const auto target = dir.path / "report.json";
+    std::ofstream(target) << "old";
+    {
+        ReplacingFile file(target);
+        file.sink()("new, never put in place");
+        CHECK(file.written());
+    }
+    CHECK(read(target) == "old");
+    CHECK(std::distance(std::filesystem::directory_iterator(dir.path), std::filesystem::directory_iterator()) == 1);
+
+    // A file size limit makes a write fail (EFBIG) as a full disk would.
+    struct sigaction ignore {};
+    struct sigaction before {};
+    ignore.sa_handler = SIG_IGN;
+    ::sigaction(SIGXFSZ, &ignore, &before);
+    rlimit limit{};
+    ::getrlimit(RLIMIT_FSIZE, &limit);
+    const rlimit small{16, limit.rlim_max};
+    ReplacingFile file(target);
+    ::setrlimit(RLIMIT_FSIZE, &small);
+    file.sink()(std::string(100, 'x'));
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    ::sigaction(SIGXFSZ, &before, nullptr);
+    CHECK_FALSE(file.written());
+    CHECK_THROWS_AS(file.commit(), Error);
+    CHECK(read(target) == "old");
 }

@@ -41,6 +41,9 @@ public:
     /// Writes a piece; the first failure is kept for commit().
     const TextSink& sink() const { return m_sink; }
 
+    /// Whether every piece so far was written.
+    bool written() const { return m_error == 0; }
+
     /// Puts the file in place of `path`; throws Error if a write, the close or the rename failed.
     void commit();
 
