@@ -51,9 +51,11 @@ PyObject* call_find_spec(PyObject* finder, PyObject* const* args, Py_ssize_t nar
 }
 
 /// Asks the finders after ours, in sys.meta_path order, as the import system would have.
-/// Returns a new reference to the spec, None, or null with an error set.
-PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nargs)
+/// Returns a new reference to the spec, None, or null with an error set; `answered` is the finder
+/// that gave the spec (borrowed; null when none did).
+PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject*& answered)
 {
+    answered = nullptr;
     PyObject* meta_path = capi::sys_attribute("meta_path"); // borrowed
     if (!meta_path || !PyList_Check(meta_path))
         Py_RETURN_NONE;
@@ -74,11 +76,26 @@ PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t n
         if (!past_self)
             continue;
         PyObject* spec = call_find_spec(finder.get(), args, nargs);
+        if (spec && spec != Py_None)
+            answered = finder.get(); // sys.meta_path holds it
         if (!spec || spec != Py_None)
             return spec;
         Py_DECREF(spec);
     }
     Py_RETURN_NONE;
+}
+
+/// importlib's PathFinder (a reference kept for good), or null before importlib's external
+/// part is in sys.modules (the finder is installed earlier, at the core's initialization).
+PyObject* path_finder()
+{
+    static PyObject* finder = nullptr;
+    if (!finder) {
+        PyObject* external = PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external"); // borrowed
+        finder = external ? PyObject_GetAttrString(external, "PathFinder") : nullptr;
+        PyErr_Clear();
+    }
+    return finder;
 }
 
 /// For a --python installation whose binary has built-in modules that our libpython lacks: find
@@ -127,7 +144,8 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
     }
     PyObject* name = args[0];
     note_sys_path_changes();
-    PyRef spec = PyRef::steal(delegate_find_spec(self, args, nargs));
+    PyObject* answered = nullptr; // borrowed
+    PyRef spec = PyRef::steal(delegate_find_spec(self, args, nargs, answered));
     if (!spec)
         return nullptr;
     if (spec.get() == Py_None && !g_settings.fallback_dynload.empty() && (nargs < 2 || args[1] == Py_None)) {
@@ -147,8 +165,12 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
     // name is looked up along sys.path once: a copy that shadows another, or a package directory
     // on sys.path, shows there.
     note_parent_alias(name);
-    if (PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1) == -1)
-        note_installation(capi::to_utf8(name));
+    if (PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1) == -1) {
+        // PathFinder's spec over sys.path says where the look-ups along sys.path would find it.
+        const bool by_path_finder = answered && answered == path_finder() && (nargs < 2 || args[1] == Py_None);
+        note_installation(capi::to_utf8(name),
+                          by_path_finder ? capi::attribute_text(spec.get(), "origin") : std::string());
+    }
     PyErr_Clear();
     PyRef loader = PyRef::steal(capi::get_attribute(spec.get(), "loader"));
     if (!loader) {

@@ -101,11 +101,42 @@ bool listing_rules_out(PyObject* finder, PyObject* file_finder_type, PyObject* n
     return true;
 }
 
+/// The index in `entries` of the first entry that `origin`, PathFinder's for the top-level module
+/// `name`, lies in: `origin` is `<entry>/<name>.<suffix>` or `<entry>/<name>/__init__.<suffix>`
+/// (FileFinder joins them so); -1 when no entry is (a relative entry, whose finder works in the
+/// directory it resolves to).
+Py_ssize_t entry_holding(PyObject* entries, std::string_view origin, std::string_view name)
+{
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(entries); ++i) {
+        PyObject* entry = PyList_GET_ITEM(entries, i);
+        Py_ssize_t size = 0;
+        const char* text = PyUnicode_Check(entry) ? PyUnicode_AsUTF8AndSize(entry, &size) : nullptr;
+        if (!text) {
+            PyErr_Clear();
+            continue;
+        }
+        std::string_view directory(text, static_cast<std::size_t>(size));
+        while (directory.ends_with('/'))
+            directory.remove_suffix(1);
+        if (!origin.starts_with(directory) || origin.size() <= directory.size() + 1 + name.size())
+            continue;
+        std::string_view rest = origin.substr(directory.size());
+        if (rest[0] != '/' || rest.substr(1, name.size()) != name)
+            continue;
+        rest.remove_prefix(1 + name.size());
+        if (rest.starts_with('.') || rest.starts_with("/__init__."))
+            return i;
+    }
+    return -1;
+}
+
 /// Where sys.path alone imports the top-level `name` from (PathFinder), and the later entries of
 /// sys.path that hold it too, which that one shadows: one lookup per entry, the first that finds it
 /// being the one PathFinder over the whole of sys.path would give (a namespace portion has no
-/// origin and is passed over, as PathFinder passes it over for a regular package).
-journal::Installation find_installations(const std::string& name)
+/// origin and is passed over, as PathFinder passes it over for a regular package). With
+/// `found_origin`, PathFinder's over sys.path a moment ago, the entries before the one holding it
+/// found nothing, and that one finds it there: the look-ups start after it.
+journal::Installation find_installations(const std::string& name, std::string_view found_origin)
 {
     journal::Installation e;
     e.name = name;
@@ -122,7 +153,14 @@ journal::Installation find_installations(const std::string& name)
         return e;
     PyRef entries = PyRef::steal(PyList_GetSlice(sys_path, 0, PyList_GET_SIZE(sys_path))); // the target may change it
     PyObject* finders = capi::sys_attribute("path_importer_cache"); // borrowed
-    for (Py_ssize_t i = 0; entries && i < PyList_GET_SIZE(entries.get()); ++i) {
+    Py_ssize_t first = 0;
+    if (const Py_ssize_t holding = entries && !found_origin.empty() ? entry_holding(entries.get(), found_origin, name) : -1;
+        holding >= 0) {
+        if (!is_stdlib_entry(PyList_GET_ITEM(entries.get(), holding)))
+            e.origin = std::string(found_origin);
+        first = holding + 1;
+    }
+    for (Py_ssize_t i = first; entries && i < PyList_GET_SIZE(entries.get()); ++i) {
         PyObject* entry = PyList_GET_ITEM(entries.get(), i);
         if (is_stdlib_entry(entry))
             continue;
@@ -147,7 +185,7 @@ journal::Installation find_installations(const std::string& name)
 
 } // namespace
 
-void note_installation(const std::string& top_level)
+void note_installation(const std::string& top_level, std::string_view found_origin)
 {
     assert(PyGILState_Check());
     // The standard library's own names are no second installation of anything; sitecustomize is
@@ -155,7 +193,7 @@ void note_installation(const std::string& top_level)
     if (top_level == "sitecustomize" || top_level == "usercustomize" ||
         !g_installations_seen.insert(top_level).second || is_stdlib_name(top_level))
         return;
-    journal::Installation e = find_installations(top_level);
+    journal::Installation e = find_installations(top_level, found_origin);
     e.matched = !settings().match_all && matches(top_level);
     JournalWriter::instance().stamp(e);
     JournalWriter::instance().append(std::move(e));

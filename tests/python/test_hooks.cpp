@@ -227,6 +227,41 @@ TEST_CASE("every sys.path entry holding a top-level name is found, whether its f
                                                       (base / "D" / "inst_twice" / "__init__.py").string()});
 }
 
+TEST_CASE("where sys.path imports a name from is PathFinder's, though another finder gave the import its spec",
+          "[hooks]")
+{
+    // E1 and E2 both hold inst_other; a finder ahead of PathFinder hands out E2's copy, while
+    // PathFinder over sys.path would give E1's, which shadows E2's.
+    const auto base = testing::make_package_dir();
+    write_file(base / "E1" / "inst_other.py", "X = 1\n");
+    write_file(base / "E2" / "inst_other.py", "X = 2\n");
+    REQUIRE(testing::run_python(
+        "import sys, importlib.util\n"
+        "class Hands:\n"
+        "    @staticmethod\n"
+        "    def find_spec(name, path=None, target=None):\n"
+        "        if name == 'inst_other':\n"
+        "            return importlib.util.spec_from_file_location(name, " +
+        nlohmann::json((base / "E2" / "inst_other.py").string()).dump() +
+        ")\n"
+        "sys.path[:0] = [" + nlohmann::json(base / "E1").dump() + ", " + nlohmann::json(base / "E2").dump() +
+        "]\n"
+        "sys.meta_path.insert(1, Hands)\n"
+        "try:\n"
+        "    import inst_other\n"
+        "finally:\n"
+        "    sys.meta_path.remove(Hands)\n"
+        "assert inst_other.X == 2\n"));
+    const journal::Installation* found = nullptr;
+    const auto installations = events_of<journal::Installation>(testing::recorded());
+    for (const auto& e : installations)
+        if (e.name == "inst_other")
+            found = &e;
+    REQUIRE(found);
+    CHECK(found->origin == (base / "E1" / "inst_other.py").string());
+    CHECK(found->shadowed == std::vector<std::string>{(base / "E2" / "inst_other.py").string()});
+}
+
 TEST_CASE("frames shared by many stacks are described once and read back whole", "[hooks]")
 {
     // Ten imports from one loop line share their outer frames; a recursive function imports from
