@@ -1,5 +1,6 @@
 #include "journal_builder.hpp"
 
+#include "importscope/analysis/model.hpp"
 #include "importscope/util/json_writers.hpp"
 #include "importscope/util/utf8.hpp"
 
@@ -381,4 +382,23 @@ TEST_CASE("every control character is escaped, wherever it stands in a long stri
             CHECK(std::get<journal::Note>(journal::decode(std::string_view(line).substr(0, line.size() - 1))).text ==
                   note.text);
         }
+}
+
+TEST_CASE("the finalizing event is one line of its stamp alone, and marks its process", "[journal]")
+{
+    journal::Finalizing finalizing;
+    finalizing.pid = 5;
+    finalizing.seq = 3;
+    finalizing.mono_ns = 4;
+    const std::string line = journal::encode(finalizing);
+    CHECK(line == "{\"ev\":\"finalizing\",\"pid\":5,\"seq\":3,\"t\":4}\n");
+    const journal::Event decoded = journal::decode(std::string_view(line).substr(0, line.size() - 1));
+    REQUIRE(std::holds_alternative<journal::Finalizing>(decoded));
+    CHECK(std::get<journal::Finalizing>(decoded).seq == 3);
+
+    testing::JournalBuilder b(5);
+    b.end(b.begin("pkg", "source", "/s/pkg/__init__.py"));
+    CHECK_FALSE(analysis::build_model(b.contents()).processes.at(0).finalizing);
+    b.finalizing();
+    CHECK(analysis::build_model(b.contents()).processes.at(0).finalizing);
 }
