@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <optional>
 
 using namespace importscope;
 
@@ -37,6 +38,16 @@ const journal::ImportBegin* find_begin(const std::vector<journal::ImportBegin>& 
         if (b.name == name)
             return &b;
     return nullptr;
+}
+
+/// The installation event of the top-level `name` in what the hooks recorded (the last one).
+std::optional<journal::Installation> recorded_installation(const std::string& name)
+{
+    std::optional<journal::Installation> found;
+    for (auto& e : events_of<journal::Installation>(testing::recorded()))
+        if (e.name == name)
+            found = std::move(e);
+    return found;
 }
 
 } // namespace
@@ -216,11 +227,7 @@ TEST_CASE("every sys.path entry holding a top-level name is found, whether its f
     write_file(base / "D" / "inst_twice" / "__init__.py", "X = 1\n");
     REQUIRE(testing::run_python("import inst_twice\nassert inst_twice.__file__.endswith('B/inst_twice.py')"));
 
-    const journal::Installation* found = nullptr;
-    const auto installations = events_of<journal::Installation>(testing::recorded());
-    for (const auto& e : installations)
-        if (e.name == "inst_twice")
-            found = &e;
+    const std::optional<journal::Installation> found = recorded_installation("inst_twice");
     REQUIRE(found);
     CHECK(found->origin == (base / "B" / "inst_twice.py").string());
     CHECK(found->shadowed == std::vector<std::string>{(base / "C" / "inst_twice" / "__init__.py").string(),
@@ -252,11 +259,7 @@ TEST_CASE("where sys.path imports a name from is PathFinder's, though another fi
         "finally:\n"
         "    sys.meta_path.remove(Hands)\n"
         "assert inst_other.X == 2\n"));
-    const journal::Installation* found = nullptr;
-    const auto installations = events_of<journal::Installation>(testing::recorded());
-    for (const auto& e : installations)
-        if (e.name == "inst_other")
-            found = &e;
+    const std::optional<journal::Installation> found = recorded_installation("inst_other");
     REQUIRE(found);
     CHECK(found->origin == (base / "E1" / "inst_other.py").string());
     CHECK(found->shadowed == std::vector<std::string>{(base / "E2" / "inst_other.py").string()});
