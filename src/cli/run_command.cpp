@@ -95,11 +95,11 @@ int run_run(const RunOptions& options)
     collector->follow(shared.get());
     analysis::RunModel model;
     Launched launched;
-    EarlyReport early_report(options.output, request.redact()); // the records, while the target finalizes
+    EarlyReport early_report(options.output, request.redact(), *collector); // the records, while the target finalizes
     {
         LiveView live(*collector, !options.quiet && ::isatty(STDERR_FILENO));
         launched = launch(request, make_worker_plan(request, run_dir, inbox, shared.get()), inbox, live,
-                          fingerprint.pid(), [&] { early_report.offer(*collector); });
+                          fingerprint.pid(), [&] { early_report.offer(); });
     }
     model = collector->finish();
 
@@ -117,8 +117,7 @@ int run_run(const RunOptions& options)
     // Report, and the exit status.
     report::Outcome outcome;
     const nlohmann::json report_json = make_report(request, info, model, findings, failures, outcome);
-    write_report_file(options.output, report_json, model, request.redact(), run_dir, shared.get(), &early_report,
-                      collector.get());
+    write_report_file(options.output, report_json, model, request.redact(), run_dir, shared.get(), &early_report);
     print_outcome(request, report_json, outcome);
 
     // The records are not freed one by one before the exit status.

@@ -27,22 +27,23 @@ nlohmann::json make_report(const RunRequest& request, const report::RunInfo& inf
     return report_json;
 }
 
-EarlyReport::EarlyReport(const std::string& output, const report::PathRedaction* redact)
-    : m_output(output), m_redact(redact)
+EarlyReport::EarlyReport(const std::string& output, const report::PathRedaction* redact,
+                         const collect::Collector& collector)
+    : m_output(output), m_redact(redact), m_collector(collector)
 {
 }
 
-void EarlyReport::offer(const collect::Collector& collector) noexcept
+void EarlyReport::offer() noexcept
 {
-    if (m_tried || !collector.main_finalizing())
+    if (m_tried || !m_collector.main_finalizing())
         return;
     m_tried = true;
     try {
         const Destination destination = inspect_destination(m_output);
         if (destination.descriptor >= 0 || destination.write_through)
             return; // written into as it goes: it could not be taken back
-        const std::vector<const analysis::ModuleRecord*> records = collector.modules_in_order();
-        m_record_changes = collector.record_changes();
+        const std::vector<const analysis::ModuleRecord*> records = m_collector.modules_in_order();
+        m_record_changes = m_collector.record_changes();
         m_places = places_of(records);
         m_file = std::make_unique<ReplacingFile>(destination.path);
         m_writer = std::make_unique<report::ReportWriter>(m_file->sink(), m_redact);
@@ -69,10 +70,10 @@ std::vector<EarlyReport::Place> EarlyReport::places_of(const std::vector<const a
     return places;
 }
 
-bool EarlyReport::holds(const collect::Collector& collector, const analysis::RunModel& model) const
+bool EarlyReport::holds(const analysis::RunModel& model) const
 {
     // A failed write (a full disk) is tried again from the start, where its failure is told.
-    if (!m_writer || !m_file->written() || collector.record_changes() != m_record_changes ||
+    if (!m_writer || !m_file->written() || m_collector.record_changes() != m_record_changes ||
         model.modules.size() != m_places.size())
         return false;
     for (std::size_t i = 0; i < m_places.size(); ++i) {
@@ -98,10 +99,10 @@ void EarlyReport::drop()
 
 void write_report_file(const std::string& output, const nlohmann::json& report_json, const analysis::RunModel& model,
                        const report::PathRedaction* redact, supervisor::RunDir& run_dir,
-                       const journal::SharedJournal* shared, EarlyReport* early, const collect::Collector* collector)
+                       const journal::SharedJournal* shared, EarlyReport* early)
 {
     try {
-        if (early && collector && early->holds(*collector, model)) {
+        if (early && early->holds(model)) {
             early->finish(report_json);
         } else {
             if (early)

@@ -144,15 +144,16 @@ nlohmann::json make_report(const RunRequest& request, const report::RunInfo& inf
 /// whole. Only for a file that is replaced (not a device, FIFO or descriptor).
 class EarlyReport {
 public:
-    EarlyReport(const std::string& output, const report::PathRedaction* redact);
+    /// For the run that `collector` follows (it must outlive this).
+    EarlyReport(const std::string& output, const report::PathRedaction* redact, const collect::Collector& collector);
 
     /// Begins the file, once, when the collector's main process is finalizing. A failure only
     /// means the report is written whole later, where the failure is told.
-    void offer(const collect::Collector& collector) noexcept;
+    void offer() noexcept;
 
-    /// Whether the records written are `model`'s, all of them and in its order (`collector` has
+    /// Whether the records written are `model`'s, all of them and in its order (the collector has
     /// finished and given the model).
-    bool holds(const collect::Collector& collector, const analysis::RunModel& model) const;
+    bool holds(const analysis::RunModel& model) const;
 
     /// Writes the rest of the report and puts the file in place; after holds(). Throws Error.
     void finish(const nlohmann::json& report_json);
@@ -166,12 +167,12 @@ private:
         std::size_t journal;
         int pid;
         std::uint64_t order;
-        bool operator==(const Place&) const = default;
     };
     std::vector<Place> places_of(const std::vector<const analysis::ModuleRecord*>& records);
 
     std::string m_output;
     const report::PathRedaction* m_redact;
+    const collect::Collector& m_collector;
     bool m_tried = false;
     std::unique_ptr<ReplacingFile> m_file;
     std::unique_ptr<report::ReportWriter> m_writer;
@@ -184,8 +185,7 @@ private:
 /// cannot be, the journals are kept for a later look and the Error says where.
 void write_report_file(const std::string& output, const nlohmann::json& report_json, const analysis::RunModel& model,
                        const report::PathRedaction* redact, supervisor::RunDir& run_dir,
-                       const journal::SharedJournal* shared, EarlyReport* early = nullptr,
-                       const collect::Collector* collector = nullptr);
+                       const journal::SharedJournal* shared, EarlyReport* early = nullptr);
 
 /// The summary on stderr and the last line that says why the exit status is what it is.
 void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome);

@@ -85,33 +85,19 @@ PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t n
     Py_RETURN_NONE;
 }
 
-/// importlib's PathFinder (a reference kept for good), or null before importlib's external
-/// part is in sys.modules (the finder is installed earlier, at the core's initialization).
-PyObject* path_finder()
-{
-    static PyObject* finder = nullptr;
-    if (!finder) {
-        PyObject* external = PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external"); // borrowed
-        finder = external ? PyObject_GetAttrString(external, "PathFinder") : nullptr;
-        PyErr_Clear();
-    }
-    return finder;
-}
-
 /// For a --python installation whose binary has built-in modules that our libpython lacks: find
 /// a top-level module in the embedded build's own lib-dynload.
 PyObject* fallback_find_spec(PyObject* name)
 {
-    PyRef external = PyRef::borrow(PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external"));
-    if (!external)
+    PyObject* finder = path_finder(); // borrowed
+    if (!finder)
         Py_RETURN_NONE;
-    PyRef path_finder = PyRef::steal(PyObject_GetAttrString(external.get(), "PathFinder"));
     PyRef directory = PyRef::steal(PyUnicode_DecodeFSDefault(g_settings.fallback_dynload.c_str()));
     PyRef path = directory ? PyRef::steal(PyList_New(1)) : PyRef();
-    if (!path_finder || !path)
+    if (!path)
         return nullptr;
     PyList_SET_ITEM(path.get(), 0, directory.release());
-    return PyObject_CallMethod(path_finder.get(), "find_spec", "OO", name, path.get());
+    return PyObject_CallMethod(finder, "find_spec", "OO", name, path.get());
 }
 
 bool should_record(PyObject* name, const char* kind)
@@ -214,6 +200,17 @@ PyType_Slot g_finder_slots[] = {
 PyType_Spec g_finder_spec = {"_importscope.Finder", sizeof(PyObject), 0, Py_TPFLAGS_DEFAULT, g_finder_slots};
 
 } // namespace
+
+PyObject* path_finder()
+{
+    static PyObject* finder = nullptr;
+    if (!finder) {
+        PyObject* external = PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external"); // borrowed
+        finder = external ? PyObject_GetAttrString(external, "PathFinder") : nullptr;
+        PyErr_Clear();
+    }
+    return finder;
+}
 
 void configure(HookSettings settings)
 {

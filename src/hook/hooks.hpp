@@ -48,6 +48,11 @@ void install_finder();
 /// Whether the installed finder is still on sys.meta_path. Needs the GIL.
 bool finder_present();
 
+/// importlib's PathFinder (borrowed; a reference kept for good), or null before importlib's
+/// external part is in sys.modules (the finder is installed earlier, at the core's
+/// initialization). Needs the GIL.
+PyObject* path_finder();
+
 /// Moves the finder back to the front of sys.meta_path if site or a .pth file inserted finders
 /// ahead of it, so that it sees every import of the target. Needs the GIL; throws PythonError.
 void ensure_finder_first();

@@ -25,10 +25,10 @@ namespace {
 std::set<std::string> g_installations_seen; // per process image; a fork keeps its parent's
 
 /// The origin of PathFinder's spec for `name` over `path`, or "".
-std::string path_finder_origin(PyObject* path_finder, PyObject* name, PyObject* path)
+std::string path_finder_origin(PyObject* name, PyObject* path)
 {
     PyObject* find_spec = capi::interned("find_spec");
-    PyRef spec = PyRef::steal(find_spec ? PyObject_CallMethodObjArgs(path_finder, find_spec, name, path, nullptr)
+    PyRef spec = PyRef::steal(find_spec ? PyObject_CallMethodObjArgs(path_finder(), find_spec, name, path, nullptr)
                                         : nullptr);
     std::string origin = spec && spec.get() != Py_None ? capi::attribute_text(spec.get(), "origin") : std::string();
     PyErr_Clear();
@@ -141,10 +141,9 @@ journal::Installation find_installations(const std::string& name, std::string_vi
     journal::Installation e;
     e.name = name;
     PyObject* external = PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external"); // borrowed
-    PyRef path_finder = external ? PyRef::steal(PyObject_GetAttrString(external, "PathFinder")) : PyRef();
     PyRef file_finder = external ? PyRef::steal(PyObject_GetAttrString(external, "FileFinder")) : PyRef();
     PyRef name_object = PyRef::steal(PyUnicode_FromStringAndSize(name.data(), static_cast<Py_ssize_t>(name.size())));
-    if (!path_finder || !file_finder || !name_object) {
+    if (!path_finder() || !file_finder || !name_object) {
         PyErr_Clear();
         return e;
     }
@@ -172,7 +171,7 @@ journal::Installation find_installations(const std::string& name, std::string_vi
         if (!one)
             break;
         PyList_SET_ITEM(one.get(), 0, PyRef::borrow(entry).release());
-        const std::string origin = path_finder_origin(path_finder.get(), name_object.get(), one.get());
+        const std::string origin = path_finder_origin(name_object.get(), one.get());
         if (e.origin.empty())
             e.origin = origin;
         else if (!origin.empty() && origin != e.origin &&

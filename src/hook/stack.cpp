@@ -285,20 +285,26 @@ std::vector<journal::Frame> capture_plain_stack(std::size_t max_frames)
     return stack;
 }
 
+namespace {
+
+/// Lets later stacks give the last capture's new frames by number, once its event is written.
+bool committed_if(bool written)
+{
+    if (written)
+        FrameNumbers::instance().commit();
+    return written;
+}
+
+} // namespace
+
 bool append_with_stack(const journal::Event& event)
 {
-    if (!JournalWriter::instance().append(event))
-        return false;
-    FrameNumbers::instance().commit();
-    return true;
+    return committed_if(JournalWriter::instance().append(event));
 }
 
 bool append_with_stack(const journal::ImportBegin& event)
 {
-    if (!JournalWriter::instance().append(event))
-        return false;
-    FrameNumbers::instance().commit();
-    return true;
+    return committed_if(JournalWriter::instance().append(event));
 }
 
 } // namespace importscope::hook

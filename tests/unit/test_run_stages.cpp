@@ -256,17 +256,16 @@ TEST_CASE("report: the records are written while the main process finalizes, and
     main.extension_import("pkg._C", "/s/pkg/_C.so", {1, 1});
     std::ofstream(journal) << main.text();
     collect::Collector collector(dir.path);
-    cli::EarlyReport early(output, nullptr);
+    cli::EarlyReport early(output, nullptr, collector);
     const auto offer = [&] {
         collector.poll();
-        early.offer(collector);
+        early.offer();
     };
     const auto finish = [&] {
         const analysis::RunModel model = collector.finish();
         const nlohmann::json tree = report::build_report(report::RunInfo{}, model, analysis::analyze(model));
-        const bool held = early.holds(collector, model);
-        cli::write_report_file(output, tree, model, nullptr, *std::make_unique<supervisor::RunDir>(), nullptr, &early,
-                               &collector);
+        const bool held = early.holds(model);
+        cli::write_report_file(output, tree, model, nullptr, *std::make_unique<supervisor::RunDir>(), nullptr, &early);
         CHECK(outputs_in(dir.path) == std::vector<std::string>{"r.json"}); // no temporary left
         CHECK(text_of(output) == report::report_text(tree, model));      // as if written at once
         return std::make_pair(held, model);
@@ -325,8 +324,8 @@ TEST_CASE("report: no early records for a child's finalizing, nor for a destinat
     collect::Collector collector(dir.path);
     collector.poll();
     CHECK_FALSE(collector.main_finalizing());
-    cli::EarlyReport early((dir.path / "r.json").string(), nullptr);
-    early.offer(collector);
+    cli::EarlyReport early((dir.path / "r.json").string(), nullptr, collector);
+    early.offer();
     CHECK(outputs_in(dir.path).empty());
 
     testing::JournalBuilder main(200);
@@ -334,8 +333,8 @@ TEST_CASE("report: no early records for a child's finalizing, nor for a destinat
     std::ofstream(dir.path / "journal-200-0.jsonl") << main.text();
     collector.poll();
     CHECK(collector.main_finalizing());
-    cli::EarlyReport into_device("/dev/null", nullptr);
-    into_device.offer(collector);
+    cli::EarlyReport into_device("/dev/null", nullptr, collector);
+    into_device.offer();
     const analysis::RunModel model = collector.finish();
-    CHECK_FALSE(into_device.holds(collector, model));
+    CHECK_FALSE(into_device.holds(model));
 }
