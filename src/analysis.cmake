@@ -16,6 +16,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/embed/worker_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event_decode.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/event_record.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/run_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/shared_journal.cpp

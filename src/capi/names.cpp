@@ -1,9 +1,9 @@
 #include "capi/names.hpp"
 
-#include <array>
+#include "importscope/util/flat_map.hpp"
+
 #include <cassert>
-#include <cstdint>
-#include <cstring>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -13,20 +13,15 @@ PyObject* interned(const char* name)
 {
     assert(PyGILState_Check());
     // A few dozen names, each looked up several times per import, nearly always through the same
-    // literal: a slot by the literal's address answers at once, the list behind it otherwise.
-    struct Slot {
-        const char* text;
-        PyObject* object;
-    };
-    static std::array<Slot, 64> recent{};
-    Slot& slot = recent[(reinterpret_cast<std::uintptr_t>(name) >> 3) % recent.size()];
-    if (slot.text == name)
-        return slot.object;
-    static std::vector<std::pair<const char*, PyObject*>> names;
+    // literal: the literal's address finds it at once; its text, the first time from a new address.
+    static auto* by_address = new FlatMap<const char*, PyObject*>; // NOLINT(cppcoreguidelines-owning-memory): never freed
+    if (PyObject** known = by_address->find(name))
+        return *known;
+    static std::vector<std::pair<std::string, PyObject*>> by_text;
     PyObject* object = nullptr;
-    for (const auto& [text, known] : names)
-        if (std::strcmp(text, name) == 0) {
-            object = known;
+    for (const auto& [text, made] : by_text)
+        if (text == name) {
+            object = made;
             break;
         }
     if (!object) {
@@ -35,9 +30,9 @@ PyObject* interned(const char* name)
             PyErr_Clear();
             return nullptr;
         }
-        names.emplace_back(name, object);
+        by_text.emplace_back(name, object);
     }
-    slot = {name, object};
+    *by_address->try_emplace(name).first = object;
     return object;
 }
 

@@ -7,7 +7,8 @@ namespace importscope::capi {
 /// `name` as an interned str, made the first time and kept for the life of the process (borrowed;
 /// null, with the error cleared, when it cannot be made). Lookups with it hit CPython's attribute
 /// caches by identity; a name made from a C string on every call is hashed and looked up the long
-/// way, which the hooks would pay on every import.
+/// way, which the hooks would pay on every import. `name` is known by its address after the first
+/// call: a string literal, or text that never changes while the process lives.
 PyObject* interned(const char* name);
 
 /// getattr(object, name) through interned(): a new reference, or null with the error set.

@@ -1,5 +1,7 @@
 #include "cli/run_stages.hpp"
 
+#include "importscope/journal/reader.hpp"
+
 #include "importscope/util/atomic_file.hpp"
 #include "importscope/util/console.hpp"
 #include "importscope/util/error.hpp"
@@ -114,7 +116,8 @@ void write_report_file(const std::string& output, const nlohmann::json& report_j
         run_dir.keep();
         if (shared && !shared->name().empty()) // into the empty file that holds its name
             try {
-                write_file_atomically(run_dir.path() / shared->name(), shared->written(journal::SharedJournal::k_header));
+                write_file_atomically(run_dir.path() / shared->name(),
+                                      journal::lines_of_records(shared->records(journal::SharedJournal::k_header)));
             } catch (const Error&) {
             }
         throw Error(fmt::format("{} (the journals are kept in {})", e.what(), run_dir.path().string()),

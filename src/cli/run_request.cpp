@@ -143,7 +143,7 @@ embed::WorkerPlan make_worker_plan(const RunRequest& request, const supervisor::
     plan.follow = !request.options.no_follow;
     plan.bootstrap_dir = request.bootstrap_dir;
     if (shared)
-        plan.shared_journal = shared->lines();
+        plan.shared_journal = shared->writer();
     return plan;
 }
 

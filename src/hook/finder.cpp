@@ -113,10 +113,19 @@ bool should_record(PyObject* name, const char* kind)
     return matches(std::string_view(utf8, static_cast<std::size_t>(size)));
 }
 
-/// Loaders without exec_module (the legacy load_module protocol) are left alone.
+/// Loaders without exec_module (the legacy load_module protocol) are left alone. A loader is of one
+/// of a handful of classes: a class that has the method is remembered, and its loaders are not
+/// asked again.
 bool has_exec_module(PyObject* loader)
 {
+    PyObject* type = PyType_Check(loader) ? loader : reinterpret_cast<PyObject*>(Py_TYPE(loader));
+    // Holds Python references: never destroyed, so nothing is released after finalization.
+    static auto* with_method = new std::vector<PyRef>; // NOLINT(cppcoreguidelines-owning-memory)
+    if (std::any_of(with_method->begin(), with_method->end(), [&](const PyRef& known) { return known.get() == type; }))
+        return true;
     PyRef method = PyRef::steal(capi::get_attribute(loader, "exec_module"));
+    if (method && with_method->size() < 64 && PyObject_HasAttr(type, capi::interned("exec_module")) == 1)
+        with_method->push_back(PyRef::borrow(type));
     PyErr_Clear();
     return static_cast<bool>(method);
 }
@@ -201,15 +210,37 @@ PyType_Spec g_finder_spec = {"_importscope.Finder", sizeof(PyObject), 0, Py_TPFL
 
 } // namespace
 
+namespace {
+
+/// `_frozen_importlib_external.<name>` (a new reference), or null before importlib's external part
+/// is in sys.modules.
+PyObject* importlib_external(const char* name)
+{
+    PyObject* external = PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external"); // borrowed
+    PyObject* found = external ? capi::get_attribute(external, name) : nullptr;
+    PyErr_Clear();
+    return found;
+}
+
+} // namespace
+
 PyObject* path_finder()
 {
     static PyObject* finder = nullptr;
-    if (!finder) {
-        PyObject* external = PyDict_GetItemString(PyImport_GetModuleDict(), "_frozen_importlib_external"); // borrowed
-        finder = external ? PyObject_GetAttrString(external, "PathFinder") : nullptr;
+    if (!finder)
+        finder = importlib_external("PathFinder");
+    return finder;
+}
+
+PyObject* default_create_module()
+{
+    static PyObject* function = nullptr;
+    if (!function) {
+        PyRef basics = PyRef::steal(importlib_external("_LoaderBasics"));
+        function = basics ? capi::get_attribute(basics.get(), "create_module") : nullptr;
         PyErr_Clear();
     }
-    return finder;
+    return function;
 }
 
 void configure(HookSettings settings)

@@ -53,6 +53,11 @@ bool finder_present();
 /// initialization). Needs the GIL.
 PyObject* path_finder();
 
+/// importlib's `_LoaderBasics.create_module` (borrowed; a reference kept for good), which source
+/// and bytecode loaders inherit and which returns None, for the default module creation; null
+/// before importlib's external part is in sys.modules. Needs the GIL.
+PyObject* default_create_module();
+
 /// Moves the finder back to the front of sys.meta_path if site or a .pth file inserted finders
 /// ahead of it, so that it sees every import of the target. Needs the GIL; throws PythonError.
 void ensure_finder_first();

@@ -77,12 +77,12 @@ bool JournalWriter::still_ours() noexcept
     return true;
 }
 
-void JournalWriter::offer_shared(journal::SharedJournalLines lines) noexcept
+void JournalWriter::offer_shared(journal::SharedJournalWriter shared) noexcept
 {
     static const bool registered = ::pthread_atfork(nullptr, nullptr, &forget_shared_after_fork) == 0;
     if (!registered)
         return; // a forked child could write into the parent's journal: files only
-    m_offer = lines;
+    m_offer = shared;
 }
 
 void JournalWriter::forget_shared_after_fork() noexcept
@@ -131,7 +131,7 @@ bool JournalWriter::start(const std::filesystem::path& run_dir) noexcept
         m_seq = 0;
         m_import_id = 0;
         if (m_offer) {
-            // The file stays empty and keeps the name taken; the lines go to the shared memory.
+            // The file stays empty and keeps the name taken; the events go to the shared memory.
             ::close(fd);
             fd = -1;
             m_offer.publish_name(name);
@@ -154,12 +154,16 @@ void JournalWriter::close() noexcept
 
 bool JournalWriter::append(const journal::Event& event) noexcept
 {
-    return append_encoded([&](std::string& line) { journal::encode_to(line, event); });
+    return append_encoded([&](std::string& out, bool record) {
+        record ? journal::encode_record_to(out, event) : journal::encode_to(out, event);
+    });
 }
 
 bool JournalWriter::append(const journal::ImportBegin& event) noexcept
 {
-    return append_encoded([&](std::string& line) { journal::encode_to(line, event); });
+    return append_encoded([&](std::string& out, bool record) {
+        record ? journal::encode_record_to(out, event) : journal::encode_to(out, event);
+    });
 }
 
 template <typename Encode>
@@ -169,12 +173,13 @@ bool JournalWriter::append_encoded(const Encode& encode) noexcept
         return false;
     try {
         m_line.clear();
-        encode(m_line);
+        encode(m_line, static_cast<bool>(m_shared));
     } catch (...) {
         ++m_failed_writes;
         return false;
     }
-    const bool written = append_line(m_line.data(), m_line.size());
+    const bool written = m_shared ? append_record(journal::RecordForm::binary, m_line)
+                                  : append_line(m_line.data(), m_line.size());
     if (m_reopened) {
         m_reopened = false;
         journal::Note note;
@@ -185,14 +190,18 @@ bool JournalWriter::append_encoded(const Encode& encode) noexcept
     return written;
 }
 
+bool JournalWriter::append_record(journal::RecordForm form, std::string_view payload) noexcept
+{
+    if (m_shared.append(form, payload))
+        return true;
+    ++m_failed_writes; // the report says the journal filled up
+    return false;
+}
+
 bool JournalWriter::append_line(const char* line, std::size_t size) noexcept
 {
-    if (m_shared) {
-        if (m_shared.append({line, size}))
-            return true;
-        ++m_failed_writes; // the report says the journal filled up
-        return false;
-    }
+    if (m_shared)
+        return append_record(journal::RecordForm::line, {line, size});
     if (m_fd < 0 || !still_ours())
         return false;
     // O_APPEND makes each write land at the end as a unit; loop only on a short write.

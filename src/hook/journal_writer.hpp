@@ -27,7 +27,7 @@ public:
     /// Offers this process's first journal the supervisor's shared memory (zeros past its
     /// header): start() writes there instead of to the file it creates. A child forked from here
     /// does not inherit the offer, nor the shared journal.
-    void offer_shared(journal::SharedJournalLines lines) noexcept;
+    void offer_shared(journal::SharedJournalWriter shared) noexcept;
 
     /// Starts this process's own journal in `run_dir` (journal-<pid>-<n>.jsonl, mode 0600), closing
     /// any journal inherited from a parent. Sequence numbers start again. False when it cannot.
@@ -58,24 +58,29 @@ public:
         return event;
     }
 
-    /// Appends one event; failures are counted, never raised into the target. True when the whole
-    /// line was written. (Callers move their event in: a copy into the variant would cost an
-    /// allocation per string.)
+    /// Appends one event: a line in a file, a binary record (encode_record_to) in the shared
+    /// journal. Failures are counted, never raised into the target. True when the whole event was
+    /// written. (Callers move their event in: a copy into the variant would cost an allocation per
+    /// string.)
     bool append(const journal::Event& event) noexcept;
     /// The same for an import's begin, written as it is: the loader wrapper keeps one from one
     /// import to the next, with its strings' buffers.
     bool append(const journal::ImportBegin& event) noexcept;
 
-    /// Appends a line made elsewhere, ending in its newline; async-signal-safe.
+    /// Appends a line made elsewhere, ending in its newline (in the shared journal, a record that
+    /// holds it); async-signal-safe.
     bool append_line(const char* line, std::size_t size) noexcept;
 
     std::uint64_t failed_writes() const noexcept { return m_failed_writes; }
 
 private:
     JournalWriter() = default;
-    /// Appends the line `encode` writes into the line buffer (under the GIL).
+    /// Appends the event that `encode(buffer, record)` writes into the line buffer (under the GIL):
+    /// a binary record when `record`, else a line.
     template <typename Encode>
     bool append_encoded(const Encode& encode) noexcept;
+    /// Appends a record to the shared journal, counting a failure.
+    bool append_record(journal::RecordForm form, std::string_view payload) noexcept;
     static std::int64_t now_ns() noexcept;
 
     /// In a child just forked: the shared journal is the parent's, not to be written.
@@ -96,10 +101,10 @@ private:
     bool m_reopened = false;          ///< a note is due: the journal was opened again
     std::pair<dev_t, ino_t> m_identity{}; ///< the journal file's, to tell it from a file that took its number
     bool m_reported_failure = false; ///< a failed write was told to the supervisor already
-    std::string m_line; ///< the line being written (under the GIL), its buffer kept for the next
+    std::string m_line; ///< the line or record being written (under the GIL), its buffer kept for the next
     int m_fd = -1;
-    journal::SharedJournalLines m_offer;  ///< shared memory for the next start()
-    journal::SharedJournalLines m_shared; ///< the shared journal written to, if any
+    journal::SharedJournalWriter m_offer;  ///< shared memory for the next start()
+    journal::SharedJournalWriter m_shared; ///< the shared journal written to, if any
     bool m_forked_from_shared = false;
     int m_pid = 0;
     std::uint64_t m_serial = 0;

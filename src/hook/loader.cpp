@@ -3,6 +3,7 @@
 #include "hook/diagnostics.hpp"
 #include "hook/installations.hpp"
 #include "hook/failed_loads.hpp"
+#include "hook/hooks.hpp"
 #include "hook/init_warnings.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
@@ -249,8 +250,9 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
         PyErr_Clear();
     }
     PyRef method = PyRef::steal(capi::get_attribute(self->wrapped, "create_module"));
-    if (!method) {
-        // Loaders may omit create_module: default module creation.
+    if (!method || (PyMethod_Check(method.get()) && PyMethod_GET_FUNCTION(method.get()) == default_create_module())) {
+        // Loaders may omit create_module, and importlib's own returns None: default module
+        // creation, without a call.
         PyErr_Clear();
         Py_RETURN_NONE;
     }

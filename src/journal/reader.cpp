@@ -1,5 +1,6 @@
 #include "importscope/journal/reader.hpp"
 
+#include "importscope/journal/shared_journal.hpp"
 #include "importscope/journal/tail.hpp"
 
 #include <fmt/format.h>
@@ -68,10 +69,29 @@ void JournalParser::drop_overlong_line()
 void JournalParser::line(std::string_view text)
 {
     ++m_lines;
-    if (text.empty())
-        return;
+    if (!text.empty())
+        take([&] { return decode(text, m_frames); });
+}
+
+void JournalParser::feed_records(std::string_view records)
+{
+    m_frames.allow(records.size());
+    while (const std::optional<SharedRecord> record = take_record(records)) {
+        ++m_lines;
+        if (record->form == RecordForm::binary)
+            take([&] { return decode_record(record->payload, &m_frames); });
+        else if (record->form == RecordForm::line && record->payload.ends_with('\n'))
+            take([&] { return decode(record->payload.substr(0, record->payload.size() - 1), m_frames); });
+        else
+            take([]() -> Event { throw std::invalid_argument("not a record of the shared journal"); });
+    }
+}
+
+template <typename Decode>
+void JournalParser::take(const Decode& decode_event)
+{
     try {
-        Event event = decode(text, m_frames);
+        Event event = decode_event();
         if (m_sink)
             m_sink(std::move(event));
         else
@@ -88,11 +108,12 @@ void JournalParser::line(std::string_view text)
 
 void JournalParser::finish()
 {
-    if (m_partial.empty())
+    if (m_partial.empty() && !m_cut_short)
         return;
     m_into.problems.push_back(fmt::format("{}: line {} is incomplete (the process ended while writing it); skipped",
                                           m_source, m_lines + 1));
     m_partial.clear();
+    m_cut_short = false;
 }
 
 void parse_journal(std::string_view text, std::string_view source, JournalContents& into)
@@ -100,6 +121,22 @@ void parse_journal(std::string_view text, std::string_view source, JournalConten
     JournalParser parser(std::string(source), into);
     parser.feed(text);
     parser.finish();
+}
+
+std::string lines_of_records(std::string_view records)
+{
+    std::string lines;
+    while (const std::optional<SharedRecord> record = take_record(records)) {
+        if (record->form == RecordForm::line) {
+            lines.append(record->payload);
+            continue;
+        }
+        try {
+            encode_to(lines, decode_record(record->payload, nullptr));
+        } catch (const std::invalid_argument&) {
+        }
+    }
+    return lines;
 }
 
 std::optional<std::string> read_from(const std::filesystem::path& path, std::uint64_t offset)

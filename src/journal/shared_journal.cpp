@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -13,17 +14,35 @@ namespace importscope::journal {
 
 namespace {
 
-/// The end of what was written from `offset`: the first zero byte (a line never holds one: the
-/// journal's JSON escapes it).
-std::size_t end_of_written(const char* data, std::size_t offset, std::size_t capacity)
+/// A record's size: the 32 bits at its start, written last, with release order.
+std::atomic_ref<std::uint32_t> size_at(char* data, std::size_t offset)
 {
-    if (offset >= capacity)
-        return capacity;
-    const void* zero = std::memchr(data + offset, '\0', capacity - offset);
-    return zero ? static_cast<std::size_t>(static_cast<const char*>(zero) - data) : capacity;
+    return std::atomic_ref<std::uint32_t>(*reinterpret_cast<std::uint32_t*>(data + offset)); // NOLINT
+}
+
+constexpr std::size_t k_size_bytes = sizeof(std::uint32_t);
+
+/// Where the record after one of `size` bytes at `offset` starts.
+constexpr std::size_t next_record(std::size_t offset, std::size_t size)
+{
+    return (offset + k_size_bytes + size + k_size_bytes - 1) & ~(k_size_bytes - 1);
 }
 
 } // namespace
+
+std::optional<SharedRecord> take_record(std::string_view& records)
+{
+    if (records.size() < k_size_bytes + 1)
+        return std::nullopt;
+    std::uint32_t size = 0;
+    std::memcpy(&size, records.data(), sizeof size);
+    if (size == 0)
+        return std::nullopt; // records() ends before a record without its size
+    const SharedRecord record{static_cast<RecordForm>(records[k_size_bytes]),
+                              records.substr(k_size_bytes + 1, size - 1)};
+    records.remove_prefix(std::min(records.size(), next_record(0, size)));
+    return record;
+}
 
 SharedJournal::SharedJournal(std::size_t capacity) : m_capacity(capacity)
 {
@@ -61,23 +80,26 @@ bool SharedJournal::overflowed() const
     return std::atomic_ref<char>(m_data[k_header - 1]).load(std::memory_order_acquire) != '\0';
 }
 
-std::string_view SharedJournal::complete_lines(std::size_t offset) const
+std::string_view SharedJournal::records(std::size_t offset) const
 {
-    const std::size_t end = end_of_written(m_data, offset, m_capacity);
-    std::size_t last = end;
-    while (last > offset && m_data[last - 1] != '\n')
-        --last;
-    std::atomic_thread_fence(std::memory_order_acquire); // the lines before each newline are whole
-    return {m_data + offset, last - offset};
+    std::size_t end = offset;
+    while (end + k_size_bytes < m_capacity) {
+        const std::uint32_t size = size_at(m_data, end).load(std::memory_order_acquire);
+        if (size == 0 || size > m_capacity - end - k_size_bytes)
+            break; // not written yet (or, if the target wrote over the memory, never readable)
+        end = std::min(m_capacity, next_record(end, size));
+    }
+    return {m_data + offset, end - offset};
 }
 
-std::string_view SharedJournal::written(std::size_t offset) const
+bool SharedJournal::cut_short(std::size_t offset) const
 {
-    std::atomic_thread_fence(std::memory_order_acquire);
-    return {m_data + offset, end_of_written(m_data, offset, m_capacity) - offset};
+    return offset + k_size_bytes < m_capacity &&
+                      (size_at(m_data, offset).load(std::memory_order_acquire) != 0 ||
+            std::atomic_ref<char>(m_data[offset + k_size_bytes]).load(std::memory_order_relaxed) != '\0');
 }
 
-void SharedJournalLines::publish_name(std::string_view name) noexcept
+void SharedJournalWriter::publish_name(std::string_view name) noexcept
 {
     // The header's last byte is the overflow mark; the one before it ends the name.
     const std::size_t size = std::min(name.size(), SharedJournal::k_header - 2);
@@ -87,20 +109,21 @@ void SharedJournalLines::publish_name(std::string_view name) noexcept
     std::atomic_ref<char>(m_data[0]).store(name[0], std::memory_order_release);
 }
 
-bool SharedJournalLines::append(std::string_view line) noexcept
+bool SharedJournalWriter::append(RecordForm form, std::string_view payload) noexcept
 {
-    if (!m_data || line.size() > m_capacity - m_end) {
+    const std::size_t size = payload.size() + 1;
+    const std::size_t next = next_record(m_end, size);
+    if (!m_data || size > UINT32_MAX || next > m_capacity) {
         if (m_data)
             std::atomic_ref<char>(m_data[SharedJournal::k_header - 1]).store(1, std::memory_order_release);
         return false;
     }
-    if (line.empty())
-        return true;
-    // A signal handler that appends its line in the middle of this one starts at the same place:
-    // its line replaces the interrupted one, whose rest the process never writes.
-    std::memcpy(m_data + m_end, line.data(), line.size() - 1);
-    std::atomic_ref<char>(m_data[m_end + line.size() - 1]).store(line.back(), std::memory_order_release);
-    m_end += line.size();
+    // A signal handler that appends its record in the middle of this one starts at the same place:
+    // its record replaces the interrupted one, whose rest the process never writes.
+    m_data[m_end + k_size_bytes] = static_cast<char>(form);
+    std::memcpy(m_data + m_end + k_size_bytes + 1, payload.data(), payload.size());
+    size_at(m_data, m_end).store(static_cast<std::uint32_t>(size), std::memory_order_release);
+    m_end = next;
     return true;
 }
 

@@ -53,11 +53,12 @@ void JournalTail::read_shared(bool to_end)
         state.shared = true;
         state.offset = SharedJournal::k_header;
     }
-    const std::string_view chunk =
-        to_end ? m_shared->written(state.offset) : m_shared->complete_lines(state.offset);
+    const std::string_view chunk = m_shared->records(state.offset);
     state.offset += chunk.size();
     state.contents.bytes += chunk.size();
-    state.parser->feed(chunk);
+    state.parser->feed_records(chunk);
+    if (to_end && m_shared->cut_short(state.offset))
+        state.parser->cut_short();
     if (to_end && m_shared->overflowed())
         state.contents.problems.push_back(fmt::format(
             "{}: the journal filled its {} MiB of shared memory; the process's later events were lost", name,

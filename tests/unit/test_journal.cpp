@@ -1,4 +1,5 @@
 #include "journal_builder.hpp"
+#include "journal_events.hpp"
 
 #include "importscope/analysis/model.hpp"
 #include "importscope/util/json_writers.hpp"
@@ -63,49 +64,7 @@ struct KeyList {
 
 TEST_CASE("each event is one canonical JSON line that decodes to what was encoded", "[journal]")
 {
-    // Text a target can put in names, paths and messages: quotes, backslashes, control characters,
-    // non-ASCII, and bytes that are not UTF-8 (replaced by U+FFFD, never thrown on).
-    const std::string odd = "q\"b\\t\tn\nc\x01 \xc3\xa9 \xe2\x82\xac \xff";
-    const std::vector<journal::Frame> stack = {{"/a/" + odd + ".py", 3, "<module>", "a"}, {"/b.py", 9, "f", ""}};
-    const journal::ExceptionInfo error{"pkg.Error", odd, "Traceback\n  " + odd};
-    journal::ProcessStart start;
-    start.pid = 7;
-    start.ppid = 1;
-    start.argv = {"python3", odd, ""};
-    start.executable = "/usr/bin/python3";
-    start.python_version = "3.11.7";
-    start.cwd = "/w";
-    start.start_method = "spawn";
-    start.wall_ns = 1'700'000'000'000'000'000;
-    start.mono_ns = 5;
-    journal::ExtensionLoad ext{7, 2, 6, "pkg._C", "/p/_C.so", "/real/_C.so", journal::FileIdentity{~0ULL, 1}, stack};
-    journal::ImportBegin begin{7, 3, 1, 7, odd, "source", "/p/" + odd, "", std::nullopt, "Loader", "pkg", stack};
-    journal::ImportEnd end{7, 4, 1, 8, error, {"RuntimeWarning: nanobind: type '" + odd + "' was already registered!"},
-                           ""};
-    journal::ImportEnd end_ok{7, 5, 2, 9, std::nullopt, {}, "lxml.etree"}; // its init gave back lxml.etree
-    journal::UncaughtException uncaught{7, 6, 10, error};
-    journal::ProcessEnd exit{7, 7, 11, 12, "signal", 6};
-    journal::ProgramStart program{7, 8, 13, "subprocess.Popen", "", {"sh", "-c", odd}, ""};
-    journal::AliasSeen alias{7, 9, 14, "deep_gemm", "v.deep_gemm", "/v/__init__.py", stack, {{"/v/setter.py", 3, "f", "v"}}};
-    journal::TypeOwners owners{7, 10, 15, "Runtime", {{"m", "/m.so", "/r/m.so", journal::FileIdentity{1, 2}, "m.Runtime", true},
-                                                       {"n", "", "", std::nullopt, odd, false}}};
-    journal::Installation installation{7, 11, 16, "deep_gemm", "/cwd/deep_gemm/__init__.py",
-                                       {"/site/deep_gemm/__init__.py", "/" + odd + "/deep_gemm.py"}};
-    journal::Note note{7, 12, 17, odd};
-    journal::NoBuild no_build{7, 13, 18, "pkg._C", {"/p/_C.cpython-312-x86_64-linux-gnu.so", odd}, {".so"}, stack};
-    journal::Caught caught{7, 14, 19, 1, {"/w/" + odd + ".py", 12, "load", "w"}};
-    journal::WorkerProcess worker{7, 15, 20, "rank0", "__mp_main__." + odd};
-    journal::EnvironmentRead env_set{7, 16, 21, "FLASHINFER_" + odd, true, odd, {"/f/envs.py", 4, "<lambda>", "f.envs"}};
-    journal::EnvironmentRead env_unset{7, 17, 22, "VLLM_X", false, "", {"/v/envs.py", 9, "", ""}};
-    journal::ImportBegin late = begin;
-    late.late = true;
-    late.stack = {};
-    journal::SysPathEntries path_start{7, 18, 23, {{"", "/w", "working directory", ""}, {"/p/" + odd, "", ".pth file", "/s/a.pth"}}, {}};
-    journal::SysPathEntries path_added{7, 19, 24, {{"/pkg", "", "program", ""}}, stack};
-    const std::vector<journal::Event> events = {start,   ext,     begin,        end,  end_ok,   uncaught,
-                                                exit,    program, alias,        owners, installation, note,
-                                                no_build, caught, worker, env_set, env_unset, path_start, path_added, late};
-
+    const std::vector<journal::Event> events = testing::one_of_each_event();
     for (const auto& event : events) {
         const std::string line = journal::encode(event);
         INFO(line);
@@ -135,22 +94,22 @@ TEST_CASE("each event is one canonical JSON line that decodes to what was encode
                 CHECK(journal::decode(without.dump()).index() == event.index());
         }
     }
-    const auto decoded_begin = std::get<journal::ImportBegin>(journal::decode(journal::encode(begin)));
+    const auto decoded_begin = std::get<journal::ImportBegin>(journal::decode(journal::encode(events[2])));
     CHECK(decoded_begin.stack.size() == 2);
     CHECK(decoded_begin.stack[1].line == 9);
     CHECK_FALSE(decoded_begin.identity);
     CHECK(decoded_begin.name.find("\xc3\xa9 \xe2\x82\xac \xef\xbf\xbd") != std::string::npos); // é € U+FFFD
-    CHECK(std::get<journal::ExtensionLoad>(journal::decode(journal::encode(ext))).identity->dev == ~0ULL);
-    CHECK(std::get<journal::ImportEnd>(journal::decode(journal::encode(end_ok))).existing_module == "lxml.etree");
-    CHECK(journal::encode(end).find("existing") == std::string::npos); // written only when there is one
-    const auto decoded_owners = std::get<journal::TypeOwners>(journal::decode(journal::encode(owners)));
+    CHECK(std::get<journal::ExtensionLoad>(journal::decode(journal::encode(events[1]))).identity->dev == ~0ULL);
+    CHECK(std::get<journal::ImportEnd>(journal::decode(journal::encode(events[4]))).existing_module == "lxml.etree");
+    CHECK(journal::encode(events[3]).find("existing") == std::string::npos); // written only when there is one
+    const auto decoded_owners = std::get<journal::TypeOwners>(journal::decode(journal::encode(events[9])));
     REQUIRE(decoded_owners.owners.size() == 2);
     CHECK(decoded_owners.owners[0].pybind11);
     CHECK(decoded_owners.owners[0].identity == journal::FileIdentity{1, 2});
-    const auto decoded_no_build = std::get<journal::NoBuild>(journal::decode(journal::encode(no_build)));
+    const auto decoded_no_build = std::get<journal::NoBuild>(journal::decode(journal::encode(events[12])));
     CHECK(decoded_no_build.files.size() == 2);
     CHECK(decoded_no_build.stack.size() == 2);
-    CHECK(std::get<journal::Caught>(journal::decode(journal::encode(caught))).frame.line == 12);
+    CHECK(std::get<journal::Caught>(journal::decode(journal::encode(events[13]))).frame.line == 12);
 }
 
 TEST_CASE("a line cut short by a crash is skipped and reported", "[journal]")

@@ -1,4 +1,5 @@
 #include "importscope/journal/event.hpp"
+#include "importscope/journal/reader.hpp"
 #include "importscope/journal/shared_journal.hpp"
 #include "importscope/journal/tail.hpp"
 
@@ -15,42 +16,73 @@ using journal::SharedJournal;
 
 namespace {
 
-std::string line_for(int pid, std::uint64_t seq, std::uint64_t id)
+journal::ImportEnd end_event(int pid, std::uint64_t seq)
 {
     journal::ImportEnd e;
     e.pid = pid;
     e.seq = seq;
-    e.id = id;
+    e.id = seq;
     e.mono_ns = 1000 + static_cast<std::int64_t>(seq);
-    return journal::encode(e);
+    return e;
+}
+
+std::string line_for(int pid, std::uint64_t seq)
+{
+    return journal::encode(end_event(pid, seq));
+}
+
+std::string record_for(int pid, std::uint64_t seq)
+{
+    std::string record;
+    journal::encode_record_to(record, end_event(pid, seq));
+    return record;
+}
+
+/// The memory a killed writer left: a record's form and payload at `offset`, without its size.
+void tear_record(const SharedJournal& shared, std::size_t offset, const std::string& record)
+{
+    char* memory = const_cast<char*>(shared.records(0).data()); // the test writes as a writer would
+    memory[offset + 4] = static_cast<char>(journal::RecordForm::binary);
+    std::copy(record.begin(), record.end(), memory + offset + 5);
 }
 
 } // namespace
 
-TEST_CASE("the shared journal gives whole lines only, and the rest once the writer has ended", "[shared]")
+TEST_CASE("the shared journal gives whole records only, each once its size is written", "[shared]")
 {
     SharedJournal shared(1 << 20);
     CHECK(shared.name().empty());
-    journal::SharedJournalLines lines = shared.lines();
-    lines.publish_name("journal-7-0.jsonl");
+    journal::SharedJournalWriter writer = shared.writer();
+    writer.publish_name("journal-7-0.jsonl");
     CHECK(shared.name() == "journal-7-0.jsonl");
+    CHECK(shared.records(SharedJournal::k_header).empty());
 
-    const std::string first = line_for(7, 1, 1);
-    const std::string second = line_for(7, 2, 2);
-    REQUIRE(lines.append(first));
-    CHECK(shared.complete_lines(SharedJournal::k_header) == first);
+    const std::string first = record_for(7, 1);
+    REQUIRE(writer.append(journal::RecordForm::binary, first));
+    std::string_view records = shared.records(SharedJournal::k_header);
+    const std::size_t at = SharedJournal::k_header + records.size();
+    CHECK(at % 4 == 0);
+    const auto taken = journal::take_record(records);
+    REQUIRE(taken);
+    CHECK(taken->form == journal::RecordForm::binary);
+    CHECK(taken->payload == first);
+    CHECK_FALSE(journal::take_record(records));
 
-    // A line being copied: its newline comes last, and a copy may fill its end before its middle.
-    const std::size_t at = SharedJournal::k_header + first.size();
-    char* memory = const_cast<char*>(shared.written(0).data()); // the test tears a line as a killed writer would
-    std::copy(second.end() - 10, second.end() - 1, memory + at + second.size() - 10);
-    CHECK(shared.complete_lines(SharedJournal::k_header) == first);
-    std::copy(second.begin(), second.end() - 10, memory + at);
-    CHECK(shared.complete_lines(at).empty());
-    CHECK(shared.written(at) == second.substr(0, second.size() - 1)); // what a killed writer left
-    REQUIRE(lines.append(second));
-    CHECK(shared.complete_lines(at) == second);
-    CHECK(shared.written(SharedJournal::k_header) == first + second);
+    // A record being copied is not there until its size is: a killed writer leaves it cut short.
+    const std::string second = record_for(7, 2);
+    CHECK_FALSE(shared.cut_short(at));
+    tear_record(shared, at, second);
+    CHECK(shared.records(at).empty());
+    CHECK(shared.cut_short(at));
+    REQUIRE(writer.append(journal::RecordForm::binary, second));
+    std::string_view rest = shared.records(at);
+    CHECK(journal::take_record(rest)->payload == second);
+
+    // A line (the exit line a signal handler formats) is a record too.
+    const std::string line = line_for(7, 3);
+    REQUIRE(writer.append(journal::RecordForm::line, line));
+    std::string_view all = shared.records(SharedJournal::k_header);
+    CHECK(journal::lines_of_records(all) == line_for(7, 1) + line_for(7, 2) + line);
 }
 
 TEST_CASE("the tail reads the shared journal under its name, instead of the empty file of that name", "[shared]")
@@ -65,21 +97,18 @@ TEST_CASE("the tail reads the shared journal under its name, instead of the empt
 
     // The placeholder appears (and is polled) before the worker names the shared journal.
     std::ofstream(scratch.path / "journal-7-0.jsonl").close();
-    std::ofstream(scratch.path / "journal-9-0.jsonl") << line_for(9, 1, 1); // a child's file
+    std::ofstream(scratch.path / "journal-9-0.jsonl") << line_for(9, 1); // a child's file
     tail.poll();
-    journal::SharedJournalLines lines = shared.lines();
-    lines.publish_name("journal-7-0.jsonl");
-    std::size_t end = SharedJournal::k_header;
+    journal::SharedJournalWriter writer = shared.writer();
+    writer.publish_name("journal-7-0.jsonl");
     for (std::uint64_t seq = 1; seq <= 3; ++seq) {
-        const std::string line = line_for(7, seq, seq);
-        REQUIRE(lines.append(line));
-        end += line.size();
+        REQUIRE(writer.append(seq == 2 ? journal::RecordForm::line : journal::RecordForm::binary,
+                              seq == 2 ? line_for(7, seq) : record_for(7, seq)));
         tail.poll();
     }
-    // A last line cut short by the worker's death: no newline, ever.
-    const std::string cut = line_for(7, 4, 4);
-    char* memory = const_cast<char*>(shared.written(0).data()); // the test tears a line as a killed writer would
-    std::copy(cut.begin(), cut.end() - 5, memory + end);
+    // A last record cut short by the worker's death: no size, ever.
+    const std::size_t end = SharedJournal::k_header + shared.records(SharedJournal::k_header).size();
+    tear_record(shared, end, record_for(7, 4));
     tail.poll();
     const auto journals = tail.finish();
 
@@ -88,23 +117,48 @@ TEST_CASE("the tail reads the shared journal under its name, instead of the empt
     CHECK(seen == expected);
     REQUIRE(journals.size() == 2);
     CHECK(journals[0].source == "journal-7-0.jsonl"); // in name order, as files would be
-    CHECK(journals[0].bytes == end - SharedJournal::k_header + cut.size() - 5);
+    CHECK(journals[0].bytes == end - SharedJournal::k_header);
     REQUIRE(journals[0].problems.size() == 1);
     CHECK_THAT(journals[0].problems[0], Catch::Contains("line 4 is incomplete"));
     CHECK(journals[1].source == "journal-9-0.jsonl");
     CHECK(journals[1].problems.empty());
 }
 
+TEST_CASE("a record that is no event is a problem of its line, and the records after it are read", "[shared]")
+{
+    const testing::TempDir scratch;
+    SharedJournal shared(1 << 20);
+    journal::SharedJournalWriter writer = shared.writer();
+    writer.publish_name("journal-7-0.jsonl");
+    REQUIRE(writer.append(journal::RecordForm::binary, record_for(7, 1)));
+    REQUIRE(writer.append(journal::RecordForm::binary, "\x03garbage"));
+    REQUIRE(writer.append(static_cast<journal::RecordForm>('?'), record_for(7, 3)));
+    REQUIRE(writer.append(journal::RecordForm::line, "{\"ev\":\"end\"}")); // a line without its newline
+    REQUIRE(writer.append(journal::RecordForm::binary, record_for(7, 5)));
+
+    journal::JournalTail tail(scratch.path);
+    tail.follow(&shared);
+    const auto journals = tail.finish();
+    REQUIRE(journals.size() == 1);
+    CHECK(journals[0].events.size() == 2);
+    REQUIRE(journals[0].problems.size() == 3);
+    CHECK_THAT(journals[0].problems[0], Catch::StartsWith("journal-7-0.jsonl: line 2 skipped: record field"));
+    CHECK_THAT(journals[0].problems[1], Catch::Contains("line 3 skipped: not a record of the shared journal"));
+    CHECK_THAT(journals[0].problems[2], Catch::Contains("line 4 skipped: not a record of the shared journal"));
+}
+
 TEST_CASE("a shared journal that filled up is a problem of its journal", "[shared]")
 {
     const testing::TempDir scratch;
     SharedJournal shared(1 << 20);
-    journal::SharedJournalLines lines = shared.lines();
-    lines.publish_name("journal-7-0.jsonl");
-    const std::string line = line_for(7, 1, 1);
-    REQUIRE(lines.append(line));
+    journal::SharedJournalWriter writer = shared.writer();
+    writer.publish_name("journal-7-0.jsonl");
+    const std::string record = record_for(7, 1);
+    REQUIRE(writer.append(journal::RecordForm::binary, record));
     CHECK_FALSE(shared.overflowed());
-    CHECK_FALSE(lines.append(std::string((1 << 20) - SharedJournal::k_header - line.size() + 1, 'x'))); // too big
+    const std::size_t left = (1 << 20) - SharedJournal::k_header - shared.records(SharedJournal::k_header).size();
+    CHECK_FALSE(writer.append(journal::RecordForm::binary, std::string(left - 4, 'x'))); // too big by its form byte
+    CHECK(shared.records(SharedJournal::k_header).size() == (1 << 20) - SharedJournal::k_header - left);
     CHECK(shared.overflowed());
     CHECK(shared.name() == "journal-7-0.jsonl");
 

@@ -89,7 +89,7 @@ struct WorkerPlan {
     std::string problem_address;    ///< where traced processes report a journal they cannot write
     bool follow = true;             ///< follow Python children (bootstrap on PYTHONPATH, forks)
     std::string bootstrap_dir;      ///< holds the children's sitecustomize and hook module
-    journal::SharedJournalLines shared_journal; ///< the supervisor's journal::SharedJournal, or none: a file
+    journal::SharedJournalWriter shared_journal; ///< the supervisor's journal::SharedJournal, or none: a file
 };
 
 /// The worker's entry point, exported by every worker.so: runs the target with the hooks in place

@@ -581,6 +581,22 @@ Event decode(std::string_view line, FrameTable& frames);
 /// Parses a line on its own: a frame it gives by number alone is an error.
 Event decode(std::string_view line);
 
+/// The event as a record of the shared journal (shared_journal.hpp), appended to `record`: a byte
+/// for its type (its index in Event), then its fields in the order `describe` declares them,
+/// without names: a number as its bytes in this machine's order, a bool as a byte, a string or a
+/// list as its 32-bit length and its items, an optional value or a file identity after a byte
+/// that says whether it is there, a stack's frame after a byte that says whether it is known
+/// (then its number alone). It costs a fraction of a line to write, in the process being traced;
+/// it never leaves the memory that process shares with importscope, which reads it back at once.
+void encode_record_to(std::string& record, const Event& event);
+/// The same for an import's begin, without moving it into an Event.
+void encode_record_to(std::string& record, const ImportBegin& event);
+
+/// A record back into its event, as decode() reads a line: `frames` as there; null keeps a frame
+/// given by number as written (its number, and `known`), for a line made again from the record.
+/// Throws std::invalid_argument with the reason when the record is not a well-formed event.
+Event decode_record(std::string_view record, FrameTable* frames);
+
 /// For the report: the `fields` form of frames and exceptions, both ways.
 void to_json(nlohmann::json& j, const Frame& frame);
 void to_json(nlohmann::json& j, const ExceptionInfo& exception);

@@ -38,6 +38,12 @@ public:
     /// Parses the journal's next bytes.
     void feed(std::string_view text);
 
+    /// Parses a shared journal's next records (SharedJournal::records()), each a line.
+    void feed_records(std::string_view records);
+
+    /// The journal's next line was cut short by the process's end: finish() says so.
+    void cut_short() { m_cut_short = true; }
+
     /// The journal is complete: a line still without its newline was cut short by the process's end.
     void finish();
 
@@ -46,6 +52,9 @@ public:
 
 private:
     void line(std::string_view text);
+    /// Takes the event `decode_event` gives, or names the line it throws on in the problems.
+    template <typename Decode>
+    void take(const Decode& decode_event);
     void drop_overlong_line();
 
     std::string m_source;
@@ -56,8 +65,13 @@ private:
     std::size_t m_lines = 0;
     std::size_t m_skipped = 0;
     bool m_overlong = false; ///< inside a line past k_max_line, skipped to its newline
+    bool m_cut_short = false; ///< a last record never finished (cut_short())
     static constexpr std::size_t k_max_named_problems = 50;
 };
+
+/// A shared journal's records (SharedJournal::records()) as the lines of a journal file: a binary
+/// record made its line again, a line as it is, and one that cannot be read left out.
+std::string lines_of_records(std::string_view records);
 
 /// What one read takes of a journal file at most; a journal no reader follows past.
 inline constexpr std::uint64_t k_max_read = std::uint64_t{64} << 20;

@@ -1,44 +1,62 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
 namespace importscope::journal {
 
-/// The bytes before a shared journal's first line (SharedJournal::k_header).
+/// The bytes before a shared journal's first record (SharedJournal::k_header).
 inline constexpr std::size_t k_shared_journal_header = 256;
 
-/// The worker's side of a SharedJournal: where its memory is, and where the next line goes. It is
-/// plain data, handed to the worker in its plan; every call is async-signal-safe.
-class SharedJournalLines {
+/// How a record of a shared journal holds its event.
+enum class RecordForm : char {
+    line = 'J',   ///< a journal line, newline included (the exit line that a signal handler formats)
+    binary = 'B', ///< encode_record_to()'s form (event.hpp)
+};
+
+/// One record of a shared journal.
+struct SharedRecord {
+    RecordForm form;
+    std::string_view payload;
+};
+
+/// The first record of `records` (whole records, as SharedJournal::records() gives them), which
+/// it then drops; nothing at their end.
+std::optional<SharedRecord> take_record(std::string_view& records);
+
+/// The worker's side of a SharedJournal: where its memory is, and where the next record goes. It
+/// is plain data, handed to the worker in its plan; every call is async-signal-safe.
+class SharedJournalWriter {
 public:
-    SharedJournalLines() = default;
-    SharedJournalLines(char* data, std::size_t capacity) noexcept : m_data(data), m_capacity(capacity) {}
+    SharedJournalWriter() = default;
+    SharedJournalWriter(char* data, std::size_t capacity) noexcept : m_data(data), m_capacity(capacity) {}
 
     explicit operator bool() const noexcept { return m_data != nullptr; }
 
-    /// Writes the journal's name into the header, before any line.
+    /// Writes the journal's name into the header, before any record.
     void publish_name(std::string_view name) noexcept;
 
-    /// Copies `line`, which ends in its newline, after the lines before it, the newline last, so
-    /// that a reader that sees the newline sees the whole line. A line that does not fit is
-    /// dropped, and the header says so (SharedJournal::overflowed): false.
-    bool append(std::string_view line) noexcept;
+    /// Copies a record after the ones before it, its size last, so that a reader that sees the
+    /// size sees the whole record. A record that does not fit is dropped, and the header says so
+    /// (SharedJournal::overflowed): false.
+    bool append(RecordForm form, std::string_view payload) noexcept;
 
 private:
     char* m_data = nullptr;
     std::size_t m_capacity = 0;
-    std::size_t m_end = k_shared_journal_header; ///< where the next line goes
+    std::size_t m_end = k_shared_journal_header; ///< where the next record goes
 };
 
 /// The journal of the process the supervisor forks (the worker), in memory the two share: the
-/// worker copies each line into it, so an event costs no system call, and the pages are the
+/// worker copies each event into it, so an event costs no system call, and the pages are the
 /// supervisor's as much as the worker's, so a worker that is killed, even by SIGKILL, loses
 /// nothing it wrote. Its first k_header bytes name the journal (the worker also creates an empty
 /// file of that name, which keeps the name taken in the run directory) and, in their last byte,
-/// say whether a line did not fit; the lines follow, each written with its newline last; the rest
-/// is zeros. The worker's children write files.
+/// say whether a record did not fit. The records follow, each at a multiple of 4 bytes: its size
+/// (32 bits, of what follows it, written last), its form and its payload; the rest is zeros. The
+/// worker's children write files.
 class SharedJournal {
 public:
     static constexpr std::size_t k_header = k_shared_journal_header;
@@ -53,20 +71,20 @@ public:
 
     std::size_t capacity() const noexcept { return m_capacity; }
     /// Where the worker writes, for its plan.
-    SharedJournalLines lines() const noexcept { return {m_data, m_capacity}; }
+    SharedJournalWriter writer() const noexcept { return {m_data, m_capacity}; }
 
     /// The journal's file name, once the worker has written it; empty before.
     std::string name() const;
 
-    /// The lines from `offset` (at least k_header) that are whole: up to and including the last
-    /// newline written so far.
-    std::string_view complete_lines(std::size_t offset) const;
+    /// The whole records from `offset` (k_header, or the end of records read before): each one
+    /// whose size has been written, up to the first that has none yet.
+    std::string_view records(std::size_t offset) const;
 
-    /// Everything written from `offset`, with a last line that never got its newline: for when
-    /// the worker has ended.
-    std::string_view written(std::size_t offset) const;
+    /// Whether a record was begun at `offset`, the end of the whole ones, and never finished: for
+    /// when the worker has ended, in the middle of writing it.
+    bool cut_short(std::size_t offset) const;
 
-    /// Whether the worker dropped a line because the memory was full.
+    /// Whether the worker dropped a record because the memory was full.
     bool overflowed() const;
 
 private:

@@ -1,0 +1,293 @@
+// The shared journal's binary records: an event's fields in the order its `describe` declares
+// them, without names. Both sides are one build on one machine, so numbers are in its byte order;
+// the reader still checks every length, since the target's own code could write into the memory.
+
+#include "importscope/journal/event.hpp"
+#include "importscope/util/utf8.hpp"
+
+#include <array>
+#include <cstring>
+#include <stdexcept>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+namespace importscope::journal {
+
+namespace {
+
+using Count = std::uint32_t; ///< the length of a string, or of a list
+
+/// The index of `E` in Event: a record's first byte.
+template <typename E, std::size_t I = 0>
+constexpr std::uint8_t index_of()
+{
+    static_assert(I < std::variant_size_v<Event>, "not an event type");
+    if constexpr (std::is_same_v<std::variant_alternative_t<I, Event>, E>)
+        return I;
+    else
+        return index_of<E, I + 1>();
+}
+static_assert(std::variant_size_v<Event> < 256);
+
+/// Appends an event's fields to a record.
+class RecordEncoder {
+public:
+    explicit RecordEncoder(std::string& out) : m_out(out) {}
+
+    template <typename T>
+    void required(std::string_view, const T& value)
+    {
+        write(value);
+    }
+    template <typename T>
+    void optional(std::string_view, const T& value)
+    {
+        write(value);
+    }
+    void identity(const std::optional<FileIdentity>& identity) { write(identity); }
+
+    template <typename T>
+        requires std::is_arithmetic_v<T>
+    void write(T value)
+    {
+        m_out.append(reinterpret_cast<const char*>(&value), sizeof value);
+    }
+    void write(const std::string& value)
+    {
+        write(static_cast<Count>(value.size()));
+        m_out.append(value);
+    }
+    void write(const FileIdentity& identity)
+    {
+        write(identity.dev);
+        write(identity.ino);
+    }
+    /// A stack: each frame whole, or the number alone of one the journal holds already.
+    void write(const std::vector<Frame>& stack)
+    {
+        write(static_cast<Count>(stack.size()));
+        for (const Frame& frame : stack) {
+            write(frame.known);
+            if (frame.known)
+                write(frame.number);
+            else
+                Frame::describe(*this, frame);
+        }
+    }
+    template <typename T>
+    void write(const std::optional<T>& value)
+    {
+        write(value.has_value());
+        if (value)
+            write(*value);
+    }
+    template <typename T>
+    void write(const std::vector<T>& values)
+    {
+        write(static_cast<Count>(values.size()));
+        for (const T& value : values)
+            write(value);
+    }
+    template <typename T>
+        requires std::is_class_v<T>
+    void write(const T& value)
+    {
+        T::describe(*this, value);
+    }
+
+private:
+    std::string& m_out;
+};
+
+[[noreturn]] void bad_record(std::string_view key, const char* problem)
+{
+    throw std::invalid_argument("record field \"" + std::string(key) + "\" " + problem);
+}
+
+/// Reads a record's fields back, each checked against what is left of the record.
+class RecordDecoder {
+public:
+    /// `frames`: the journal's numbered frames; null to keep a frame given by number as written.
+    RecordDecoder(std::string_view record, FrameTable* frames) : m_rest(record), m_frames(frames) {}
+
+    template <typename T>
+    void required(std::string_view key, T& out)
+    {
+        read(key, out);
+    }
+    template <typename T>
+    void optional(std::string_view key, T& out)
+    {
+        read(key, out);
+    }
+    void identity(std::optional<FileIdentity>& out) { read("dev", out); }
+
+    template <typename T>
+        requires std::is_arithmetic_v<T>
+    void read(std::string_view key, T& out)
+    {
+        if constexpr (std::is_same_v<T, bool>) {
+            const std::uint8_t byte = take<std::uint8_t>(key);
+            if (byte > 1)
+                bad_record(key, "is not a boolean");
+            out = byte == 1;
+        } else {
+            out = take<T>(key);
+        }
+    }
+    void read(std::string_view key, std::string& out)
+    {
+        const std::string_view text = take_bytes(key, take<Count>(key));
+        if (valid_utf8(text, out).data() == text.data()) // else `out` holds the text repaired
+            out.assign(text);
+    }
+    void read(std::string_view key, FileIdentity& out)
+    {
+        read(key, out.dev);
+        read(key, out.ino);
+    }
+    void read(std::string_view key, std::vector<Frame>& stack)
+    {
+        const Count size = take<Count>(key);
+        if (size > FrameTable::k_max_stack)
+            bad_record(key, "has more frames than a stack can (FrameTable::k_max_stack)");
+        for (Count i = 0; i < size; ++i) {
+            bool known = false;
+            read(key, known);
+            if (known)
+                read_known(key, stack);
+            else
+                read_whole(key, stack.emplace_back());
+        }
+    }
+    /// A frame on its own, not in a stack: written whole, and not numbered.
+    void read(std::string_view key, Frame& out)
+    {
+        Frame::describe(*this, out);
+        if (out.number != 0)
+            bad_record(key, "is numbered, and only a stack's frames are");
+    }
+    template <typename T>
+    void read(std::string_view key, std::optional<T>& out)
+    {
+        bool present = false;
+        read(key, present);
+        if (present)
+            read(key, out.emplace());
+    }
+    template <typename T>
+    void read(std::string_view key, std::vector<T>& out)
+    {
+        const Count size = take<Count>(key);
+        if (size > m_rest.size()) // every item takes a byte at least
+            bad_record(key, "holds more items than the record has bytes");
+        for (Count i = 0; i < size; ++i)
+            read(key, out.emplace_back());
+    }
+    template <typename T>
+        requires std::is_class_v<T>
+    void read(std::string_view, T& out)
+    {
+        T::describe(*this, out);
+    }
+
+    bool at_end() const { return m_rest.empty(); }
+
+private:
+    template <typename T>
+    T take(std::string_view key)
+    {
+        T value;
+        std::memcpy(&value, take_bytes(key, sizeof value).data(), sizeof value);
+        return value;
+    }
+    std::string_view take_bytes(std::string_view key, std::size_t size)
+    {
+        if (size > m_rest.size())
+            bad_record(key, "runs past the record's end");
+        const std::string_view bytes = m_rest.substr(0, size);
+        m_rest.remove_prefix(size);
+        return bytes;
+    }
+    void read_known(std::string_view key, std::vector<Frame>& stack)
+    {
+        std::uint32_t number = 0;
+        read(key, number);
+        if (!m_frames) {
+            Frame& frame = stack.emplace_back();
+            frame.number = number;
+            frame.known = true;
+            return;
+        }
+        const Frame& known = m_frames->at(number);
+        m_frames->charge(known);
+        stack.push_back(known);
+    }
+    void read_whole(std::string_view, Frame& frame)
+    {
+        Frame::describe(*this, frame);
+        if (frame.number != 0 && m_frames)
+            m_frames->define(frame);
+    }
+
+    std::string_view m_rest;
+    FrameTable* m_frames;
+};
+
+template <typename E>
+Event decode_as(RecordDecoder& fields)
+{
+    E e;
+    E::describe(fields, e);
+    if constexpr (std::is_same_v<E, ProcessStart>)
+        if (e.format < k_oldest_format_version || e.format > k_format_version)
+            throw std::invalid_argument("journal format " + std::to_string(e.format) + " is not supported");
+    return e;
+}
+
+using RecordReader = Event (*)(RecordDecoder&);
+
+template <std::size_t... I>
+constexpr auto record_readers(std::index_sequence<I...>)
+{
+    return std::array<RecordReader, sizeof...(I)>{&decode_as<std::variant_alternative_t<I, Event>>...};
+}
+constexpr auto k_record_readers = record_readers(std::make_index_sequence<std::variant_size_v<Event>>{});
+
+} // namespace
+
+void encode_record_to(std::string& record, const Event& event)
+{
+    std::visit(
+        [&](const auto& e) {
+            using E = std::decay_t<decltype(e)>;
+            record.push_back(static_cast<char>(index_of<E>()));
+            RecordEncoder fields(record);
+            E::describe(fields, e);
+        },
+        event);
+}
+
+void encode_record_to(std::string& record, const ImportBegin& event)
+{
+    record.push_back(static_cast<char>(index_of<ImportBegin>()));
+    RecordEncoder fields(record);
+    ImportBegin::describe(fields, event);
+}
+
+Event decode_record(std::string_view record, FrameTable* frames)
+{
+    if (record.empty())
+        throw std::invalid_argument("the record is empty");
+    const auto index = static_cast<std::uint8_t>(record.front());
+    if (index >= k_record_readers.size())
+        throw std::invalid_argument("unknown event type " + std::to_string(index) + " in a record");
+    RecordDecoder fields(record.substr(1), frames);
+    Event event = k_record_readers[index](fields);
+    if (!fields.at_end())
+        throw std::invalid_argument("the record has bytes after its last field");
+    return event;
+}
+
+} // namespace importscope::journal

@@ -1,0 +1,114 @@
+#include "journal_events.hpp"
+
+#include "importscope/journal/event.hpp"
+#include "importscope/journal/reader.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <stdexcept>
+#include <string>
+
+using namespace importscope;
+
+namespace {
+
+std::string record_of(const journal::Event& event)
+{
+    std::string record;
+    journal::encode_record_to(record, event);
+    return record;
+}
+
+/// A stack of a frame written whole and numbered, then one given by the number alone.
+journal::ImportBegin begin_with_stack(std::uint64_t seq, std::vector<journal::Frame> stack)
+{
+    journal::ImportBegin begin;
+    begin.pid = 7;
+    begin.seq = seq;
+    begin.id = seq;
+    begin.name = "pkg.m" + std::to_string(seq);
+    begin.kind = "source";
+    begin.stack = std::move(stack);
+    return begin;
+}
+
+} // namespace
+
+TEST_CASE("each event's record reads back as the event its line reads back as", "[journal][records]")
+{
+    for (const journal::Event& event : testing::one_of_each_event()) {
+        const std::string line = journal::encode(event);
+        INFO(line);
+        const std::string record = record_of(event);
+        CHECK(static_cast<std::size_t>(record.front()) == event.index());
+        journal::FrameTable frames;
+        CHECK(journal::encode(journal::decode_record(record, &frames)) == line);
+        CHECK(journal::encode(journal::decode_record(record, nullptr)) == line);
+        // A begin written as it is, without an Event around it, is the same record.
+        if (const auto* begin = std::get_if<journal::ImportBegin>(&event)) {
+            std::string direct;
+            journal::encode_record_to(direct, *begin);
+            CHECK(direct == record);
+        }
+    }
+}
+
+TEST_CASE("a record cut short, or with more after its last field, is refused", "[journal][records]")
+{
+    for (const journal::Event& event : testing::one_of_each_event()) {
+        const std::string record = record_of(event);
+        INFO(journal::encode(event));
+        for (std::size_t size = 0; size < record.size(); ++size) {
+            journal::FrameTable frames;
+            CHECK_THROWS_AS(journal::decode_record(std::string_view(record).substr(0, size), &frames),
+                            std::invalid_argument);
+        }
+        CHECK_THROWS_WITH(journal::decode_record(record + "x", nullptr), "the record has bytes after its last field");
+    }
+    CHECK_THROWS_WITH(journal::decode_record(std::string(1, '\x7f'), nullptr), "unknown event type 127 in a record");
+
+    // A length past the record's end is refused before anything is made of that size.
+    journal::Note note{7, 1, 2, "text"};
+    std::string record = record_of(note);
+    const std::uint32_t huge = 0xFFFFFFF0U;
+    std::memcpy(record.data() + record.size() - 4 - sizeof huge, &huge, sizeof huge);
+    CHECK_THROWS_WITH(journal::decode_record(record, nullptr), "record field \"text\" runs past the record's end");
+
+    // A bool is 0 or 1.
+    journal::ImportBegin begin = begin_with_stack(1, {});
+    std::string flagged = record_of(begin);
+    flagged.back() = '\x02'; // `late`, the last field
+    CHECK_THROWS_WITH(journal::decode_record(flagged, nullptr), "record field \"late\" is not a boolean");
+}
+
+TEST_CASE("a record's stack gives a frame the journal holds by its number", "[journal][records]")
+{
+    const journal::Frame outer{"/app/main.py", 4, "<module>", "__main__", 1};
+    journal::Frame outer_again;
+    outer_again.number = 1;
+    outer_again.known = true;
+    const journal::Frame inner{"/app/pkg/__init__.py", 3, "<module>", "pkg", 2};
+    const std::string first = record_of(begin_with_stack(1, {outer}));
+    const std::string second = record_of(begin_with_stack(2, {outer_again, inner}));
+    CHECK(second.size() < first.size() + inner.file.size() + 20); // the outer frame is a number: 5 bytes
+
+    journal::FrameTable frames;
+    journal::decode_record(first, &frames);
+    const auto decoded = std::get<journal::ImportBegin>(journal::decode_record(second, &frames));
+    REQUIRE(decoded.stack.size() == 2);
+    CHECK(decoded.stack[0].file == "/app/main.py");
+    CHECK(decoded.stack[0].line == 4);
+    CHECK_FALSE(decoded.stack[0].known);
+    CHECK(decoded.stack[1].module == "pkg");
+
+    // Without a table, the frame stays its number, as written.
+    const auto raw = std::get<journal::ImportBegin>(journal::decode_record(second, nullptr));
+    CHECK(raw.stack[0].known);
+    CHECK(raw.stack[0].number == 1);
+    CHECK(raw.stack[0].file.empty());
+
+    journal::FrameTable fresh;
+    CHECK_THROWS_WITH(journal::decode_record(second, &fresh), "frame 1 is not written whole earlier in the journal");
+    CHECK_THROWS_WITH(journal::decode_record(first, &frames), "frame 1 is numbered twice");
+}
