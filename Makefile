@@ -87,7 +87,7 @@ fuzz:
 	@sh tools/install-deps.sh clang libclang-rt-14-dev
 	CC=clang CXX=clang++ cmake -S . -B $(BUILD)-fuzz -DIMPORTSCOPE_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build $(BUILD)-fuzz -j $(JOBS)
-	@for target in report_reader journal; do \
+	@for target in report_reader journal records; do \
 	  corpus=$(BUILD)-fuzz/corpus-$$target; rm -rf $$corpus; mkdir -p $$corpus; \
 	  cp tests/fuzz/corpus/$${target%_reader}/* $$corpus/; \
 	  echo "== fuzz_$$target for $(FUZZ_SECONDS) s =="; \

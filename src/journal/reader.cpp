@@ -14,6 +14,16 @@
 
 namespace importscope::journal {
 
+namespace {
+
+/// A line record's payload: one line, ending in its newline, and no other.
+bool is_one_line(std::string_view payload)
+{
+    return !payload.empty() && payload.find('\n') == payload.size() - 1;
+}
+
+} // namespace
+
 void JournalParser::feed(std::string_view text)
 {
     m_frames.allow(text.size());
@@ -80,7 +90,7 @@ void JournalParser::feed_records(std::string_view records)
         ++m_lines;
         if (record->form == RecordForm::binary)
             take([&] { return decode_record(record->payload, &m_frames); });
-        else if (record->form == RecordForm::line && record->payload.ends_with('\n'))
+        else if (record->form == RecordForm::line && is_one_line(record->payload))
             take([&] { return decode(record->payload.substr(0, record->payload.size() - 1), m_frames); });
         else
             take([]() -> Event { throw std::invalid_argument("not a record of the shared journal"); });
@@ -127,14 +137,14 @@ std::string lines_of_records(std::string_view records)
 {
     std::string lines;
     while (const std::optional<SharedRecord> record = take_record(records)) {
-        if (record->form == RecordForm::line) {
-            lines.append(record->payload);
-            continue;
-        }
-        try {
-            encode_to(lines, decode_record(record->payload, nullptr));
-        } catch (const std::invalid_argument&) {
-        }
+        const std::string_view payload = record->payload;
+        if (record->form == RecordForm::line && is_one_line(payload))
+            lines.append(payload);
+        else if (record->form == RecordForm::binary)
+            try {
+                encode_to(lines, decode_record(payload, nullptr));
+            } catch (const std::invalid_argument&) {
+            }
     }
     return lines;
 }

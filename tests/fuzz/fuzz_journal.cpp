@@ -1,17 +1,11 @@
 // libFuzzer target: the journal parser and everything after it (model, analysis, report), which
 // read what crashed or hostile processes wrote. No input may crash them or throw.
 
-#include "importscope/analysis/finding.hpp"
-#include "importscope/analysis/model.hpp"
-#include "importscope/journal/reader.hpp"
-#include "importscope/report/report.hpp"
+#include "check_journal.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
-#include <string>
 #include <string_view>
-#include <vector>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
 {
@@ -19,28 +13,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     journal::JournalContents contents;
     contents.source = "journal-1-0.jsonl";
     journal::parse_journal(std::string_view(reinterpret_cast<const char*>(data), size), "fuzz", contents);
-    // As the supervisor reads a run: each event folded as it comes (for a journal importscope
-    // wrote, what the batch fold gives: test_live_model.cpp; for any other, still a model).
-    journal::JournalContents live = contents;
-    analysis::ModelBuilder builder;
-    for (auto& e : live.events)
-        builder.add(live.source, std::move(e));
-    live.events.clear();
-    std::vector<journal::JournalContents> rest;
-    rest.push_back(std::move(live));
-    const analysis::RunModel followed = builder.finish(std::move(rest));
-
-    const auto model = analysis::build_model(contents);
-    analysis::AnalysisOptions options;
-    options.hash_file = [](const std::string& path) { return std::optional<std::string>(path.substr(0, 3)); };
-    const auto findings = analysis::analyze(model, options);
-    report::RunInfo run;
-    run.main_pid = 1;
-    // The report is JSON whatever the journal held, and merge's writer lays it out as run's does.
-    for (const analysis::RunModel* m : {&model, &followed}) {
-        const std::string text = report::report_text(report::build_report(run, *m, findings), *m);
-        if (!nlohmann::json::accept(text) || report::pretty_text(nlohmann::json::parse(text)) != text)
-            std::abort();
-    }
+    fuzz::check_journal(contents);
     return 0;
 }
