@@ -44,7 +44,8 @@ public:
     /// The journal's next line was cut short by the process's end: finish() says so.
     void cut_short() { m_cut_short = true; }
 
-    /// The journal is complete: a line still without its newline was cut short by the process's end.
+    /// The journal is complete: a line still without its newline, or a record cut_short() named,
+    /// was cut short by the process's end.
     void finish();
 
     /// No event line is longer; one that is (a file of zeros, say) is skipped, never held whole.

@@ -33,7 +33,8 @@ public:
     void follow(const SharedJournal* shared) { m_shared = shared; }
 
     /// Reads what the journals gained since the last poll: each line completed since then becomes
-    /// an event (a line still being written waits for its newline), for the sink or for finish().
+    /// an event (a line still being written waits for its newline, a shared journal's record for its
+    /// size), for the sink or for finish().
     void poll();
 
     /// After the run, once: reads the rest, ends each journal (a last line cut short is a
