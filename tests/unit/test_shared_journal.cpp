@@ -46,6 +46,16 @@ void tear_record(const SharedJournal& shared, std::size_t offset, const std::str
     std::copy(record.begin(), record.end(), memory + offset + 5);
 }
 
+/// The shared journal read to its end by a tail of an otherwise empty run directory.
+journal::JournalContents read_alone(const testing::TempDir& scratch, const SharedJournal& shared)
+{
+    journal::JournalTail tail(scratch.path);
+    tail.follow(&shared);
+    auto journals = tail.finish();
+    REQUIRE(journals.size() == 1);
+    return std::move(journals[0]);
+}
+
 } // namespace
 
 TEST_CASE("the shared journal gives whole records only, each once its size is written", "[shared]")
@@ -136,15 +146,12 @@ TEST_CASE("a record that is no event is a problem of its line, and the records a
     REQUIRE(writer.append(journal::RecordForm::line, "{\"ev\":\"end\"}")); // a line without its newline
     REQUIRE(writer.append(journal::RecordForm::binary, record_for(7, 5)));
 
-    journal::JournalTail tail(scratch.path);
-    tail.follow(&shared);
-    const auto journals = tail.finish();
-    REQUIRE(journals.size() == 1);
-    CHECK(journals[0].events.size() == 2);
-    REQUIRE(journals[0].problems.size() == 3);
-    CHECK_THAT(journals[0].problems[0], Catch::StartsWith("journal-7-0.jsonl: line 2 skipped: record field"));
-    CHECK_THAT(journals[0].problems[1], Catch::Contains("line 3 skipped: not a record of the shared journal"));
-    CHECK_THAT(journals[0].problems[2], Catch::Contains("line 4 skipped: not a record of the shared journal"));
+    const journal::JournalContents read = read_alone(scratch, shared);
+    CHECK(read.events.size() == 2);
+    REQUIRE(read.problems.size() == 3);
+    CHECK_THAT(read.problems[0], Catch::StartsWith("journal-7-0.jsonl: line 2 skipped: record field"));
+    CHECK_THAT(read.problems[1], Catch::Contains("line 3 skipped: not a record of the shared journal"));
+    CHECK_THAT(read.problems[2], Catch::Contains("line 4 skipped: not a record of the shared journal"));
 }
 
 TEST_CASE("a shared journal that filled up is a problem of its journal", "[shared]")
@@ -162,11 +169,8 @@ TEST_CASE("a shared journal that filled up is a problem of its journal", "[share
     CHECK(shared.overflowed());
     CHECK(shared.name() == "journal-7-0.jsonl");
 
-    journal::JournalTail tail(scratch.path);
-    tail.follow(&shared);
-    const auto journals = tail.finish();
-    REQUIRE(journals.size() == 1);
-    CHECK(journals[0].events.size() == 1);
-    REQUIRE(journals[0].problems.size() == 1);
-    CHECK_THAT(journals[0].problems[0], Catch::Contains("filled its 1 MiB of shared memory"));
+    const journal::JournalContents read = read_alone(scratch, shared);
+    CHECK(read.events.size() == 1);
+    REQUIRE(read.problems.size() == 1);
+    CHECK_THAT(read.problems[0], Catch::Contains("filled its 1 MiB of shared memory"));
 }
