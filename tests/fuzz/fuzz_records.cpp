@@ -1,6 +1,6 @@
 // libFuzzer target: the shared journal's records (shared_journal.hpp, event_record.cpp) and
 // everything after them. The target's own code can write into that memory: no bytes may crash the
-// reader or throw, and a journal written out of them is lines the journal parser reads.
+// reader or throw, and the journal written out of them is lines the journal parser reads.
 
 #include "check_journal.hpp"
 
@@ -21,10 +21,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     parser.finish();
     fuzz::check_journal(contents);
 
-    // Written out as a file: each record read back is a line that reads back as the same event.
+    // Written out as a file: when every record was read, and the lines too, as many events. (A
+    // record skipped after it numbered a frame keeps the frame, as a line does; written out, the
+    // record is left out with its frame, and the lines after it that use the frame are skipped.
+    // The lines' budget of frame copies follows their size, not the records'.)
     journal::JournalContents lines;
     journal::parse_journal(journal::lines_of_records(records), "lines", lines);
-    if (lines.events.size() < contents.events.size())
+    if (contents.problems.empty() && lines.problems.empty() && lines.events.size() != contents.events.size())
         std::abort();
     return 0;
 }

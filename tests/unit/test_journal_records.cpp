@@ -2,6 +2,7 @@
 
 #include "importscope/journal/event.hpp"
 #include "importscope/journal/reader.hpp"
+#include "importscope/journal/shared_journal.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -111,4 +112,43 @@ TEST_CASE("a record's stack gives a frame the journal holds by its number", "[jo
     journal::FrameTable fresh;
     CHECK_THROWS_WITH(journal::decode_record(second, &fresh), "frame 1 is not written whole earlier in the journal");
     CHECK_THROWS_WITH(journal::decode_record(first, &frames), "frame 1 is numbered twice");
+}
+
+TEST_CASE("the records written out as lines read back as the same events, numbered frames and all",
+          "[journal][records]")
+{
+    const journal::Frame outer{"/app/main.py", 4, "<module>", "__main__", 1};
+    journal::Frame outer_again;
+    outer_again.number = 1;
+    outer_again.known = true;
+    std::vector<journal::Event> events = testing::one_of_each_event();
+    events.push_back(begin_with_stack(30, {outer}));
+    events.push_back(begin_with_stack(31, {outer_again}));
+    const journal::SharedJournal shared(1 << 20);
+    journal::SharedJournalWriter writer = shared.writer();
+    for (const journal::Event& event : events)
+        REQUIRE(writer.append(journal::RecordForm::binary, record_of(event)));
+    const std::string_view records = shared.records(journal::SharedJournal::k_header);
+
+    journal::JournalContents read;
+    journal::JournalParser parser("journal-7-0.jsonl", read);
+    parser.feed_records(records);
+    parser.finish();
+    journal::JournalContents written_out;
+    journal::parse_journal(journal::lines_of_records(records), "journal-7-0.jsonl", written_out);
+    REQUIRE(read.problems.empty());
+    REQUIRE(written_out.problems.empty());
+    REQUIRE(read.events.size() == events.size());
+    REQUIRE(written_out.events.size() == events.size());
+    for (std::size_t i = 0; i < events.size(); ++i)
+        CHECK(journal::encode(written_out.events[i]) == journal::encode(read.events[i]));
+    CHECK(std::get<journal::ImportBegin>(read.events.back()).stack.at(0).file == "/app/main.py");
+
+    // A record skipped after it numbered a frame keeps the frame, as a line does.
+    journal::ImportBegin damaged = begin_with_stack(2, {outer});
+    std::string bad = record_of(damaged);
+    bad.back() = '\x02'; // `late`, after the stack: not a boolean
+    journal::FrameTable frames;
+    CHECK_THROWS_WITH(journal::decode_record(bad, &frames), "record field \"late\" is not a boolean");
+    CHECK(frames.at(1).file == "/app/main.py");
 }
