@@ -127,7 +127,8 @@ public:
             r.error->traceback = redact_text(r.error->traceback);
         }
         if (!r.late)
-            r.duration_ms = static_cast<double>(e.mono_ns - it->second.begin_ns) / 1e6;
+            r.duration_ms = (static_cast<double>(e.mono_ns) - static_cast<double>(it->second.begin_ns)) /
+                            1e6; // in doubles: a damaged journal's times may be any two integers
         if (r.error)
             m_failed[e.id] = it->second.index;
         m_open.erase(it);

@@ -1,4 +1,5 @@
 #include "importscope/analysis/finding.hpp"
+#include "importscope/util/flat_map.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -7,7 +8,6 @@
 #include <map>
 #include <set>
 #include <tuple>
-#include <unordered_map>
 
 namespace importscope::analysis {
 
@@ -105,14 +105,13 @@ std::vector<Finding> find_duplicate_source_execs(const RunModel& model)
                                               static_cast<std::uint64_t>(p.pid) << 32);
         }
     };
-    std::unordered_map<Place, std::size_t, PlaceHash> runs;
-    runs.reserve(model.modules.size());
+    FlatMap<Place, std::size_t, PlaceHash> runs;
     for (const auto& r : model.modules)
         if (executed(r))
-            ++runs[{*r.identity, r.pid}];
+            ++*runs.try_emplace({*r.identity, r.pid}).first;
     std::map<std::tuple<std::string, int, journal::FileIdentity>, std::vector<const ModuleRecord*>> by_file;
     for (const auto& r : model.modules)
-        if (executed(r) && runs[{*r.identity, r.pid}] > 1)
+        if (executed(r) && *runs.find({*r.identity, r.pid}) > 1)
             by_file[{r.journal, r.pid, *r.identity}].push_back(&r);
 
     std::vector<Finding> findings;

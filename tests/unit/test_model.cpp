@@ -4,6 +4,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <limits>
+
 using namespace importscope;
 using analysis::ImportStatus;
 
@@ -26,6 +29,20 @@ TEST_CASE("begin and end pair into one record with outcome and duration", "[mode
     REQUIRE(model.modules[0].duration_ms);
     CHECK(*model.modules[0].duration_ms > 0);
     CHECK(model.problems.empty());
+}
+
+TEST_CASE("a damaged journal's begin and end times, however far apart, give a duration", "[model]")
+{
+    testing::JournalBuilder b;
+    b.end(b.begin("pkg", "source", "/site/pkg/__init__.py"));
+    journal::JournalContents contents = b.contents();
+    std::get<journal::ImportBegin>(contents.events.at(1)).mono_ns = std::numeric_limits<std::int64_t>::min() + 7;
+    std::get<journal::ImportEnd>(contents.events.at(2)).mono_ns = std::numeric_limits<std::int64_t>::max();
+
+    const auto model = analysis::build_model(contents); // no signed overflow (make sanitize)
+    REQUIRE(model.modules.size() == 1);
+    REQUIRE(model.modules[0].duration_ms);
+    CHECK(*model.modules[0].duration_ms == Approx(1.8446744e13));
 }
 
 TEST_CASE("an import without its end is incomplete: the process died inside it", "[model]")
