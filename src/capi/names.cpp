@@ -3,9 +3,6 @@
 #include "importscope/util/flat_map.hpp"
 
 #include <cassert>
-#include <string>
-#include <utility>
-#include <vector>
 
 namespace importscope::capi {
 
@@ -13,24 +10,15 @@ PyObject* interned(const char* name)
 {
     assert(PyGILState_Check());
     // A few dozen names, each looked up several times per import, nearly always through the same
-    // literal: the literal's address finds it at once; its text, the first time from a new address.
+    // literal: the literal's address finds it at once. Interning gives one object per text, so
+    // two literals of one text are the same name.
     static auto* by_address = new FlatMap<const char*, PyObject*>; // NOLINT(cppcoreguidelines-owning-memory): never freed
     if (PyObject** known = by_address->find(name))
         return *known;
-    static std::vector<std::pair<std::string, PyObject*>> by_text;
-    PyObject* object = nullptr;
-    for (const auto& [text, made] : by_text)
-        if (text == name) {
-            object = made;
-            break;
-        }
+    PyObject* object = PyUnicode_InternFromString(name); // a reference kept for good
     if (!object) {
-        object = PyUnicode_InternFromString(name); // the one reference, kept for good
-        if (!object) {
-            PyErr_Clear();
-            return nullptr;
-        }
-        by_text.emplace_back(name, object);
+        PyErr_Clear();
+        return nullptr;
     }
     *by_address->try_emplace(name).first = object;
     return object;

@@ -154,26 +154,22 @@ void JournalWriter::close() noexcept
 
 bool JournalWriter::append(const journal::Event& event) noexcept
 {
-    return append_encoded([&](std::string& out, bool record) {
-        record ? journal::encode_record_to(out, event) : journal::encode_to(out, event);
-    });
+    return append_any(event);
 }
 
 bool JournalWriter::append(const journal::ImportBegin& event) noexcept
 {
-    return append_encoded([&](std::string& out, bool record) {
-        record ? journal::encode_record_to(out, event) : journal::encode_to(out, event);
-    });
+    return append_any(event);
 }
 
-template <typename Encode>
-bool JournalWriter::append_encoded(const Encode& encode) noexcept
+template <typename AnyEvent>
+bool JournalWriter::append_any(const AnyEvent& event) noexcept
 {
     if (m_fd < 0 && !m_shared)
         return false;
     try {
         m_line.clear();
-        encode(m_line, static_cast<bool>(m_shared));
+        m_shared ? journal::encode_record_to(m_line, event) : journal::encode_to(m_line, event);
     } catch (...) {
         ++m_failed_writes;
         return false;

@@ -75,10 +75,10 @@ public:
 
 private:
     JournalWriter() = default;
-    /// Appends the event that `encode(buffer, record)` writes into the line buffer (under the GIL):
-    /// a binary record when `record`, else a line.
-    template <typename Encode>
-    bool append_encoded(const Encode& encode) noexcept;
+    /// Appends `event` (an Event, or an ImportBegin), encoded in the line buffer (under the GIL): a
+    /// binary record in the shared journal, else a line.
+    template <typename AnyEvent>
+    bool append_any(const AnyEvent& event) noexcept;
     /// Appends a record to the shared journal, counting a failure.
     bool append_record(journal::RecordForm form, std::string_view payload) noexcept;
     static std::int64_t now_ns() noexcept;

@@ -235,6 +235,15 @@ private:
     FrameTable* m_frames;
 };
 
+/// The record of one event type, appended: its type's byte, then its fields.
+template <typename E>
+void append_record(std::string& record, const E& event)
+{
+    record.push_back(static_cast<char>(index_of<E>()));
+    RecordEncoder fields(record);
+    E::describe(fields, event);
+}
+
 template <typename E>
 Event decode_as(RecordDecoder& fields)
 {
@@ -259,21 +268,12 @@ constexpr auto k_record_readers = record_readers(std::make_index_sequence<std::v
 
 void encode_record_to(std::string& record, const Event& event)
 {
-    std::visit(
-        [&](const auto& e) {
-            using E = std::decay_t<decltype(e)>;
-            record.push_back(static_cast<char>(index_of<E>()));
-            RecordEncoder fields(record);
-            E::describe(fields, e);
-        },
-        event);
+    std::visit([&](const auto& e) { append_record(record, e); }, event);
 }
 
 void encode_record_to(std::string& record, const ImportBegin& event)
 {
-    record.push_back(static_cast<char>(index_of<ImportBegin>()));
-    RecordEncoder fields(record);
-    ImportBegin::describe(fields, event);
+    append_record(record, event);
 }
 
 Event decode_record(std::string_view record, FrameTable* frames)

@@ -14,16 +14,6 @@
 
 namespace importscope::journal {
 
-namespace {
-
-/// A line record's payload: one line, ending in its newline, and no other.
-bool is_one_line(std::string_view payload)
-{
-    return !payload.empty() && payload.find('\n') == payload.size() - 1;
-}
-
-} // namespace
-
 void JournalParser::feed(std::string_view text)
 {
     m_frames.allow(text.size());
@@ -90,8 +80,8 @@ void JournalParser::feed_records(std::string_view records)
         ++m_lines;
         if (record->form == RecordForm::binary)
             take([&] { return decode_record(record->payload, &m_frames); });
-        else if (record->form == RecordForm::line && is_one_line(record->payload))
-            take([&] { return decode(record->payload.substr(0, record->payload.size() - 1), m_frames); });
+        else if (const auto line = record->line())
+            take([&] { return decode(line->substr(0, line->size() - 1), m_frames); });
         else
             take([]() -> Event { throw std::invalid_argument("not a record of the shared journal"); });
     }
@@ -137,12 +127,11 @@ std::string lines_of_records(std::string_view records)
 {
     std::string lines;
     while (const std::optional<SharedRecord> record = take_record(records)) {
-        const std::string_view payload = record->payload;
-        if (record->form == RecordForm::line && is_one_line(payload))
-            lines.append(payload);
+        if (const auto line = record->line())
+            lines.append(*line);
         else if (record->form == RecordForm::binary)
             try {
-                encode_to(lines, decode_record(payload, nullptr));
+                encode_to(lines, decode_record(record->payload, nullptr));
             } catch (const std::invalid_argument&) {
             }
     }

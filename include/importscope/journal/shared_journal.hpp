@@ -20,6 +20,14 @@ enum class RecordForm : char {
 struct SharedRecord {
     RecordForm form;
     std::string_view payload;
+
+    /// A line record's line, newline included, when it holds one line and no more; else nothing.
+    std::optional<std::string_view> line() const
+    {
+        if (form != RecordForm::line || payload.empty() || payload.find('\n') != payload.size() - 1)
+            return std::nullopt;
+        return payload;
+    }
 };
 
 /// The first record of `records` (whole records, as SharedJournal::records() gives them), which
