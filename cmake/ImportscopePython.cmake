@@ -66,6 +66,7 @@ function(importscope_add_python interpreter)
     $<TARGET_OBJECTS:importscope_hooks_${mm}> $<TARGET_OBJECTS:importscope_embed_${mm}>)
   target_link_libraries(importscope_worker_${mm} PRIVATE importscope_analysis)
   target_link_options(importscope_worker_${mm} PRIVATE -Wl,--exclude-libs,ALL)
+  importscope_static_runtime(importscope_worker_${mm})
   set_target_properties(importscope_worker_${mm} PROPERTIES
     OUTPUT_NAME worker PREFIX "" SUFFIX ".so" LIBRARY_OUTPUT_DIRECTORY ${out_dir})
   set(build_facts "{}")
@@ -84,6 +85,7 @@ function(importscope_add_python interpreter)
   target_include_directories(importscope_hook_module_${mm} PRIVATE ${IMPORTSCOPE_SRC_DIR})
   target_link_libraries(importscope_hook_module_${mm} PRIVATE importscope_analysis)
   target_link_options(importscope_hook_module_${mm} PRIVATE -Wl,--exclude-libs,ALL)
+  importscope_static_runtime(importscope_hook_module_${mm})
   set_target_properties(importscope_hook_module_${mm} PROPERTIES
     OUTPUT_NAME _importscope PREFIX "" SUFFIX "${ext_suffix}"
     LIBRARY_OUTPUT_DIRECTORY ${IMPORTSCOPE_BOOTSTRAP_DIR}

@@ -89,5 +89,10 @@ void on_failed_startup(const PyStatus& status)
 extern "C" __attribute__((visibility("default"))) void importscope_worker_main(
     const importscope::embed::WorkerPlan* plan, int start_fd)
 {
-    importscope::embed::run_worker(*plan, start_fd);
+    // The worker's boundary: it carries its own C++ runtime, so no exception may leave it.
+    try {
+        importscope::embed::run_worker(*plan, start_fd);
+    } catch (...) {
+        importscope::embed::g_start.fail("the worker failed before the target started");
+    }
 }
