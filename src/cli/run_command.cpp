@@ -7,6 +7,7 @@
 #include "importscope/util/keep_until_exit.hpp"
 
 #include <memory>
+#include <optional>
 #include <unistd.h>
 
 namespace importscope::cli {
@@ -81,11 +82,13 @@ int run_run(const RunOptions& options)
     const analysis::FileHasher hash_file = cached_hasher();
     const analysis::DistributionLookup distribution_of = cached_distributions();
     const std::string& data_dir = request.layout.data_dir;
-    supervisor::Fingerprint fingerprint(request.python.executable,
-                                        data_dir.empty() || request.python.executable.empty()
-                                            ? ""
-                                            : data_dir + "/fingerprint.py",
-                                        (run_dir.path() / "fingerprint.json").string());
+    std::optional<supervisor::Fingerprint> fingerprint; // started once the target is
+    auto start_fingerprint = [&] {
+        fingerprint.emplace(request.python.executable,
+                            data_dir.empty() || request.python.executable.empty() ? "" : data_dir + "/fingerprint.py",
+                            (run_dir.path() / "fingerprint.json").string());
+        return fingerprint->pid();
+    };
 
     // Launch, with the collect stage reading the journals as they grow.
     analysis::AnalysisOptions live_analysis;
@@ -99,12 +102,12 @@ int run_run(const RunOptions& options)
     {
         LiveView live(*collector, !options.quiet && ::isatty(STDERR_FILENO));
         launched = launch(request, make_worker_plan(request, run_dir, inbox, shared.get()), inbox, live,
-                          fingerprint.pid(), [&] { early_report.offer(); });
+                          start_fingerprint, [&] { early_report.offer(); });
     }
     model = collector->finish();
 
     // Collect what the supervisor saw.
-    nlohmann::json fingerprint_facts = fingerprint.finish(launched.end.reaped);
+    nlohmann::json fingerprint_facts = fingerprint ? fingerprint->finish(launched.end.reaped) : nullptr;
     record_ends(info, launched, model);
     const std::vector<std::string> failures = tool_failures(launched, info, request.is_program(), run_dir, shared.get());
     model.problems.insert(model.problems.end(), failures.begin(), failures.end());

@@ -215,6 +215,8 @@ public:
     ProcessEnd run(const std::function<void(int start_fd)>& child_main)
     {
         start(child_main);
+        if (m_options.after_start)
+            m_not_of_the_tree.merge(m_options.after_start());
         wait_for_main();
         m_end.start_words = read_start_words(m_start_fd);
         end_the_tree();

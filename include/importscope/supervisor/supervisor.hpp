@@ -22,6 +22,9 @@ struct SuperviseOptions {
     double linger_s = 1.0;
     /// The supervisor's own children that are not part of the tree (the fingerprint helper).
     std::set<int> helpers;
+    /// Called once, right after the main process is started, for what need not delay its start;
+    /// returns the children it started itself, which are helpers too.
+    std::function<std::set<int>()> after_start;
 };
 
 /// How a process ended, from waitpid.

@@ -1,0 +1,55 @@
+// The supervisor's order of work: what runs after the main process is started, and the helpers it
+// starts there, which are not part of the target's tree.
+
+#include "importscope/supervisor/supervisor.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+using namespace importscope;
+
+TEST_CASE("after_start runs once the main process is started; the helper it starts is left alone",
+          "[supervisor]")
+{
+    int started[2];
+    REQUIRE(::pipe(started) == 0);
+    int helper = -1;
+    bool main_was_running = false;
+    supervisor::SuperviseOptions options;
+    options.linger_s = 0.1;
+    options.after_start = [&] {
+        char byte = 0;
+        main_was_running = ::read(started[0], &byte, 1) == 1; // the main process wrote it
+        helper = ::fork();
+        if (helper == 0) {
+            ::pause();
+            ::_exit(0);
+        }
+        return std::set<int>{helper};
+    };
+    const supervisor::ProcessEnd end = supervisor::supervise(
+        [&](int /*start_fd*/) {
+            (void)::write(started[1], "s", 1);
+            ::_exit(7);
+        },
+        options);
+    ::close(started[0]);
+    ::close(started[1]);
+
+    CHECK(main_was_running);
+    CHECK(end.code == 7);
+    REQUIRE(helper > 0);
+    CHECK(std::find(end.ended_by_importscope.begin(), end.ended_by_importscope.end(), helper) ==
+          end.ended_by_importscope.end());
+    CHECK(end.reaped.count(helper) == 0);
+    CHECK(::kill(helper, 0) == 0); // still running: the run's end did not end it
+    ::kill(helper, SIGKILL);
+    int status = 0;
+    REQUIRE(::waitpid(helper, &status, 0) == helper);
+    CHECK(WIFSIGNALED(status));
+}
