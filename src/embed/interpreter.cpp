@@ -8,6 +8,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
 namespace importscope::embed {
 
 namespace {
@@ -61,6 +65,42 @@ void set_string(Config& config, wchar_t** field, const std::string& value)
     check_status(PyConfig_SetBytesString(config.get(), field, value.c_str()));
 }
 
+/// While it lives, PYTHONPATH is the target's own, without the bootstrap directory that
+/// export_to_children put first for the Python children. The interpreter reads PYTHONPATH for
+/// sys.path in its core phase only; os.environ, made later, keeps the bootstrap for the children.
+/// So the main process, traced already, never sees that directory on sys.path nor imports the
+/// children's sitecustomize.
+class TargetPythonPath {
+public:
+    explicit TargetPythonPath(const WorkerPlan& plan)
+    {
+        const char* path = std::getenv("PYTHONPATH");
+        if (!plan.follow || plan.bootstrap_dir.empty() || !path)
+            return;
+        const std::string_view text(path);
+        if (!text.starts_with(plan.bootstrap_dir))
+            return;
+        const std::string_view rest = text.substr(plan.bootstrap_dir.size());
+        if (!rest.empty() && rest[0] != ':')
+            return;
+        m_children = text;
+        if (rest.size() > 1)
+            ::setenv("PYTHONPATH", std::string(rest.substr(1)).c_str(), 1);
+        else
+            ::unsetenv("PYTHONPATH");
+    }
+    ~TargetPythonPath()
+    {
+        if (!m_children.empty())
+            ::setenv("PYTHONPATH", m_children.c_str(), 1);
+    }
+    TargetPythonPath(const TargetPythonPath&) = delete;
+    TargetPythonPath& operator=(const TargetPythonPath&) = delete;
+
+private:
+    std::string m_children; ///< the children's PYTHONPATH, to put back
+};
+
 } // namespace
 
 void on_startup_failure(StartupFailureHandler handler)
@@ -99,7 +139,10 @@ Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on
     // The one private call of the embedding (the same on 3.10 to 3.13): initialization in two
     // phases, so that the hooks are in place after the core and before site and any .pth file.
     config->_init_main = 0;
-    check_status(Py_InitializeFromConfig(config.get()));
+    {
+        const TargetPythonPath target_path(plan);
+        check_status(Py_InitializeFromConfig(config.get()));
+    }
     on_core_ready();
     check_status(_Py_InitializeMain());
     on_main_ready();

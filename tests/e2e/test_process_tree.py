@@ -121,7 +121,8 @@ def test_the_environment_sitecustomize_still_runs_once_per_process(importscope, 
         "USER_SITECUSTOMIZE = True\n")
     code = ("import json, subprocess, sys, sitecustomize\n"
             "assert sitecustomize.USER_SITECUSTOMIZE\n"
-            "assert not any('importscope-bootstrap' in p for p in sys.path), sys.path\n"
+            "import os\n"
+            "assert os.environ['IMPORTSCOPE_BOOTSTRAP'] not in sys.path, sys.path\n"
             "subprocess.run([sys.executable, '-c', 'import sitecustomize; assert sitecustomize.USER_SITECUSTOMIZE'], check=True)\n")
     env = dict(os.environ, PYTHONPATH=str(user_site))
     run = importscope("-c", code, env=env)
@@ -129,6 +130,24 @@ def test_the_environment_sitecustomize_still_runs_once_per_process(importscope, 
     pids = marks.read_text().split()
     assert len(pids) == 2 and len(set(pids)) == 2
     assert sorted(int(p) for p in pids) == sorted(p["pid"] for p in run.report["processes"])
+
+
+def test_the_main_process_never_has_the_bootstrap_on_sys_path(importscope, tmp_path):
+    """The bootstrap directory is on PYTHONPATH for the Python children only: the main process,
+    traced already, starts with python's own sys.path and imports no sitecustomize of ours, while
+    its environment still hands the bootstrap to the children, which are traced."""
+    code = ("import os, subprocess, sys\n"
+            "bootstrap = os.environ['IMPORTSCOPE_BOOTSTRAP']\n"
+            "assert bootstrap not in sys.path, sys.path\n"
+            "assert 'sitecustomize' not in sys.modules, sys.modules['sitecustomize']\n"
+            "assert os.environ['PYTHONPATH'].split(os.pathsep) == [bootstrap, sys.argv[1]]\n"
+            "assert sys.path[1] == sys.argv[1], sys.path\n"
+            "subprocess.run([sys.executable, '-c', 'import sys, os; "
+            "assert os.environ[\"IMPORTSCOPE_BOOTSTRAP\"] not in sys.path'], check=True)\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    run = importscope("-c", code, str(tmp_path), env=env)
+    assert run.exit["code"] == 0, run.stderr
+    assert [p["start_method"] for p in run.report["processes"]] == ["main", "exec"]
 
 
 def test_a_worker_that_segfaults_while_the_others_finish(importscope):
