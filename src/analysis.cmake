@@ -67,8 +67,5 @@ endif()
 # Not RAPIDJSON_SSE2: in RapidJSON 1.1 (Debian 12's) the writer's SSE2 scan of strings lets the
 # control characters 0x1A to 0x1F through unescaped, which makes the line no JSON
 # (test_journal.cpp, "control characters").
-if(NOT IMPORTSCOPE_FMT)
-  set(IMPORTSCOPE_FMT fmt::fmt) # the fuzz build's
-endif()
 target_link_libraries(importscope_analysis PUBLIC ${IMPORTSCOPE_FMT} nlohmann_json::nlohmann_json Threads::Threads)
 

@@ -87,7 +87,7 @@ int run_run(const RunOptions& options)
         fingerprint.emplace(request.python.executable,
                             data_dir.empty() || request.python.executable.empty() ? "" : data_dir + "/fingerprint.py",
                             (run_dir.path() / "fingerprint.json").string());
-        return fingerprint->pid();
+        return fingerprint->pid() > 0 ? std::set<int>{fingerprint->pid()} : std::set<int>{};
     };
 
     // Launch, with the collect stage reading the journals as they grow.

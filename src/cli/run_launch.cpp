@@ -26,13 +26,11 @@ std::unique_ptr<journal::SharedJournal> make_shared_journal()
 }
 
 Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journal::ProblemInbox& inbox,
-                LiveView& live, const std::function<int()>& start_helper, const std::function<void()>& polled)
+                LiveView& live, const std::function<std::set<int>()>& after_start,
+                const std::function<void()>& polled)
 {
     supervisor::SuperviseOptions supervise_options;
-    supervise_options.after_start = [&] {
-        const int helper_pid = start_helper ? start_helper() : -1;
-        return helper_pid > 0 ? std::set<int>{helper_pid} : std::set<int>{};
-    };
+    supervise_options.after_start = after_start;
     if (request.options.timeout_given)
         supervise_options.timeout_s = request.options.timeout_s;
     // The journals are read as they grow, whether or not a status line shows them, and often: what

@@ -82,11 +82,11 @@ struct Launched {
 std::unique_ptr<journal::SharedJournal> make_shared_journal();
 
 /// The worker under the supervisor, `live` polled every 20 ms meanwhile (and the run ended at its
-/// first error finding with --stop-on-finding), `polled` called after each poll. `start_helper`
-/// runs once the worker is started, so as not to delay it, and returns the pid of the helper
-/// process it started, if any.
+/// first error finding with --stop-on-finding), `polled` called after each poll. `after_start`
+/// runs once the worker is started, so as not to delay it (SuperviseOptions::after_start).
 Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journal::ProblemInbox& inbox,
-                LiveView& live, const std::function<int()>& start_helper, const std::function<void()>& polled = {});
+                LiveView& live, const std::function<std::set<int>()>& after_start,
+                const std::function<void()>& polled = {});
 
 /// The handshake: why importscope did not get the target started, or empty when it did (or when
 /// importscope or its user ended the run first).

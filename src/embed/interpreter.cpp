@@ -9,8 +9,8 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <optional>
 #include <string>
-#include <string_view>
 
 namespace importscope::embed {
 
@@ -75,19 +75,14 @@ public:
     explicit TargetPythonPath(const WorkerPlan& plan)
     {
         const char* path = std::getenv("PYTHONPATH");
-        if (!plan.follow || plan.bootstrap_dir.empty() || !path)
+        const std::optional<std::string> own = path ? target_python_path(plan, path) : std::nullopt;
+        if (!own)
             return;
-        const std::string_view text(path);
-        if (!text.starts_with(plan.bootstrap_dir))
-            return;
-        const std::string_view rest = text.substr(plan.bootstrap_dir.size());
-        if (!rest.empty() && rest[0] != ':')
-            return;
-        m_children = text;
-        if (rest.size() > 1)
-            ::setenv("PYTHONPATH", std::string(rest.substr(1)).c_str(), 1);
-        else
+        m_children = path;
+        if (own->empty())
             ::unsetenv("PYTHONPATH");
+        else
+            ::setenv("PYTHONPATH", own->c_str(), 1);
     }
     ~TargetPythonPath()
     {

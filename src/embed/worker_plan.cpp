@@ -25,6 +25,18 @@ void export_to_children(const WorkerPlan& plan)
     }
 }
 
+std::optional<std::string> target_python_path(const WorkerPlan& plan, std::string_view children_path)
+{
+    if (!plan.follow || plan.bootstrap_dir.empty() || !children_path.starts_with(plan.bootstrap_dir))
+        return std::nullopt;
+    const std::string_view rest = children_path.substr(plan.bootstrap_dir.size());
+    if (rest.empty())
+        return std::string();
+    if (rest[0] != ':')
+        return std::nullopt;
+    return std::string(rest.substr(1));
+}
+
 std::vector<std::string> python_command_line(const std::string& python, const Target& target)
 {
     std::vector<std::string> argv = {python};

@@ -208,7 +208,6 @@ public:
     explicit Supervision(const SuperviseOptions& options) : m_options(options)
     {
         ::prctl(PR_SET_CHILD_SUBREAPER, 1);
-        m_not_of_the_tree = options.helpers;
         m_not_of_the_tree.insert(m_guardian.pid());
     }
 

@@ -3,6 +3,7 @@
 #include "importscope/journal/shared_journal.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -102,6 +103,11 @@ using WorkerEntry = void (*)(const WorkerPlan* plan, int start_fd);
 /// Sets what Python children need to trace themselves: the run's settings, and the bootstrap
 /// directory first on PYTHONPATH so that their site imports its sitecustomize.
 void export_to_children(const WorkerPlan& plan);
+
+/// The target's own PYTHONPATH, given the one export_to_children made for the children
+/// (`children_path`): without the bootstrap directory, empty when that was all of it; nothing when
+/// `children_path` is not one export_to_children made.
+std::optional<std::string> target_python_path(const WorkerPlan& plan, std::string_view children_path);
 
 /// The command line python would have been given for an embedded target (sys.orig_argv):
 /// [python, options..., SCRIPT | -m MODULE | -c CODE | -, args...].

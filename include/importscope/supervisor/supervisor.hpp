@@ -20,10 +20,9 @@ struct SuperviseOptions {
     double tick_s = 0.25;
     /// After the main process ends by itself, how long to wait for the rest of its group.
     double linger_s = 1.0;
-    /// The supervisor's own children that are not part of the tree (the fingerprint helper).
-    std::set<int> helpers;
     /// Called once, right after the main process is started, for what need not delay its start;
-    /// returns the children it started itself, which are helpers too.
+    /// returns the children it started itself (the fingerprint helper), which are not part of the
+    /// tree.
     std::function<std::set<int>()> after_start;
 };
 
