@@ -18,7 +18,7 @@ export CCACHE_BASEDIR ?= $(CURDIR)
 export CCACHE_NOHASHDIR ?= true
 endif
 
-.PHONY: all deps tools-venv configure build demo test sanitize tidy bench fuzz matrix clean
+.PHONY: all deps tools-venv configure build demo test sanitize tidy bench fuzz matrix wheel wheel-check clean
 
 # pybind11 3.x and nanobind from PyPI (tools/python-tools.txt), for the probes: a project-local venv.
 TOOLS_VENV ?= .venv-tools
@@ -100,5 +100,18 @@ fuzz:
 matrix: build
 	@BUILD=$(BUILD) JOBS=$(JOBS) TOOLS_VENV=$(TOOLS_VENV) sh tools/matrix.sh
 
+# One wheel per architecture, x86_64 and aarch64, in dist/: py3-none-manylinux_2_28, every CPython 3.10
+# to 3.13 in each, built with zig from PyPI against Debian's packages (tools/wheel/build.sh,
+# docs/packaging.md). Its toolchain, sysroots and wheels are cached in ~/.cache/importscope-build.
+wheel:
+	@sh tools/install-deps.sh debootstrap
+	JOBS=$(JOBS) sh tools/wheel/build.sh
+
+# The wheels where importscope's users are (tests/wheel): pip into a venv of each CPython 3.10 to 3.13,
+# the x86_64 binary on Debian 11, the aarch64 wheel on an arm64 Debian 12 through qemu-user-static.
+wheel-check: wheel tools-venv
+	@sh tools/install-deps.sh debootstrap qemu-user-static
+	/usr/bin/python3 -m pytest -q -p no:cacheprovider tests/wheel
+
 clean:
-	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-tidy $(BUILD)-fuzz build-matrix build-matrix-3.*
+	rm -rf $(BUILD) $(BUILD)-sanitize $(BUILD)-tidy $(BUILD)-fuzz build-matrix build-matrix-3.* build-wheel-* dist

@@ -2,11 +2,14 @@
 # supervisor loads, after the target's own libpython, in the process that becomes the target) and
 # the children's _importscope extension. Nothing here links libpython: the target's provides it.
 #
-# importscope_add_python(<interpreter>) reads the interpreter's facts (cmake/python_facts.py) and
-# adds, under ${IMPORTSCOPE_RUNTIME_DIR}/cpython-<major>.<minor>/:
+# importscope_add_python(<interpreter>) reads the interpreter's facts (cmake/python_facts.py);
+# importscope_add_python_headers(<include dir>) needs no interpreter, only a CPython's headers (the
+# wheel's cross builds, IMPORTSCOPE_PYTHON_INCLUDES). Both add, under
+# ${IMPORTSCOPE_RUNTIME_DIR}/cpython-<major>.<minor>/:
 #   worker.so    the embedded main process (embed/ and hook/)
 #   build.json   the facts of the build it was made with, the fallback for a static interpreter
-# and, in ${IMPORTSCOPE_BOOTSTRAP_DIR}, _importscope<EXT_SUFFIX>. It sets, in the caller's scope,
+#                (none from headers alone: such a build has no libpython to fall back on)
+# and, in ${IMPORTSCOPE_BOOTSTRAP_DIR}, _importscope<EXT_SUFFIX>. They set, in the caller's scope,
 # IMPORTSCOPE_LAST_TAG (cpython-3.11) and IMPORTSCOPE_LAST_EMBED (the object library of the worker).
 
 set(IMPORTSCOPE_SUPPORTED_MINORS 10 11 12 13)
@@ -36,15 +39,60 @@ function(importscope_add_python interpreter)
     message(FATAL_ERROR "importscope: ${interpreter} is a free-threaded CPython (${version}${abiflags}), which "
                         "importscope does not support yet")
   endif()
-  if(NOT major EQUAL 3 OR NOT minor IN_LIST IMPORTSCOPE_SUPPORTED_MINORS)
-    message(FATAL_ERROR "importscope: ${interpreter} is CPython ${version}; importscope supports 3.10 to 3.13")
+  importscope_check_minor("${major}" "${minor}" "${version} (${interpreter})")
+  set(build_facts "{}")
+  foreach(key version executable libpython dynload)
+    string(REPLACE "\\" "\\\\" text "${${key}}")
+    string(REPLACE "\"" "\\\"" text "${text}")
+    string(JSON build_facts SET "${build_facts}" ${key} "\"${text}\"")
+  endforeach()
+  message(STATUS "importscope: worker for Python ${version} (${executable}), libpython ${libpython}")
+  importscope_add_worker(${major} ${minor} "${include_dir}" "${ext_suffix}" "${build_facts}")
+  importscope_forward_last()
+endfunction()
+
+# A worker from a CPython's include directory alone: the version from its patchlevel.h, the
+# extension suffix from the target processor (.cpython-311-aarch64-linux-gnu.so).
+function(importscope_add_python_headers include_dir)
+  set(patchlevel "${include_dir}/patchlevel.h")
+  if(NOT EXISTS "${patchlevel}")
+    message(FATAL_ERROR "importscope: ${include_dir} holds no CPython headers (no patchlevel.h; IMPORTSCOPE_PYTHON_INCLUDES)")
   endif()
+  file(STRINGS "${patchlevel}" version_lines REGEX "^#define PY_(MAJOR|MINOR)_VERSION[ \t]")
+  string(REGEX REPLACE ".*PY_MAJOR_VERSION[ \t]+([0-9]+).*" "\\1" major "${version_lines}")
+  string(REGEX REPLACE ".*PY_MINOR_VERSION[ \t]+([0-9]+).*" "\\1" minor "${version_lines}")
+  if(EXISTS "${include_dir}/pyconfig.h")
+    file(STRINGS "${include_dir}/pyconfig.h" gil_disabled REGEX "^#define Py_GIL_DISABLED 1")
+    if(gil_disabled)
+      message(FATAL_ERROR "importscope: ${include_dir} is a free-threaded CPython's, which importscope does not support yet")
+    endif()
+  endif()
+  importscope_check_minor("${major}" "${minor}" "${major}.${minor} (${include_dir})")
+  set(ext_suffix ".cpython-${major}${minor}-${CMAKE_SYSTEM_PROCESSOR}-linux-gnu${CMAKE_SHARED_MODULE_SUFFIX}")
+  message(STATUS "importscope: worker for Python ${major}.${minor} from the headers in ${include_dir}")
+  importscope_add_worker(${major} ${minor} "${include_dir}" "${ext_suffix}" "")
+  importscope_forward_last()
+endfunction()
+
+function(importscope_check_minor major minor described)
+  if(NOT major EQUAL 3 OR NOT minor IN_LIST IMPORTSCOPE_SUPPORTED_MINORS)
+    message(FATAL_ERROR "importscope: CPython ${described}; importscope supports 3.10 to 3.13")
+  endif()
+  if(TARGET importscope_embed_${major}${minor})
+    message(FATAL_ERROR "importscope: two interpreters or include directories of Python ${major}.${minor} were named")
+  endif()
+endfunction()
+
+macro(importscope_forward_last)
+  set(IMPORTSCOPE_LAST_TAG ${IMPORTSCOPE_LAST_TAG} PARENT_SCOPE)
+  set(IMPORTSCOPE_LAST_EMBED ${IMPORTSCOPE_LAST_EMBED} PARENT_SCOPE)
+  set(IMPORTSCOPE_LAST_HOOKS ${IMPORTSCOPE_LAST_HOOKS} PARENT_SCOPE)
+endmacro()
+
+# The worker and the children's module of one minor; build_facts ("" for none) becomes build.json.
+function(importscope_add_worker major minor include_dir ext_suffix build_facts)
   set(tag cpython-${major}.${minor})
   set(mm ${major}${minor})
-  if(TARGET importscope_embed_${mm})
-    message(FATAL_ERROR "importscope: IMPORTSCOPE_PYTHONS names two interpreters of Python ${major}.${minor}")
-  endif()
-  message(STATUS "importscope: worker for Python ${version} (${executable}), libpython ${libpython}")
 
   # The hooks and the interpreter's owner, compiled against this minor's headers.
   add_library(importscope_hooks_${mm} OBJECT ${IMPORTSCOPE_HOOK_SOURCES})
@@ -69,13 +117,9 @@ function(importscope_add_python interpreter)
   importscope_static_runtime(importscope_worker_${mm})
   set_target_properties(importscope_worker_${mm} PROPERTIES
     OUTPUT_NAME worker PREFIX "" SUFFIX ".so" LIBRARY_OUTPUT_DIRECTORY ${out_dir})
-  set(build_facts "{}")
-  foreach(key version executable libpython dynload)
-    string(REPLACE "\\" "\\\\" text "${${key}}")
-    string(REPLACE "\"" "\\\"" text "${text}")
-    string(JSON build_facts SET "${build_facts}" ${key} "\"${text}\"")
-  endforeach()
-  file(WRITE ${out_dir}/build.json "${build_facts}\n")
+  if(build_facts)
+    file(WRITE ${out_dir}/build.json "${build_facts}\n")
+  endif()
 
   # The children's bootstrap module, loaded by each Python child's own interpreter.
   add_library(importscope_hook_module_${mm} MODULE
@@ -93,7 +137,9 @@ function(importscope_add_python interpreter)
   add_dependencies(importscope_bootstrap importscope_worker_${mm} importscope_hook_module_${mm})
 
   install(TARGETS importscope_worker_${mm} LIBRARY DESTINATION ${IMPORTSCOPE_INSTALL_LIBDIR}/${tag})
-  install(FILES ${out_dir}/build.json DESTINATION ${IMPORTSCOPE_INSTALL_LIBDIR}/${tag})
+  if(build_facts)
+    install(FILES ${out_dir}/build.json DESTINATION ${IMPORTSCOPE_INSTALL_LIBDIR}/${tag})
+  endif()
   install(TARGETS importscope_hook_module_${mm} LIBRARY DESTINATION ${IMPORTSCOPE_INSTALL_LIBDIR}/bootstrap)
 
   set(IMPORTSCOPE_LAST_TAG ${tag} PARENT_SCOPE)

@@ -53,8 +53,10 @@ target_include_directories(importscope_analysis PUBLIC
   ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include ${CMAKE_CURRENT_LIST_DIR})
 find_package(Threads REQUIRED)
 # RapidJSON: the journal's writer and parser, and the report's streaming writer.
-find_package(RapidJSON CONFIG REQUIRED)
-target_include_directories(importscope_analysis SYSTEM PUBLIC ${RAPIDJSON_INCLUDE_DIRS})
+# Found by its header, not by RapidJSONConfig.cmake, whose absolute /usr/include would name the
+# build machine's headers in a cross build (the wheel's sysroot, cmake/zig-toolchain.cmake).
+find_path(IMPORTSCOPE_RAPIDJSON_INCLUDE_DIR rapidjson/rapidjson.h REQUIRED)
+target_include_directories(importscope_analysis SYSTEM PUBLIC ${IMPORTSCOPE_RAPIDJSON_INCLUDE_DIR})
 # RapidJSON 1.1's internal stack adds an offset to a null pointer on its first push (fixed upstream
 # after 1.1): under UndefinedBehaviorSanitizer the files that use RapidJSON are built without its
 # pointer-overflow check, which would stop every run there; the rest of the checks stay.

@@ -1,0 +1,158 @@
+#!/bin/sh
+# make wheel: one wheel per architecture in $DIST (default dist/), each tagged
+# py3-none-manylinux_2_28_<arch> and holding the supervisor, a worker and a bootstrap module for each
+# of CPython 3.10 to 3.13, and the data files (docs/packaging.md).
+#
+#   toolchain  zig (ziglang from PyPI, tools/wheel/requirements.txt) for <arch>-linux-gnu.2.28
+#              (cmake/zig-toolchain.cmake), in a venv under the cache
+#   libraries  Debian 12's -dev packages of each architecture, unpacked into a sysroot by
+#              tools/wheel/debian-root.sh (debootstrap)
+#   CPython    the headers of one installation of each minor on this machine (pyenv's, or
+#              $WHEEL_PYTHONS): the same headers serve both architectures (docs/packaging.md)
+#
+# Everything slow is cached under $IMPORTSCOPE_CACHE (default ~/.cache/importscope-build): the venv,
+# the sysroots, zig's own cache, and the wheels themselves, keyed by the content of every file the
+# build reads, so that a second run on the same tree copies them. auditwheel checks each wheel:
+# the build fails unless it reports the manylinux_2_28 tag, or an older one, for it.
+# Needs root on a first run (debootstrap). `build.sh toolchain ARCH` prints the directory of the
+# compiler wrappers for ARCH alone.
+set -eu
+cd "$(dirname "$0")/../.."
+
+CACHE=${IMPORTSCOPE_CACHE:-$HOME/.cache/importscope-build}
+DIST=${DIST:-dist}
+ARCHES=${WHEEL_ARCHES:-x86_64 aarch64}
+JOBS=${JOBS:-2}
+SUITE=bookworm
+SYSROOT_PACKAGES="nettle-dev libcli11-dev libfmt-dev nlohmann-json3-dev rapidjson-dev"
+PLATFORM_TAG=manylinux_2_28
+
+say() { echo "== wheel: $*" >&2; }
+
+# The build's tools: ziglang and auditwheel, at the versions in requirements.txt.
+tools_venv() {
+    key=$(cat tools/wheel/requirements.txt | sha256sum | cut -c1-12)
+    venv=$CACHE/wheel-tools-$key
+    if [ ! -f "$venv/.complete" ]; then
+        rm -rf "$venv"
+        python3 -m venv "$venv"
+        "$venv"/bin/pip install -q --disable-pip-version-check -r tools/wheel/requirements.txt
+        touch "$venv/.complete"
+    fi
+    echo "$venv"
+}
+
+# One include directory per minor, 3.10 to 3.13.
+python_includes() {
+    if [ -n "${WHEEL_PYTHONS:-}" ]; then
+        pythons=$WHEEL_PYTHONS
+    else
+        pythons=""
+        for minor in 10 11 12 13; do
+            found=""
+            for candidate in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3."$minor".*/bin/python3."$minor"; do
+                [ -x "$candidate" ] && found=$candidate
+            done
+            [ -z "$found" ] && found=$(command -v python3."$minor" || true)
+            [ -n "$found" ] || { echo "wheel: no CPython 3.$minor found; a wheel holds a worker for each of 3.10 to 3.13 (set WHEEL_PYTHONS)" >&2; exit 1; }
+            pythons="$pythons $found"
+        done
+    fi
+    includes=""
+    for python in $pythons; do
+        include=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+        [ -f "$include/Python.h" ] || { echo "wheel: $python has no headers ($include/Python.h)" >&2; exit 1; }
+        includes="$includes${includes:+;}$include"
+    done
+    echo "$includes"
+}
+
+# The wrappers that cmake/zig-toolchain.cmake names as the compilers of one architecture.
+zig_wrappers() {
+    arch=$1 venv=$2
+    dir=$CACHE/zig-wrappers/$arch
+    mkdir -p "$dir"
+    zig=$("$venv"/bin/python -c 'import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))')
+    caches="export ZIG_GLOBAL_CACHE_DIR='$CACHE/zig-cache' ZIG_LOCAL_CACHE_DIR='$CACHE/zig-cache'"
+    for tool in cc c++; do
+        printf '#!/bin/sh\n%s\nexec "%s" %s -target %s-linux-gnu.2.28 "$@"\n' "$caches" "$zig" "$tool" "$arch" > "$dir/$tool"
+    done
+    for tool in ar ranlib; do
+        printf '#!/bin/sh\n%s\nexec "%s" %s "$@"\n' "$caches" "$zig" "$tool" > "$dir/$tool"
+    done
+    chmod +x "$dir"/*
+    echo "$dir"
+}
+
+# RapidJSON 1.1 (Debian 12's) defines GenericStringRef::operator= assigning a const member: unused,
+# so g++ and clang up to 18 accept it, but zig's clang rejects it. Upstream made it a declaration
+# without a body after 1.1; the sysroot's copy gets that same line.
+fix_sysroot() {
+    header=$1/usr/include/rapidjson/document.h
+    sed -i 's|^\( *GenericStringRef& operator=(const GenericStringRef& rhs)\) { s = rhs.s; length = rhs.length; }|\1 /* = delete */;|' "$header"
+    grep -q 'operator=(const GenericStringRef& rhs) /\* = delete \*/;' "$header" ||
+        { echo "wheel: $header is not RapidJSON 1.1's as expected" >&2; exit 1; }
+}
+
+debian_arch() { case $1 in x86_64) echo amd64 ;; aarch64) echo arm64 ;; *) echo "wheel: unknown architecture $1" >&2; exit 1 ;; esac; }
+
+# Everything the wheels are made of: the sources, the build's scripts, the toolchain's versions and
+# the CPython headers' versions.
+wheel_key() {
+    {
+        git ls-files -z -- CMakeLists.txt cmake src include data tools/wheel pyproject.toml LICENSE README.md |
+            xargs -0 sha256sum
+        echo "$1"
+        for include in $(echo "$2" | tr ';' ' '); do sha256sum "$include/patchlevel.h" "$include/pyconfig.h"; done
+        echo "$SUITE $SYSROOT_PACKAGES $PLATFORM_TAG"
+    } | sha256sum | cut -c1-16
+}
+
+build_one() {
+    arch=$1 venv=$2 includes=$3 out=$4
+    sysroot=$(sh tools/wheel/debian-root.sh "$SUITE" "$(debian_arch "$arch")" sysroot $SYSROOT_PACKAGES)
+    fix_sysroot "$sysroot"
+    wrappers=$(zig_wrappers "$arch" "$venv")
+    build=build-wheel-$arch
+    say "building for $arch in $build"
+    export IMPORTSCOPE_ZIG_WRAPPERS="$wrappers" IMPORTSCOPE_ZIG_ARCH="$arch" IMPORTSCOPE_SYSROOT="$sysroot"
+    cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/zig-toolchain.cmake" -DCMAKE_BUILD_TYPE=Release \
+        -DIMPORTSCOPE_BUILD_TESTS=OFF -DIMPORTSCOPE_BUILD_PROBES=OFF -DIMPORTSCOPE_PYTHON_INCLUDES="$includes" \
+        -DCMAKE_EXE_LINKER_FLAGS=-s -DCMAKE_MODULE_LINKER_FLAGS=-s > "$build.configure.log" 2>&1 ||
+        { tail -30 "$build.configure.log" >&2; exit 1; }
+    cmake --build "$build" -j "$JOBS" > "$build.log" 2>&1 || { tail -40 "$build.log" >&2; exit 1; }
+    rm -rf "$build/stage"
+    cmake --install "$build" --prefix "$build/stage" > /dev/null
+    wheel=$("$venv"/bin/python tools/wheel/pack.py "$build/stage" "${PLATFORM_TAG}_$arch" "$out")
+    "$venv"/bin/auditwheel show "$wheel" > "$wheel.auditwheel.txt" 2>&1 || { cat "$wheel.auditwheel.txt" >&2; exit 1; }
+    "$venv"/bin/python tools/wheel/check_tag.py "$wheel.auditwheel.txt" "${PLATFORM_TAG}_$arch"
+}
+
+# build.sh toolchain ARCH: the directory of the compiler wrappers for ARCH (the tests build their
+# probes for arm64 with it).
+if [ "${1:-}" = toolchain ]; then
+    zig_wrappers "$2" "$(tools_venv)"
+    exit 0
+fi
+
+venv=$(tools_venv)
+includes=$(python_includes)
+zig_version=$("$venv"/bin/python -m ziglang version)
+mkdir -p "$DIST"
+for arch in $ARCHES; do
+    key=$(wheel_key "zig $zig_version $arch" "$includes")
+    cached=$CACHE/wheels/$arch-$key
+    if [ -f "$cached/.complete" ]; then
+        say "$arch: the wheel of this tree is cached ($cached)"
+    else
+        rm -rf "$cached"
+        build_one "$arch" "$venv" "$includes" "$cached"
+        touch "$cached/.complete"
+    fi
+    rm -f "$DIST"/importscope-*-"$arch".whl
+    for wheel in "$cached"/*.whl; do
+        cp "$wheel" "$DIST/"
+        say "$DIST/$(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
+        sed 's/^/    /' "$wheel.auditwheel.txt" >&2
+    done
+done
