@@ -108,12 +108,13 @@ function(importscope_add_worker major minor include_dir ext_suffix build_facts)
   endforeach()
 
   # The worker: the supervisor's child dlopens it after libpython (RTLD_GLOBAL), so the Python
-  # symbols stay undefined here. Only its entry point is exported.
+  # symbols stay undefined here. Only its entry point is exported (embed/worker.map).
   set(out_dir ${IMPORTSCOPE_RUNTIME_DIR}/${tag})
   add_library(importscope_worker_${mm} MODULE
     $<TARGET_OBJECTS:importscope_hooks_${mm}> $<TARGET_OBJECTS:importscope_embed_${mm}>)
   target_link_libraries(importscope_worker_${mm} PRIVATE importscope_analysis)
-  target_link_options(importscope_worker_${mm} PRIVATE -Wl,--exclude-libs,ALL)
+  target_link_options(importscope_worker_${mm} PRIVATE -Wl,--version-script=${IMPORTSCOPE_SRC_DIR}/embed/worker.map)
+  set_target_properties(importscope_worker_${mm} PROPERTIES LINK_DEPENDS ${IMPORTSCOPE_SRC_DIR}/embed/worker.map)
   importscope_static_runtime(importscope_worker_${mm})
   set_target_properties(importscope_worker_${mm} PROPERTIES
     OUTPUT_NAME worker PREFIX "" SUFFIX ".so" LIBRARY_OUTPUT_DIRECTORY ${out_dir})
@@ -128,7 +129,8 @@ function(importscope_add_worker major minor include_dir ext_suffix build_facts)
   target_include_directories(importscope_hook_module_${mm} SYSTEM PRIVATE ${include_dir})
   target_include_directories(importscope_hook_module_${mm} PRIVATE ${IMPORTSCOPE_SRC_DIR})
   target_link_libraries(importscope_hook_module_${mm} PRIVATE importscope_analysis)
-  target_link_options(importscope_hook_module_${mm} PRIVATE -Wl,--exclude-libs,ALL)
+  target_link_options(importscope_hook_module_${mm} PRIVATE -Wl,--version-script=${IMPORTSCOPE_SRC_DIR}/hook/module.map)
+  set_target_properties(importscope_hook_module_${mm} PROPERTIES LINK_DEPENDS ${IMPORTSCOPE_SRC_DIR}/hook/module.map)
   importscope_static_runtime(importscope_hook_module_${mm})
   set_target_properties(importscope_hook_module_${mm} PROPERTIES
     OUTPUT_NAME _importscope PREFIX "" SUFFIX "${ext_suffix}"

@@ -19,7 +19,7 @@ def parse(tag):
 
 def main(show_output, carried):
     text = open(show_output).read()
-    found = re.search(r'consistent with the\s+following platform tag:\s+"([^"]+)"', text)
+    found = re.search(r'consistent\s+with\s+the\s+following\s+platform\s+tag:\s+"([^"]+)"', text)
     if not found:
         sys.exit(f"check_tag: auditwheel found no manylinux tag for the wheel:\n{text}")
     allowed = found[1]
