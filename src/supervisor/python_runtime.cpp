@@ -94,9 +94,10 @@ PythonRuntime choose_runtime(const PythonInstallation& python, const std::string
     runtime.build_dynload = facts.value("dynload", "");
     if (runtime.libpython.empty() || !fs::exists(runtime.libpython, ec))
         throw Error(fmt::format("{} has no shared libpython (lib/libpython{}.so.1.0: a static build), and "
-                                "neither has the Python {} importscope was built with; importscope needs one "
-                                "libpython{}.so.1.0 to run the target on",
-                                python.described(), runtime.minor, runtime.minor, runtime.minor),
+                                "this importscope has no Python {} of its own build to run the target on; "
+                                "install that interpreter's shared library (Debian and Ubuntu: apt-get install "
+                                "libpython{}), or name a Python {} built with --enable-shared",
+                                python.described(), runtime.minor, runtime.minor, runtime.minor, runtime.minor),
                     ExitStatus::tool_failure);
     return runtime;
 }

@@ -119,6 +119,7 @@ def test_aarch64_wheel_on_arm64_debian_finds_the_duplicate_and_the_alias(tmp_pat
     report = json.loads((scratch / "report.json").read_text())
     assert report["run"]["python"]["executable"].startswith(f"{inside}/venv/bin/")
     assert report["tool"]["python"] == "3.11"
+    assert report["environment"]["machine"] == "aarch64"
     assert duplicates(report) == [DUPLICATE]
 
     scan = in_root(root, [f"{inside}/venv/bin/importscope", "scan", "-q", "-o", f"{inside}/scan.json",
@@ -127,3 +128,21 @@ def test_aarch64_wheel_on_arm64_debian_finds_the_duplicate_and_the_alias(tmp_pat
     found = json.loads((scratch / "scan.json").read_text())["findings"]
     aliases = [f for f in found if f["kind"] == "partial-alias" and f["severity"] == "error"]
     assert aliases and "deep_gemm" in json.dumps(aliases[0]), found
+
+
+def test_a_static_interpreter_is_refused_with_what_to_install(tmp_path):
+    # A copy of an interpreter in a prefix with no libpython beside it stands for a static build
+    # (Debian's and Ubuntu's /usr/bin/python3 without the libpython3.X package). A wheel has no
+    # interpreter of its own build to fall back on.
+    python = host_pythons().get("3.11") or shutil.which("python3")
+    real = os.path.realpath(python)
+    (tmp_path / "static" / "bin").mkdir(parents=True)
+    copy = tmp_path / "static" / "bin" / os.path.basename(real)
+    shutil.copy2(real, copy)
+    unpack_wheel(wheel_for("x86_64"), tmp_path / "prefix")
+    run = subprocess.run([tmp_path / "prefix" / "bin" / "importscope", "run", "--python", copy, "-o",
+                          tmp_path / "report.json", "-c", "pass"], capture_output=True, text=True)
+    assert run.returncode == 125, run.stderr
+    minor = subprocess.check_output([copy, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+                                    text=True).strip()
+    assert f"apt-get install libpython{minor}" in run.stderr, run.stderr

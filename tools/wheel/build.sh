@@ -74,13 +74,17 @@ zig_wrappers() {
     mkdir -p "$dir"
     zig=$("$venv"/bin/python -c 'import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), "zig"))')
     caches="export ZIG_GLOBAL_CACHE_DIR='$CACHE/zig-cache' ZIG_LOCAL_CACHE_DIR='$CACHE/zig-cache'"
-    for tool in cc c++; do
-        printf '#!/bin/sh\n%s\nexec "%s" %s -target %s-linux-gnu.2.28 "$@"\n' "$caches" "$zig" "$tool" "$arch" > "$dir/$tool"
+    # Rewritten only when they change: ccache (make wheel passes it through CMake) knows a compiler
+    # by its file's size and time.
+    for tool in cc c++ ar ranlib; do
+        case $tool in
+            cc|c++) command="exec \"$zig\" $tool -target $arch-linux-gnu.2.28 \"\$@\"" ;;
+            *) command="exec \"$zig\" $tool \"\$@\"" ;;
+        esac
+        printf '#!/bin/sh\n%s\n%s\n' "$caches" "$command" > "$dir/$tool.new"
+        chmod +x "$dir/$tool.new"
+        if cmp -s "$dir/$tool.new" "$dir/$tool"; then rm "$dir/$tool.new"; else mv "$dir/$tool.new" "$dir/$tool"; fi
     done
-    for tool in ar ranlib; do
-        printf '#!/bin/sh\n%s\nexec "%s" %s "$@"\n' "$caches" "$zig" "$tool" > "$dir/$tool"
-    done
-    chmod +x "$dir"/*
     echo "$dir"
 }
 
@@ -116,11 +120,12 @@ build_one() {
     build=build-wheel-$arch
     say "building for $arch in $build"
     export IMPORTSCOPE_ZIG_WRAPPERS="$wrappers" IMPORTSCOPE_ZIG_ARCH="$arch" IMPORTSCOPE_SYSROOT="$sysroot"
+    mkdir -p "$build"
     cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/zig-toolchain.cmake" -DCMAKE_BUILD_TYPE=Release \
         -DIMPORTSCOPE_BUILD_TESTS=OFF -DIMPORTSCOPE_BUILD_PROBES=OFF -DIMPORTSCOPE_PYTHON_INCLUDES="$includes" \
-        -DCMAKE_EXE_LINKER_FLAGS=-s -DCMAKE_MODULE_LINKER_FLAGS=-s > "$build.configure.log" 2>&1 ||
-        { tail -30 "$build.configure.log" >&2; exit 1; }
-    cmake --build "$build" -j "$JOBS" > "$build.log" 2>&1 || { tail -40 "$build.log" >&2; exit 1; }
+        -DCMAKE_EXE_LINKER_FLAGS=-s -DCMAKE_MODULE_LINKER_FLAGS=-s > "$build/configure.log" 2>&1 ||
+        { tail -30 "$build/configure.log" >&2; exit 1; }
+    cmake --build "$build" -j "$JOBS" > "$build/build.log" 2>&1 || { tail -40 "$build/build.log" >&2; exit 1; }
     rm -rf "$build/stage"
     cmake --install "$build" --prefix "$build/stage" > /dev/null
     wheel=$("$venv"/bin/python tools/wheel/pack.py "$build/stage" "${PLATFORM_TAG}_$arch" "$out")
