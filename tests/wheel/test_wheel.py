@@ -16,7 +16,7 @@ import zipfile
 
 import pytest
 
-from conftest import (DUPLICATE, SOURCE, build_probe, debian_root, ensure_binfmt, host_pythons, in_root,
+from conftest import (DUPLICATE, SOURCE, TOOLS_VENV, build_probe, debian_root, ensure_binfmt, host_pythons, in_root,
                       python_fact, unpack_wheel, wheel_for)
 
 MINORS = ["3.10", "3.11", "3.12", "3.13"]
@@ -146,3 +146,19 @@ def test_a_static_interpreter_is_refused_with_what_to_install(tmp_path):
     minor = subprocess.check_output([copy, "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
                                     text=True).strip()
     assert f"apt-get install libpython{minor}" in run.stderr, run.stderr
+
+
+def test_x86_64_wheel_installs_with_pipx_and_runs_a_named_python(tmp_path):
+    pipx = TOOLS_VENV / "bin" / "pipx"
+    assert pipx.exists(), f"{pipx} is missing (make tools-venv)"
+    python = shutil.which("python3")
+    env = {**os.environ, "PIPX_HOME": str(tmp_path / "pipx"), "PIPX_BIN_DIR": str(tmp_path / "pipx" / "bin")}
+    env.pop("VIRTUAL_ENV", None)
+    subprocess.run([pipx, "install", "--python", python, wheel_for("x86_64")], env=env, check=True,
+                   capture_output=True)
+    target = build_probe(tmp_path / "probe", ["g++"], python_fact(python, 'sysconfig.get_paths()["include"]'),
+                         python_fact(python, 'sysconfig.get_config_var("EXT_SUFFIX")'))
+    run = subprocess.run([tmp_path / "pipx" / "bin" / "importscope", "run", "-q", "--python", python, "-o",
+                          tmp_path / "report.json", target], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert run.returncode == 3, run.stderr
+    assert duplicates(json.loads((tmp_path / "report.json").read_text())) == [DUPLICATE]
