@@ -50,12 +50,22 @@ analysis::ScanFacts scan_facts(const ScanOptions& options, const std::string& py
         throw Error("importscope's data directory (share/importscope, with scanner.py) is missing",
                     ExitStatus::tool_failure);
     const std::vector<std::string> argv = scanner_command(options, python, layout.data_dir + "/scanner.py");
-    const std::optional<std::string> output = run_and_capture(argv, options.timeout_s, true);
-    if (!output)
-        throw Error(fmt::format("the scan with {} failed or took more than {} s", python, options.timeout_s),
+    const CapturedRun scan = capture_program(argv, options.timeout_s, true);
+    switch (scan.end) {
+    case CapturedRun::End::succeeded:
+        break;
+    case CapturedRun::End::timed_out:
+        throw Error(fmt::format("the scan with {} took more than {} s and was stopped (--timeout)", python,
+                                options.timeout_s),
                     ExitStatus::tool_failure);
+    case CapturedRun::End::failed:
+        throw Error(fmt::format("the scan with {} failed ({}); what it said is above", python, scan.how),
+                    ExitStatus::tool_failure);
+    case CapturedRun::End::not_started:
+        throw Error(fmt::format("the scan with {} could not be started", python), ExitStatus::tool_failure);
+    }
     try {
-        return analysis::parse_scan_facts(*output);
+        return analysis::parse_scan_facts(scan.output);
     } catch (const std::invalid_argument& e) {
         throw Error(fmt::format("the scan with {}: {}", python, e.what()), ExitStatus::tool_failure);
     }

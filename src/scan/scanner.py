@@ -475,10 +475,24 @@ class Scan:
         self.by_name = {}
         self.stdlib = []
         self.prefiltered = 0
+        self.problems = []
 
-    def facts_of(self, path, data=None):
+    def facts_of(self, path, data=None, module=""):
+        """The facts of a file of the scanned trees, or of the standard library's (named `module`)."""
         tree = self.parser.parse(path, data)
-        return ModuleFacts(path, self.tree.sources[path], tree) if tree is not None else None
+        return ModuleFacts(path, self.tree.sources.get(path, module), tree) if tree is not None else None
+
+    def guarded(self, path, what, work):
+        """work(), or None when it raised: a file that this scanner cannot handle becomes a problem
+        that names it, and the rest is scanned."""
+        try:
+            return work()
+        except Exception as error:  # noqa: BLE001: any error of the scanner's own, on any input
+            self.problems.append(
+                f"{path}: importscope's scanner failed on this file while {what} "
+                f"({type(error).__name__}: {error}); the rest was scanned"
+            )
+            return None
 
     def locate(self, name):
         """("source" or "extension", file) of a module name in the scanned trees or the standard
@@ -501,9 +515,17 @@ class Scan:
             if data is None or not SYS_MODULES_WRITE.search(data):
                 continue
             self.prefiltered += 1
-            facts = self.facts_of(path, data)
-            if facts is None:
-                continue
+            found = self.guarded(path, "reading its sys.modules writes", lambda: self.writes_of(path, data))
+            if found is not None:
+                aliases += found[0]
+                submodule_aliases += found[1]
+        return aliases, submodule_aliases
+
+    def writes_of(self, path, data):
+        """The aliases and the submodule-aliasing loops of one file."""
+        aliases, submodule_aliases = [], []
+        facts = self.facts_of(path, data)
+        if facts is not None:
             for node, key, value, in_loop, function_node in facts.sys_modules_writes():
                 function = function_node.name if function_node is not None else None
                 name = constant_string(key)
@@ -552,14 +574,22 @@ class Scan:
                 data = read(path)
                 if data is None or not any(a in data for a in plain) or not mentions.search(data):
                     continue
-            facts = self.facts_of(path, data)
-            if facts is None:
-                continue
-            for line, name in imports_of(facts):
-                for alias in alias_names:
-                    if name.startswith(alias + "."):
-                        importers[alias].append({"file": path, "line": line, "module": name})
+            found = self.guarded(path, "reading its imports", lambda: self.imports_through(path, data, alias_names))
+            for alias, importer in found or []:
+                importers[alias].append(importer)
         return importers
+
+    def imports_through(self, path, data, alias_names):
+        """(alias, importer) for each import in one file of a submodule through an alias name."""
+        facts = self.facts_of(path, data)
+        if facts is None:
+            return []
+        return [
+            (alias, {"file": path, "line": line, "module": name})
+            for line, name in imports_of(facts)
+            for alias in alias_names
+            if name.startswith(alias + ".")
+        ]
 
     def chain(self, alias, target, imported):
         """What importing `imported` (a name under `alias`) executes again, followed until an
@@ -579,7 +609,7 @@ class Scan:
             kind, path = place
             if kind == "extension":
                 return self.steps(came_from, name, path)
-            facts = self.facts_of(path)
+            facts = self.facts_of(path, module=name)
             if facts is None:
                 continue
             facts.module = name
@@ -705,7 +735,10 @@ def main(argv):
         if alias["target"]:
             alias["target_file"] = scan.locate(alias["target"])[1]
             for importer in alias["importers"]:
-                importer["executes_again"] = scan.chain(alias["alias"], alias["target"], importer["module"]) or []
+                chain = scan.guarded(
+                    importer["file"], f"following what importing {importer['module']} executes again",
+                    lambda: scan.chain(alias["alias"], alias["target"], importer["module"]))
+                importer["executes_again"] = chain or []
     # An extension in a namespace portion of a name that is a regular package elsewhere is never
     # imported: left out.
     extensions = sorted(
@@ -732,7 +765,7 @@ def main(argv):
         "extensions": extensions,
         "package_dirs_on_path": package_dirs_on_path(described, extensions),
         "unparsable": scan.parser.unparsable,
-        "problems": problems + scan.tree.problems,
+        "problems": problems + scan.tree.problems + scan.problems,
         "duration_s": round(time.monotonic() - started, 3),
     }
     # File names that are not UTF-8 reach here as lone surrogates, which JSON cannot hold: each

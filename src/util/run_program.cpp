@@ -2,22 +2,26 @@
 
 #include "importscope/util/clock.hpp"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <csignal>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <utility>
 
 namespace importscope {
 
-std::optional<std::string> run_and_capture(const std::vector<std::string>& argv, double timeout_s, bool keep_stderr)
+CapturedRun capture_program(const std::vector<std::string>& argv, double timeout_s, bool keep_stderr)
 {
+    CapturedRun run;
     if (argv.empty())
-        return std::nullopt;
+        return run;
     int pipe_fds[2];
     if (::pipe2(pipe_fds, O_CLOEXEC) != 0)
-        return std::nullopt;
+        return run;
     std::vector<char*> args;
     args.reserve(argv.size() + 1);
     for (const auto& a : argv)
@@ -27,7 +31,7 @@ std::optional<std::string> run_and_capture(const std::vector<std::string>& argv,
     if (pid < 0) {
         ::close(pipe_fds[0]);
         ::close(pipe_fds[1]);
-        return std::nullopt;
+        return run;
     }
     if (pid == 0) {
         ::dup2(pipe_fds[1], STDOUT_FILENO);
@@ -44,7 +48,7 @@ std::optional<std::string> run_and_capture(const std::vector<std::string>& argv,
         ::_exit(127);
     }
     ::close(pipe_fds[1]);
-    std::string output;
+    std::string& output = run.output;
     const std::int64_t deadline = monotonic_ns() + static_cast<std::int64_t>(timeout_s * 1e9);
     bool timed_out = false;
     while (true) {
@@ -77,9 +81,24 @@ std::optional<std::string> run_and_capture(const std::vector<std::string>& argv,
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    if (timed_out)
+        run.end = CapturedRun::End::timed_out;
+    else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        run.end = CapturedRun::End::succeeded;
+    else {
+        run.end = CapturedRun::End::failed;
+        run.how = WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))
+                                    : fmt::format("signal {}", WTERMSIG(status));
+    }
+    return run;
+}
+
+std::optional<std::string> run_and_capture(const std::vector<std::string>& argv, double timeout_s, bool keep_stderr)
+{
+    CapturedRun run = capture_program(argv, timeout_s, keep_stderr);
+    if (run.end != CapturedRun::End::succeeded)
         return std::nullopt;
-    return output;
+    return std::move(run.output);
 }
 
 } // namespace importscope

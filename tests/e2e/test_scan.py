@@ -1,5 +1,6 @@
 """importscope scan: the hazards of an environment found in its files, with nothing run."""
 import ast
+import importlib.util
 import json
 import os
 import shutil
@@ -277,3 +278,41 @@ def test_redact_paths_writes_the_home_directory_as_a_tilde(tmp_path):
     validate(json.loads(text))
     assert str(tmp_path) not in text
     assert '"~/tree/vllm_mini/deep_gemm_compat.py"' in text
+
+
+def test_an_alias_of_a_standard_library_package_is_scanned_as_any_other(scan, tmp_path):
+    tree = tmp_path / "src"
+    tree.mkdir()
+    (tree / "a.py").write_text('import sys, json\nsys.modules["j2"] = json\nimport j2.decoder\n')
+    result = scan(tree)
+    assert result.status == 0, result.stderr  # a pure-Python module executed again: a warning
+    [finding] = result.findings("partial-alias")
+    assert finding["severity"] == "warning"
+    assert "json aliased as j2" in finding["message"] and "j2.decoder" in finding["message"]
+    assert result.report["problems"] == []
+
+
+def test_an_error_of_the_scanner_on_one_file_is_a_problem_naming_it_and_the_rest_is_scanned(
+        tmp_path, monkeypatch, capsysbinary):
+    spec = importlib.util.spec_from_file_location("scanner_under_test", SOURCE / "src" / "scan" / "scanner.py")
+    scanner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(scanner)
+    tree = tmp_path / "src"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("")
+    (tree / "good.py").write_text("import sys\nimport pkg\nsys.modules['alias'] = pkg\n")
+    (tree / "odd.py").write_text("import sys\nimport pkg\nsys.modules['other'] = pkg\n")
+    writes_of = scanner.Scan.writes_of
+
+    def failing_on_odd(self, path, data):
+        if path.endswith("odd.py"):
+            raise KeyError("a fault of the scanner's own")
+        return writes_of(self, path, data)
+
+    monkeypatch.setattr(scanner.Scan, "writes_of", failing_on_odd)
+    assert scanner.main(["--path", str(tree)]) == 0
+    facts = json.loads(capsysbinary.readouterr().out)
+    assert [a["alias"] for a in facts["aliases"]] == ["alias"]
+    [problem] = facts["problems"]
+    assert problem.startswith(str(tree / "odd.py") + ": importscope's scanner failed on this file")
+    assert "KeyError" in problem and "the rest was scanned" in problem
