@@ -22,6 +22,26 @@ bool same_file(const ModuleRecord& a, const ModuleRecord& b)
     return !pa.empty() && pa == pb;
 }
 
+/// What importing through the alias did: executed modules again, or only ran inits that gave
+/// back the module they had made.
+std::string what_the_alias_did(const std::string& key, const std::string& original,
+                               const std::vector<std::string>& names, const nlohmann::json& twice, bool all_gave_back)
+{
+    const std::string head =
+        fmt::format("{} is an alias of {} in sys.modules, but its submodules are not: importing through the alias ",
+                    key, original);
+    if (!all_gave_back)
+        return head + fmt::format("executed {} again as {}",
+                                  names.size() == 1 ? "a module" : fmt::format("{} modules", names.size()),
+                                  fmt::join(names, ", "));
+    std::vector<std::string> returned;
+    for (const auto& entry : twice)
+        returned.push_back(fmt::format("{} is {}", entry.value("alias_name", ""), entry.value("gave_back", "")));
+    return head + fmt::format("ran the init of {} again, which gave back the module it had made ({}): nothing "
+                              "was executed twice",
+                              fmt::join(names, ", "), fmt::join(returned, ", "));
+}
+
 } // namespace
 
 std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vector<Finding>& duplicates)
@@ -32,6 +52,7 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
         const std::string& original = alias.event.module_name;
         nlohmann::json twice = nlohmann::json::array();
         std::vector<std::string> names;
+        bool all_gave_back = true;
         for (const auto& r : model.modules) {
             if (r.journal != alias.journal || r.pid != alias.pid || !r.name.starts_with(key + "."))
                 continue;
@@ -42,34 +63,43 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
             if (o == model.modules.end())
                 continue;
             names.push_back(r.name);
-            twice.push_back({{"alias_name", r.name},
-                             {"original_name", original_name},
-                             {"file", r.file()},
-                             {"status", to_string(r.status)}});
+            nlohmann::json entry{{"alias_name", r.name},
+                                 {"original_name", original_name},
+                                 {"file", r.file()},
+                                 {"status", to_string(r.status)}};
+            if (!r.existing_module.empty())
+                entry["gave_back"] = r.existing_module; // its init returned that module: nothing ran
+            else
+                all_gave_back = false;
+            twice.push_back(std::move(entry));
         }
         if (names.empty())
             continue;
-        const bool led_to_duplicate = std::any_of(duplicates.begin(), duplicates.end(), [&](const Finding& d) {
-            return d.pid == alias.pid && std::any_of(d.module_names.begin(), d.module_names.end(), [&](const auto& n) {
+        // An error when an extension was initialized twice for real; a warning when the submodules
+        // executed again are pure Python, or when every init gave back the module it had made.
+        const bool led_to_reinit = std::any_of(duplicates.begin(), duplicates.end(), [&](const Finding& d) {
+            return d.pid == alias.pid && d.severity == Severity::error &&
+                   std::any_of(d.module_names.begin(), d.module_names.end(), [&](const auto& n) {
                        return std::find(names.begin(), names.end(), n) != names.end();
                    });
         });
         Finding f;
         f.kind = "partial-alias";
-        f.severity = led_to_duplicate ? Severity::error : Severity::warning;
+        f.severity = led_to_reinit ? Severity::error : Severity::warning;
         f.pid = alias.pid;
         f.module_names = {key, original};
         f.file = alias.event.file;
-        f.message = fmt::format("{} is an alias of {} in sys.modules, but its submodules are not: importing through "
-                                "the alias executed {} again as {}",
-                                key, original, names.size() == 1 ? "a module" : fmt::format("{} modules", names.size()),
-                                fmt::join(names, ", "));
+        f.message = what_the_alias_did(key, original, names, twice, all_gave_back);
         f.explanation = "Putting a package into sys.modules under a second name aliases that one module object only. "
                         "Its submodules are still unknown under the new name, so `import " +
                         key +
                         ".<sub>` finds the package's files through the alias's __path__ and executes them "
                         "again as new modules: module-level state is duplicated, and an extension among them is "
                         "initialized a second time.";
+        if (all_gave_back)
+            f.explanation += " Here each extension reached that way found its module made already and gave it "
+                             "back (Cython's guard), so nothing ran twice; a pure-Python submodule, or an "
+                             "extension without that guard, imported the same way would be executed again.";
         f.advice = fmt::format("Alias every loaded submodule as well, for example:\n"
                                "    for name, module in list(sys.modules.items()):\n"
                                "        if name == \"{0}\" or name.startswith(\"{0}.\"):\n"
@@ -79,6 +109,7 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
         f.evidence = {{"alias", key},
                       {"original", original},
                       {"executed_twice", twice},
+                      {"nothing_ran_twice", all_gave_back},
                       {"alias_first_used_at", alias.event.stack}};
         if (!alias.event.set_by.empty())
             f.evidence["alias_set_at"] = alias.event.set_by;

@@ -51,9 +51,14 @@ RootCause cause_named_by(const Finding& f)
                           {"first_seen_at", evidence.value("alias_first_used_at", json::array())}};
         if (evidence.contains("alias_set_at"))
             cause.evidence["set_at"] = evidence.at("alias_set_at");
-        cause.message = fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not: "
-                                    "every import through \"{}.\" executes the package's files again",
-                                    key, evidence.value("original", ""), key);
+        cause.message = fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not: ",
+                                    key, evidence.value("original", ""));
+        cause.message += evidence.value("nothing_ran_twice", false)
+                             ? fmt::format("imports through \"{}.\" find the package's files again, but each "
+                                           "extension's init reached that way gave back the module it had made, "
+                                           "so nothing ran twice",
+                                           key)
+                             : fmt::format("every import through \"{}.\" executes the package's files again", key);
         cause.advice = f.advice;
         return cause;
     }

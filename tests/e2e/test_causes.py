@@ -61,6 +61,28 @@ def test_lxml_from_its_own_directory_is_a_warning_that_names_the_sys_path_entry(
     assert "setdefault" not in finding["advice"]
 
 
+def test_an_alias_of_lxml_whose_init_gives_its_module_back_passes_and_says_nothing_ran_twice(importscope):
+    # Through a partial alias, lxml.etree's init runs again for lx2.etree and Cython's guard gives
+    # back the module it made: python runs it fine, so a CI gate must not fail on it.
+    require("lxml")
+    code = ('import sys, lxml.etree\nsys.modules["lx2"] = sys.modules["lxml"]\nimport lx2.etree\n'
+            'print(lx2.etree is lxml.etree)')
+    run = importscope("-c", code, python=DEBIAN_PYTHON)
+    assert run.stdout == "True\n"
+    assert run.status == plain_status(code) == 0, run.stderr
+    assert only_finding(run)["severity"] == "warning"
+    [alias] = run.findings("partial-alias")
+    assert alias["severity"] == "warning"
+    assert alias["message"].endswith("importing through the alias ran the init of lx2.etree again, which gave back "
+                                     "the module it had made (lx2.etree is lxml.etree): nothing was executed twice")
+    assert alias["evidence"]["nothing_ran_twice"] is True
+    [cause] = run.report["causes"]
+    assert cause["severity"] == "warning"
+    assert "nothing ran twice" in cause["message"]
+    assert "executes the package's files again" not in run.stderr
+    assert "executed a module again" not in run.stderr
+
+
 def test_pikepdf_from_its_own_directory_is_an_error_with_the_sys_path_entry_as_its_cause(importscope):
     require("pikepdf")
     code = PACKAGE_DIR_ON_PATH.format(package="pikepdf", module="_qpdf")
