@@ -22,24 +22,32 @@ bool same_file(const ModuleRecord& a, const ModuleRecord& b)
     return !pa.empty() && pa == pb;
 }
 
-/// What importing through the alias did: executed modules again, or only ran inits that gave
-/// back the module they had made.
-std::string what_the_alias_did(const std::string& key, const std::string& original,
-                               const std::vector<std::string>& names, const nlohmann::json& twice, bool all_gave_back)
+/// What importing through the alias did: executed modules again, and ran extensions' inits that
+/// gave back the module they had made (which executes nothing).
+std::string what_the_alias_did(const std::string& key, const std::string& original, const nlohmann::json& twice)
 {
-    const std::string head =
+    std::vector<std::string> executed, given_back, returned;
+    for (const auto& entry : twice) {
+        const std::string name = entry.value("alias_name", "");
+        if (entry.contains("gave_back")) {
+            given_back.push_back(name);
+            returned.push_back(fmt::format("{} is {}", name, entry.value("gave_back", "")));
+        } else {
+            executed.push_back(name);
+        }
+    }
+    std::string text =
         fmt::format("{} is an alias of {} in sys.modules, but its submodules are not: importing through the alias ",
                     key, original);
-    if (!all_gave_back)
-        return head + fmt::format("executed {} again as {}",
-                                  names.size() == 1 ? "a module" : fmt::format("{} modules", names.size()),
-                                  fmt::join(names, ", "));
-    std::vector<std::string> returned;
-    for (const auto& entry : twice)
-        returned.push_back(fmt::format("{} is {}", entry.value("alias_name", ""), entry.value("gave_back", "")));
-    return head + fmt::format("ran the init of {} again, which gave back the module it had made ({}): nothing "
-                              "was executed twice",
-                              fmt::join(names, ", "), fmt::join(returned, ", "));
+    if (!executed.empty())
+        text += fmt::format("executed {} again as {}",
+                            executed.size() == 1 ? "a module" : fmt::format("{} modules", executed.size()),
+                            fmt::join(executed, ", "));
+    if (!given_back.empty())
+        text += fmt::format("{}ran the init of {} again, which gave back the module it had made ({}){}",
+                            executed.empty() ? "" : ", and ", fmt::join(given_back, ", "), fmt::join(returned, ", "),
+                            executed.empty() ? ": nothing was executed twice" : "");
+    return text;
 }
 
 } // namespace
@@ -89,7 +97,7 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
         f.pid = alias.pid;
         f.module_names = {key, original};
         f.file = alias.event.file;
-        f.message = what_the_alias_did(key, original, names, twice, all_gave_back);
+        f.message = what_the_alias_did(key, original, twice);
         f.explanation = "Putting a package into sys.modules under a second name aliases that one module object only. "
                         "Its submodules are still unknown under the new name, so `import " +
                         key +

@@ -83,6 +83,20 @@ def test_an_alias_of_lxml_whose_init_gives_its_module_back_passes_and_says_nothi
     assert "executed a module again" not in run.stderr
 
 
+def test_an_alias_of_pandas_tells_the_module_executed_again_from_the_init_that_gave_its_module_back(importscope):
+    require("pandas")
+    code = 'import sys, pandas\nsys.modules["pd2"] = sys.modules["pandas"]\nimport pd2._libs.lib\n'
+    run = importscope("-c", code, python=DEBIAN_PYTHON)
+    assert run.status == plain_status(code) == 0, run.stderr
+    [alias] = run.findings("partial-alias")
+    assert alias["severity"] == "warning"
+    assert alias["message"].endswith(
+        "importing through the alias executed a module again as pd2._libs, and ran the init of pd2._libs.lib "
+        "again, which gave back the module it had made (pd2._libs.lib is pandas._libs.lib)")
+    assert {f["kind"]: f["severity"] for f in run.findings()} == {
+        "duplicate-extension-init": "warning", "duplicate-source-exec": "warning", "partial-alias": "warning"}
+
+
 def test_pikepdf_from_its_own_directory_is_an_error_with_the_sys_path_entry_as_its_cause(importscope):
     require("pikepdf")
     code = PACKAGE_DIR_ON_PATH.format(package="pikepdf", module="_qpdf")
