@@ -64,30 +64,58 @@ json importer_json(const AliasImporter& importer)
     return {{"file", importer.file}, {"line", importer.line}, {"module", importer.module}, {"executes_again", chain}};
 }
 
+/// The loop that aliases the loaded submodules whenever the alias is set, if there is one.
+const SubmoduleAliasing* always_covering(const StaticAlias& alias)
+{
+    const auto found = std::find_if(alias.covered_by.begin(), alias.covered_by.end(),
+                                    [](const SubmoduleAliasing& loop) { return loop.condition.empty(); });
+    return found == alias.covered_by.end() ? nullptr : &*found;
+}
+
+/// What the alias's value is, as far as the scan knows: a package found in the scanned files, a
+/// module not among them, or a value it could not resolve.
+std::string what_is_aliased(const StaticAlias& alias)
+{
+    if (!alias.target.empty())
+        return alias.target_is_package ? fmt::format("{} aliased as {}", alias.target, alias.alias)
+                                       : fmt::format("the module {} aliased as {}", alias.target, alias.alias);
+    const std::string set = fmt::format("sys.modules[\"{}\"] = {}", alias.alias, alias.value);
+    if (alias.targets_known && !alias.targets.empty())
+        return fmt::format("{} ({} is {}, which is not in the scanned files: whether it is a package is unknown)", set,
+                           alias.value, fmt::join(alias.targets, " or "));
+    return fmt::format("{} ({} is unresolved: the scan cannot tell which module it is)", set, alias.value);
+}
+
 std::string alias_message(const StaticAlias& alias, const std::vector<const AliasImporter*>& reaching)
 {
-    const std::string what = alias.target.empty() ? fmt::format("sys.modules[\"{}\"] = {}", alias.alias, alias.value)
-                                                  : fmt::format("{} aliased as {}", alias.target, alias.alias);
+    const std::string what = what_is_aliased(alias);
     const std::string where = at(alias.file, alias.line);
-    if (!alias.covered_by.empty())
+    if (const SubmoduleAliasing* loop = always_covering(alias))
         return fmt::format("{} at {}, its loaded submodules too ({}): a submodule loaded after that and imported as "
                            "{}.* would be executed again",
-                           what, where, at(alias.covered_by.front().file, alias.covered_by.front().line), alias.alias);
+                           what, where, at(loop->file, loop->line), alias.alias);
+    std::string covered;
+    if (!alias.covered_by.empty()) {
+        const SubmoduleAliasing& loop = alias.covered_by.front();
+        covered = fmt::format("; its loaded submodules are aliased too ({}), but only {} ({})",
+                              at(loop.file, loop.line), loop.condition, at(loop.file, loop.condition_line));
+    }
     if (!reaching.empty()) {
         const AliasImporter& first = *reaching.front();
-        return fmt::format("{} at {}, and {} imports {} through it: {}, so {} would be initialized a second time "
+        return fmt::format("{} at {}{}{} {} imports {} through it: {}, so {} would be initialized a second time "
                            "as {}",
-                           what, where, at(first.file, first.line), first.module, chain_text(first),
-                           first.executes_again.back().file, first.executes_again.back().module);
+                           what, where, covered, covered.empty() ? ", and" : ", and otherwise", at(first.file, first.line),
+                           first.module, chain_text(first), first.executes_again.back().file,
+                           first.executes_again.back().module);
     }
     if (!alias.importers.empty())
-        return fmt::format("{} at {}, and {} imports {} through it: that module's source would be executed again "
+        return fmt::format("{} at {}{}{} {} imports {} through it: that module's source would be executed again "
                            "under the alias",
-                           what, where, at(alias.importers.front().file, alias.importers.front().line),
+                           what, where, covered, covered.empty() ? ", and" : ", and otherwise",
+                           at(alias.importers.front().file, alias.importers.front().line),
                            alias.importers.front().module);
-    return fmt::format("{} at {} (only the package, not its submodules); no scanned code imports a submodule "
-                       "through {}",
-                       what, where, alias.alias);
+    return fmt::format("{} at {}{}; no scanned code imports a submodule through {}", what, where,
+                       covered.empty() ? " (the module alone, not its submodules)" : covered, alias.alias);
 }
 
 Finding alias_finding(const StaticAlias& alias)
@@ -95,7 +123,8 @@ Finding alias_finding(const StaticAlias& alias)
     const std::vector<const AliasImporter*> reaching = reaching_extensions(alias);
     Finding f;
     f.kind = "partial-alias";
-    f.severity = !reaching.empty() && alias.covered_by.empty() ? Severity::error : Severity::warning;
+    // A loop that aliases the submodules only under a condition leaves the path without it as it was.
+    f.severity = !reaching.empty() && always_covering(alias) == nullptr ? Severity::error : Severity::warning;
     f.module_names = {alias.alias};
     if (!alias.target.empty())
         f.module_names.push_back(alias.target);
@@ -119,8 +148,12 @@ Finding alias_finding(const StaticAlias& alias)
     for (const AliasImporter& importer : alias.importers)
         importers.push_back(importer_json(importer));
     json covered = json::array();
-    for (const SubmoduleAliasing& loop : alias.covered_by)
-        covered.push_back(line_json(loop.file, loop.line));
+    for (const SubmoduleAliasing& loop : alias.covered_by) {
+        json at_line = line_json(loop.file, loop.line);
+        if (!loop.condition.empty())
+            at_line["only"] = {{"condition", loop.condition}, {"line", loop.condition_line}};
+        covered.push_back(std::move(at_line));
+    }
     json seen = json::array({line_json(alias.file, alias.line)});
     for (const AliasImporter* importer : reaching)
         seen.push_back(line_json(importer->file, importer->line));

@@ -320,6 +320,7 @@ class ModuleFacts:
         self.modules_names = set()
         self.import_module_names = {"import_module"}
         self._scopes = {}
+        self._module_scope = None
         for node in module_level(tree.body):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.functions[node.name] = node
@@ -426,25 +427,29 @@ class ModuleFacts:
         """Where a name used in `function` (None: the module's top) is looked up, made once each."""
         key = id(function)
         if key not in self._scopes:
-            module_scope = self._scopes.get(id(None)) or self.bindings(self.tree.body)
-            self._scopes[id(None)] = module_scope
+            if self._module_scope is None:
+                self._module_scope = self.bindings(self.tree.body)
+            module_scope = self._module_scope
             self._scopes[key] = [module_scope] if function is None else [self.bindings(function.body), module_scope]
         return self._scopes[key]
 
     def sys_modules_writes(self):
-        """Every write into sys.modules: (node, key, value, in a loop, the enclosing function node)."""
-        pending = [(self.tree, None, False)]
+        """Every write into sys.modules: (node, key, value, in a loop, the enclosing function node,
+        the conditions it runs under). The conditions are the `if` and `try` statements around
+        the write, or around its outermost loop, inside its function: [{"line", "text"}]."""
+        pending = [(self.tree, None, False, ())]
         loops = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
         while pending:
-            node, function, in_loop = pending.pop()
+            node, function, in_loop, conditions = pending.pop()
             for key, value in self.writes_in(node):
-                yield node, key, value, in_loop, function
+                yield node, key, value, in_loop, function, [dict(c) for c in conditions]
             inner_loop = in_loop or isinstance(node, loops)
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    pending.append((child, child, False))
+                    pending.append((child, child, False, ()))
                 else:
-                    pending.append((child, function, inner_loop))
+                    condition = None if inner_loop else condition_of(node, child)
+                    pending.append((child, function, inner_loop, conditions + ((condition,) if condition else ())))
 
     def writes_in(self, node):
         if isinstance(node, ast.Assign):
@@ -464,6 +469,26 @@ class ModuleFacts:
 
 def line_of(node):
     return getattr(node, "lineno", 0)
+
+
+def condition_of(parent, child):
+    """The condition under which `child`, a node directly in `parent`, runs, as
+    (("line", N), ("text", "...")), or None when it runs whenever `parent` does."""
+    def described(text):
+        return (("line", line_of(parent)), ("text", text))
+
+    if isinstance(parent, ast.If) and parent.test is not child:
+        test = ast.unparse(parent.test) if hasattr(ast, "unparse") else "..."
+        return described(f"if {test}" if child in parent.body else f"if not ({test})")
+    if isinstance(parent, ast.Try):
+        if child in parent.body:
+            return described("in a try block, until a statement before it raises")
+        if child in parent.orelse:
+            return described("when the try block raised nothing")
+    if isinstance(parent, ast.ExceptHandler) and child in parent.body:
+        caught = ast.unparse(parent.type) if parent.type is not None and hasattr(ast, "unparse") else "an exception"
+        return described(f"only when {caught} was raised")
+    return None
 
 
 class Scan:
@@ -526,14 +551,15 @@ class Scan:
         aliases, submodule_aliases = [], []
         facts = self.facts_of(path, data)
         if facts is not None:
-            for node, key, value, in_loop, function_node in facts.sys_modules_writes():
+            for node, key, value, in_loop, function_node, conditions in facts.sys_modules_writes():
                 function = function_node.name if function_node is not None else None
                 name = constant_string(key)
                 if name is None:
                     prefix = key_prefix(key)
                     if prefix and prefix.endswith(".") and in_loop:
                         submodule_aliases.append(
-                            {"file": path, "line": line_of(node), "prefix": prefix, "function": function or ""}
+                            {"file": path, "line": line_of(node), "prefix": prefix, "function": function or "",
+                             "conditions": conditions}
                         )
                     continue
                 if name.startswith("__") and name.endswith("__"):
@@ -553,6 +579,7 @@ class Scan:
                         "targets": targets,
                         "function": function,
                         "value": ast.unparse(value) if hasattr(ast, "unparse") else "",
+                        "conditions": conditions,
                     }
                 )
         return aliases, submodule_aliases
@@ -661,6 +688,16 @@ def imports_of(facts, submodules_of=None):
                 yield node.lineno, target
 
 
+def covering(loop, alias):
+    """A submodule-aliasing loop as it covers an alias: with the first condition it runs under
+    that the alias's own write does not ("" when it runs whenever the alias is set)."""
+    extra = [c for c in loop["conditions"] if c not in alias["conditions"]]
+    covered = {k: v for k, v in loop.items() if k != "conditions"}
+    covered["condition"] = extra[0]["text"] if extra else ""
+    covered["condition_line"] = extra[0]["line"] if extra else 0
+    return covered
+
+
 def package_dirs_on_path(entries, extensions):
     """sys.path entries that are a package's own directory while an outer entry imports the package."""
     found = []
@@ -728,9 +765,10 @@ def main(argv):
         alias["target"] = alias["target"] or ""
         alias["function"] = alias["function"] or ""
         alias["covered_by"] = [
-            s for s in submodule_aliases if s["prefix"] == alias["alias"] + "."
+            covering(s, alias) for s in submodule_aliases if s["prefix"] == alias["alias"] + "."
             and (s["file"], s["function"]) == (alias["file"], alias["function"])
         ]
+        del alias["conditions"]
         alias["target_file"] = ""
         if alias["target"]:
             alias["target_file"] = scan.locate(alias["target"])[1]

@@ -95,6 +95,52 @@ def test_the_fixed_alias_that_also_aliases_the_loaded_submodules_is_a_warning(sc
     assert scan(tree, "--fail-on", "warning").status == 1
 
 
+@pytest.mark.parametrize("guard, condition", [
+    ('if os.environ.get("VLLM_ALIAS_SUBMODULES"):', "if os.environ.get('VLLM_ALIAS_SUBMODULES')"),
+    ("try:\n        import missing_helper\n    except ImportError:", "only when ImportError was raised"),
+])
+def test_a_submodule_fix_under_a_condition_names_it_and_leaves_the_alias_an_error(scan, tmp_path, guard, condition):
+    tree = deepgemm_tree(tmp_path, drop_function="_expose_deep_gemm_to_flashinfer")
+    compat = tree / "vllm_mini" / "deep_gemm_compat.py"
+    text = compat.read_text()
+    loop = ('    for name, module in list(sys.modules.items()):\n'
+            '        if name.startswith(prefix):\n'
+            '            sys.modules.setdefault("deep_gemm." + name[len(prefix):], module)\n')
+    assert loop in text
+    guarded = "    " + guard + "\n" + "".join("    " + line + "\n" for line in loop.splitlines())
+    compat.write_text("import os\n" + text.replace(loop, guarded))
+    # The fixed function is the one vLLM's code calls now.
+    for path in tree.rglob("*.py"):
+        path.write_text(path.read_text().replace("_expose_deep_gemm_to_flashinfer_fixed", "_expose_deep_gemm_to_flashinfer"))
+    result = scan(tree)
+    assert result.status == 1, result.stderr
+    [finding] = result.findings("partial-alias")
+    assert finding["severity"] == "error"
+    assert f"its loaded submodules are aliased too ({compat}:" in finding["message"]
+    assert f"but only {condition} ({compat}:" in finding["message"]
+    assert "and otherwise" in finding["message"] and "would be initialized a second time" in finding["message"]
+    [covered] = finding["evidence"]["submodules_aliased_at"]
+    assert covered["only"]["condition"] == condition
+
+
+def test_an_alias_whose_value_is_not_in_the_scanned_files_is_never_called_a_package(scan, tmp_path):
+    tree = tmp_path / "src"
+    tree.mkdir()
+    (tree / "shim.py").write_text(
+        "import sys\n"
+        "from google.protobuf.pyext import _message\n"
+        "sys.modules['a.b._message'] = _message\n"
+        "def expose(module):\n    sys.modules['made'] = module\n")
+    result = scan(tree)
+    assert result.status == 0, result.stderr
+    messages = {f["module_names"][0]: f["message"] for f in result.findings("partial-alias")}
+    assert "_message is google.protobuf.pyext._message, which is not in the scanned files: whether it is a package " \
+           "is unknown" in messages["a.b._message"]
+    assert "module is unresolved" in messages["made"]
+    assert not any("package, not its submodules" in m for m in messages.values())
+    assert result.report["problems"] == []  # a module-level alias, then one in a function: both resolved
+
+
 def test_an_alias_without_importers_is_a_warning_and_an_alias_of_a_module_is_none(scan, tmp_path):
     (tmp_path / "src" / "real" / "sub").mkdir(parents=True)
     (tmp_path / "src" / "real" / "__init__.py").write_text("")

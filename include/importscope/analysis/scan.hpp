@@ -55,6 +55,8 @@ struct SubmoduleAliasing {
     int line = 0;
     std::string prefix;
     std::string function;
+    std::string condition; ///< what it runs under that the alias's own line does not ("" for nothing)
+    int condition_line = 0;
 };
 
 /// A constant key written into sys.modules with a module of another name.
