@@ -7,6 +7,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 namespace importscope::report {
 
 using nlohmann::json;
@@ -23,13 +27,55 @@ std::string code(const std::string& text)
     return "`" + out + "`";
 }
 
-std::string stack_block(const json& stack)
+/// A fenced code block, each line indented by `indent` (to stay inside a list item).
+std::string fenced(const std::vector<std::string>& lines, const std::string& indent = "", const char* info = "")
 {
-    std::string out = "```\n";
+    std::string out = indent + "```" + info + "\n";
+    for (const std::string& line : lines)
+        out += indent + line + "\n";
+    return out + indent + "```\n";
+}
+
+std::string stack_block(const json& stack, const std::string& indent = "")
+{
+    std::vector<std::string> lines;
     for (const json& frame : stack)
-        out += fmt::format("{}:{} in {}\n", frame.value("file", "?"), frame.value("line", 0),
-                           frame.value("function", "?"));
-    return out + "```\n";
+        lines.push_back(fmt::format("{}:{} in {}", frame.value("file", "?"), frame.value("line", 0),
+                                    frame.value("function", "?")));
+    return fenced(lines, indent);
+}
+
+/// A fix as Markdown: its prose as paragraphs, and its code (the lines indented by four spaces,
+/// as the text summary shows them) as a fenced block set off by blank lines, which CommonMark
+/// needs to see code where an indented line would otherwise continue the paragraph.
+std::string advice_markdown(const std::string& label, const std::string& advice)
+{
+    std::string out = label + " ";
+    std::vector<std::string> code_lines;
+    bool after_code = false;
+    const auto flush = [&] {
+        if (code_lines.empty())
+            return;
+        out += "\n\n" + fenced(code_lines, "", "python") + "\n";
+        code_lines.clear();
+        after_code = true;
+    };
+    std::size_t start = 0;
+    while (start <= advice.size()) {
+        const std::size_t end = std::min(advice.find('\n', start), advice.size());
+        const std::string line = advice.substr(start, end - start);
+        if (line.starts_with("    ")) {
+            code_lines.push_back(line.substr(4));
+        } else {
+            flush();
+            if (!line.empty())
+                out += (after_code || start == 0 ? "" : "\n") + line;
+            after_code = false;
+        }
+        start = end + 1;
+    }
+    flush();
+    return out + "\n\n";
 }
 
 std::string site_of(const json& load)
@@ -46,9 +92,9 @@ std::string causes_section(const std::vector<Cause>& causes)
     std::string out = "## Root causes\n\n";
     for (const Cause& cause : causes)
         out += fmt::format("### {}: {}\n\n{}\n\nIt explains {} of the findings below (caused by {}).\n\n"
-                           "**Fix.** {}\n\n",
+                           "{}",
                            analysis::to_string(cause.severity), cause.kind, cause.message, cause.findings,
-                           code(cause.id), cause.advice);
+                           code(cause.id), advice_markdown("**Fix.**", cause.advice));
     return out;
 }
 
@@ -73,13 +119,13 @@ std::string finding_section(const ReportedFinding& f)
             out +=
                 fmt::format("{}. {}: {}, from {}\n\n", i + 1, code(load.value("module", "")), outcome, site_of(load));
             if (load.contains("stack") && !load.at("stack").empty())
-                out += "   <details><summary>import stack</summary>\n\n" + stack_block(load.at("stack")) +
+                out += "   <details><summary>import stack</summary>\n\n" + stack_block(load.at("stack"), "   ") +
                        "\n   </details>\n\n";
         }
     } else if (evidence.contains("stack") && !evidence.at("stack").empty()) {
         out += "<details><summary>import stack</summary>\n\n" + stack_block(evidence.at("stack")) + "\n</details>\n\n";
     }
-    out += "**Fix:** " + f.advice + "\n\n";
+    out += advice_markdown("**Fix:**", f.advice);
     if (const json& known = f.known_issue; known.is_object()) {
         const json& links = known.value("links", json::array());
         const std::string id = links.empty()

@@ -242,3 +242,38 @@ def test_the_records_come_first_and_a_child_importing_after_the_main_process_fin
     assert [m["pid"] for m in run.modules("csv")] == children
     assert run.modules("subprocess")[0]["pid"] == main_pid
     assert not list(tmp_path.glob(".report.json.*"))  # the temporary begun early is gone
+
+
+def test_the_markdown_report_renders_its_code_as_code_under_commonmark():
+    # GitHub renders CommonMark: a fix's code right after its paragraph would fold into the
+    # paragraph, and a fence at column 0 inside a numbered list would end the list.
+    markdown_it = pytest.importorskip("markdown_it", reason="Debian's python3-markdown-it renders the Markdown")
+    from html.parser import HTMLParser
+
+    proc = importscope_cmd("report", FIXTURE, "--format", "markdown")
+    assert proc.returncode == 0, proc.stderr
+    html = markdown_it.MarkdownIt("commonmark").render(proc.stdout)
+
+    class Blocks(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.open, self.code, self.in_list = [], [], []
+
+        def handle_starttag(self, tag, attrs):
+            self.open.append(tag)
+
+        def handle_endtag(self, tag):
+            while self.open and self.open.pop() != tag:
+                pass
+
+        def handle_data(self, data):
+            if self.open[-2:] == ["pre", "code"]:
+                self.code.append(data)
+                self.in_list.append("li" in self.open)
+
+    blocks = Blocks()
+    blocks.feed(html)
+    fixes = [c for c in blocks.code if "for name, module in list(sys.modules.items()):" in c]
+    assert fixes and all(c.startswith("for name, module") for c in fixes), blocks.code
+    stacks = [inside for c, inside in zip(blocks.code, blocks.in_list) if " in <module>" in c]
+    assert stacks and all(stacks), "every import stack stays inside its numbered item"
