@@ -63,7 +63,9 @@ std::string cache_path_for(const std::string& python_executable, const std::stri
     std::error_code ec;
     const auto script_time = fs::last_write_time(script, ec).time_since_epoch().count();
     const char* pythonpath = std::getenv("PYTHONPATH");
-    const std::string key = fs::weakly_canonical(python_executable, ec).string() + '\0' +
+    // The interpreter as named, not the binary behind its symlinks: a venv's python is a symlink to
+    // its base's, and each venv has a fingerprint of its own.
+    const std::string key = fs::absolute(python_executable, ec).lexically_normal().string() + '\0' +
                             (pythonpath ? pythonpath : "") + '\0' + script + '\0' + std::to_string(static_cast<long long>(script_time));
     return (dir / "importscope" / ("fingerprint-" + sha256_hex(key).substr(0, 24) + ".json")).string();
 }

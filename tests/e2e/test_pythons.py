@@ -216,3 +216,41 @@ def test_a_child_of_another_minor_is_traced_by_that_minors_hooks(importscope):
                               capture_output=True, text=True, check=True).stdout.strip()
     assert len(versions) == 2 and versions[1] == expected
     assert run.report["untraced"] == []
+
+
+def venv_with_its_own_torch(tmp_path):
+    """A venv of PYTHON whose site-packages has a torch 9.9.9 of its own (the base has none)."""
+    venv = tmp_path / "venv"
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
+    [site_packages] = venv.glob("lib/python3.*/site-packages")
+    (site_packages / "torch").mkdir()
+    (site_packages / "torch" / "__init__.py").write_text("")
+    info = site_packages / "torch-9.9.9.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: torch\nVersion: 9.9.9\n\n")
+    (info / "top_level.txt").write_text("torch\n")
+    return venv
+
+
+@pytest.mark.parametrize("how", ["--python", "activated", "command"])
+def test_the_report_describes_the_venv_the_target_ran_in(importscope, tmp_path, how):
+    venv = venv_with_its_own_torch(tmp_path)
+    python = str(venv / "bin" / "python")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    # The base interpreter first, so that a fingerprint cached for it is there to be (wrongly) reused.
+    assert importscope("-c", "pass", env=env).status == 0
+    code = "import torch, sys; print(sys.prefix)"
+    if how == "--python":
+        run = importscope("--match", "torch", "-c", code, python=python, env=env)
+    elif how == "activated":
+        env = dict(env, VIRTUAL_ENV=str(venv), PATH=f"{venv / 'bin'}:{env['PATH']}")
+        run = importscope("--match", "torch", "-c", code, python=None, env=env)
+    else:
+        run = importscope("--match", "torch", "--", python, "-c", code, python=None, env=env)
+    assert run.status == 0, run.stderr
+    assert run.stdout.strip() == str(venv)
+    environment = run.report["environment"]
+    assert environment["python"]["in_venv"] is True
+    assert environment["python"]["prefix"] == str(venv)
+    assert environment["packages"]["torch"] == "9.9.9"
+    assert environment["distributions"]["torch"] == [{"name": "torch", "version": "9.9.9"}]
