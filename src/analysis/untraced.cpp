@@ -56,6 +56,11 @@ std::pair<std::string, std::string> explain(const journal::ProgramStart& program
     if (flags.find('S') != std::string::npos)
         return {"-S: it does not import site, which loads importscope's bootstrap",
                 "drop -S from that command while you diagnose, or run it on its own under importscope"};
+    if (program.env == "no-bootstrap-path")
+        return {"its environment is a copy of its parent's from which PYTHONPATH, which carries importscope's "
+                "bootstrap, was removed or replaced (venv does so on purpose when it runs ensurepip)",
+                "a set-up step such as ensurepip needs no tracing; for a child that does, keep the bootstrap "
+                "directory of its parent's PYTHONPATH in the PYTHONPATH it is given"};
     if (program.env == "dropped")
         return {"it was given an environment without IMPORTSCOPE_RUN_DIR or without importscope's bootstrap on "
                 "PYTHONPATH (env= built from scratch)",
@@ -102,7 +107,7 @@ void add_observed(const RunModel& model, const std::vector<int>& traced_minors, 
         program.via = "seen running";
         program.executable = seen.executable;
         program.argv = seen.argv;
-        program.env = seen.run_environment ? "kept" : "dropped";
+        program.env = seen.environment;
         const std::optional<int> minor = python_name_minor(file_name(seen.executable));
         auto [reason, advice] = explain(program, minor, traced_minors);
         untraced.push_back({seen.ppid, program.via, seen.executable, seen.argv, std::move(reason), std::move(advice)});

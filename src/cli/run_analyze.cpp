@@ -27,7 +27,7 @@ std::vector<analysis::ObservedPython> observed_pythons(const supervisor::Process
 {
     std::vector<analysis::ObservedPython> observed;
     for (const auto& seen : end.pythons_seen)
-        observed.push_back({seen.pid, seen.ppid, seen.executable, seen.argv, seen.run_environment});
+        observed.push_back({seen.pid, seen.ppid, seen.executable, seen.argv, seen.environment});
     return observed;
 }
 

@@ -116,9 +116,11 @@ std::string environment_verdict(PyObject* env) // borrowed
     const char* bootstrap = std::getenv(journal::k_env_bootstrap);
     PyObject* run_dir = PyDict_GetItemString(env, journal::k_env_run_dir); // borrowed
     PyObject* python_path = PyDict_GetItemString(env, "PYTHONPATH");      // borrowed
-    const bool kept = run_dir && python_path && PyUnicode_Check(python_path) && bootstrap &&
-                      capi::to_utf8(python_path).find(bootstrap) != std::string::npos;
-    return kept ? "kept" : "dropped";
+    const bool on_path = python_path && PyUnicode_Check(python_path) && bootstrap &&
+                         capi::to_utf8(python_path).find(bootstrap) != std::string::npos;
+    if (run_dir && on_path)
+        return "kept";
+    return run_dir ? "no-bootstrap-path" : "dropped"; // copied from os.environ, less PYTHONPATH
 }
 
 void record_program_start(const char* event, PyObject* args)

@@ -217,7 +217,8 @@ std::optional<SeenPython> describe_if_python(int pid)
         else if (entry.starts_with("PYTHONPATH="))
             python_path = entry.substr(11);
     }
-    seen.run_environment = !run_dir.empty() && !bootstrap.empty() && python_path.find(bootstrap) != std::string::npos;
+    const bool on_path = !bootstrap.empty() && python_path.find(bootstrap) != std::string::npos;
+    seen.environment = run_dir.empty() ? "dropped" : on_path ? "kept" : "no-bootstrap-path";
     return seen;
 }
 

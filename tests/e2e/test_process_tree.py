@@ -270,3 +270,15 @@ def test_stop_on_finding_fires_on_a_type_conflict_between_two_libraries(importsc
     assert run.exit["stopped_on_finding"] is True
     assert [f["kind"] for f in run.findings() if f["severity"] == "error"] == ["native-type-conflict"]
     assert run.findings("duplicate-extension-init") == []
+
+
+def test_venvs_ensurepip_is_untraced_because_venv_drops_pythonpath_and_says_so(importscope, tmp_path):
+    # venv runs ensurepip with a copy of os.environ less PYTHONPATH, on purpose: the advice to build
+    # the child's env from os.environ would be wrong.
+    run = importscope("-m", "venv", str(tmp_path / "v"), timeout=300)
+    assert run.status == 0, run.stderr
+    [ensurepip] = [u for u in run.report["untraced"] if "ensurepip" in u["argv"]]
+    assert "from which PYTHONPATH, which carries importscope's bootstrap, was removed or replaced" in ensurepip["reason"]
+    assert "venv does so on purpose" in ensurepip["reason"]
+    assert "os.environ" not in ensurepip["advice"]
+    assert all("env= built from scratch" not in u["reason"] for u in run.report["untraced"])

@@ -40,7 +40,7 @@ struct ObservedPython {
     int ppid = 0;
     std::string executable;
     std::vector<std::string> argv;
-    bool run_environment = false; ///< its environment still names the run and the bootstrap
+    std::string environment; ///< as journal::ProgramStart::env: "kept", "no-bootstrap-path", "dropped"
 };
 
 /// The programs traced processes started that are Python interpreters (by file name, or the

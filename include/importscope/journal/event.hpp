@@ -299,7 +299,8 @@ struct ProgramStart {
     std::string executable; ///< may be empty (os.system)
     std::vector<std::string> argv;
     /// What the program's environment keeps of the run's: "" when it inherits this process's,
-    /// "kept" when a given env= still names the run and the bootstrap, "dropped" when it does not.
+    /// "kept" when a given env= still names the run and the bootstrap, "no-bootstrap-path" when it
+    /// names the run but its PYTHONPATH lost the bootstrap, "dropped" when it names neither.
     std::string env;
 
     static constexpr std::string_view ev = "program";

@@ -26,7 +26,9 @@ struct SeenPython {
     int ppid = 0;
     std::string executable; ///< /proc/PID/exe
     std::vector<std::string> argv;
-    bool run_environment = false; ///< its environment names the run and has the bootstrap on PYTHONPATH
+    /// Whether its environment leads it to trace itself, as journal::ProgramStart::env says it:
+    /// "kept", "no-bootstrap-path" (it names the run, but PYTHONPATH lost the bootstrap), "dropped".
+    std::string environment;
 };
 
 /// Whether `pid` runs in the address space of its parent (kcmp's KCMP_VM): no program of its own
