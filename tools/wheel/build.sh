@@ -153,6 +153,8 @@ for arch in $ARCHES; do
         rm -rf "$cached"
         build_one "$arch" "$venv" "$includes" "$cached"
         touch "$cached/.complete"
+        # The three newest trees' wheels are kept.
+        ls -dt "$CACHE/wheels/$arch"-* | tail -n +4 | while read -r old; do rm -rf "$old"; done
     fi
     rm -f "$DIST"/importscope-*-"$arch".whl
     for wheel in "$cached"/*.whl; do
