@@ -108,7 +108,7 @@ void add_observed(const RunModel& model, const std::vector<int>& traced_minors, 
         program.executable = seen.executable;
         program.argv = seen.argv;
         program.env = seen.environment;
-        const std::optional<int> minor = python_name_minor(file_name(seen.executable));
+        const std::optional<int> minor = seen.minor ? seen.minor : python_name_minor(file_name(seen.executable));
         auto [reason, advice] = explain(program, minor, traced_minors);
         untraced.push_back({seen.ppid, program.via, seen.executable, seen.argv, std::move(reason), std::move(advice)});
     }
@@ -138,6 +138,10 @@ std::vector<UntracedProcess> find_untraced(const RunModel& model, const std::vec
             }
             if (found)
                 continue;
+            // A child that said which Python it is (it had no hooks of its version) knows best.
+            for (const ObservedPython& seen : observed)
+                if (seen.minor && seen.ppid == starter.pid && seen.argv == program.argv)
+                    minor = seen.minor;
             auto [reason, advice] = explain(program, minor, traced_minors);
             untraced.push_back(
                 {starter.pid, program.via, program.executable, program.argv, std::move(reason), std::move(advice)});

@@ -5,7 +5,14 @@
 #include "importscope/supervisor/environment.hpp"
 #include "importscope/util/sha256.hpp"
 
+#include "importscope/journal/run_layout.hpp"
+
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 #include <map>
 #include <memory>
@@ -23,11 +30,44 @@ std::vector<int> traced_minors(const InstallLayout& layout)
     return minors;
 }
 
-std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end)
+namespace {
+
+/// The Python children that had no hooks of their version and said so in the run directory
+/// (journal::k_hookless_prefix), as processes seen, with their minor.
+std::vector<analysis::ObservedPython> hookless_children(const std::filesystem::path& run_dir)
 {
-    std::vector<analysis::ObservedPython> observed;
+    std::vector<analysis::ObservedPython> children;
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
+        if (!it->path().filename().string().starts_with(journal::k_hookless_prefix))
+            continue;
+        std::ifstream in(it->path());
+        const nlohmann::json facts = nlohmann::json::parse(in, nullptr, false);
+        if (!facts.is_object())
+            continue;
+        analysis::ObservedPython child;
+        child.pid = facts.value("pid", 0);
+        child.ppid = facts.value("ppid", 0);
+        child.executable = facts.value("executable", "");
+        child.argv = facts.value("argv", std::vector<std::string>{});
+        child.environment = "kept";
+        if (const auto version = supervisor::parse_version(facts.value("version", "")))
+            child.minor = version->second;
+        if (child.pid > 0 && child.minor)
+            children.push_back(std::move(child));
+    }
+    return children;
+}
+
+} // namespace
+
+std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end,
+                                                       const std::filesystem::path& run_dir)
+{
+    std::vector<analysis::ObservedPython> observed = hookless_children(run_dir);
     for (const auto& seen : end.pythons_seen)
-        observed.push_back({seen.pid, seen.ppid, seen.executable, seen.argv, seen.environment});
+        if (std::none_of(observed.begin(), observed.end(), [&](const auto& o) { return o.pid == seen.pid; }))
+            observed.push_back({seen.pid, seen.ppid, seen.executable, seen.argv, seen.environment, std::nullopt});
     return observed;
 }
 

@@ -114,7 +114,8 @@ int run_run(const RunOptions& options)
 
     // Analyze.
     const std::vector<analysis::Finding> findings = find_hazards(model, data_dir, hash_file, distribution_of);
-    info.untraced = analysis::find_untraced(model, traced_minors(request.layout), observed_pythons(launched.end));
+    info.untraced =
+        analysis::find_untraced(model, traced_minors(request.layout), observed_pythons(launched.end, run_dir.path()));
     info.environment = describe_environment(std::move(fingerprint_facts), model, options.env_prefixes);
 
     // Report, and the exit status.

@@ -28,6 +28,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -125,7 +126,8 @@ std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std
 std::vector<int> traced_minors(const InstallLayout& layout);
 
 /// What the supervisor saw of Python programs started, for analysis::find_untraced.
-std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end);
+std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end,
+                                                       const std::filesystem::path& run_dir);
 
 /// The environment fingerprint, with the packages of the top-level names the run imported.
 nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const analysis::RunModel& model,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, PROBES, PYTHON, TARGETS, plain_ending, probe, run_on_a_terminal, run_then_signal
+from conftest import BIN, BUILD, PROBES, PYTHON, TARGETS, plain_ending, probe, run_on_a_terminal, run_then_signal
 
 CAPI_SO = next((PROBES / "deepgemm_capi/vllm_mini/third_party/deep_gemm").glob("_C*.so"))
 
@@ -282,3 +282,20 @@ def test_venvs_ensurepip_is_untraced_because_venv_drops_pythonpath_and_says_so(i
     assert "venv does so on purpose" in ensurepip["reason"]
     assert "os.environ" not in ensurepip["advice"]
     assert all("env= built from scratch" not in u["reason"] for u in run.report["untraced"])
+
+
+def test_a_child_on_a_python_without_hooks_is_named_with_its_version_and_prints_nothing(importscope, tmp_path):
+    other = [p for p in (f"/root/.pyenv/versions/{v}/bin/python3" for v in ("3.12.1", "3.13.0", "3.10.13"))
+             if os.path.exists(p) and f"cpython-{p.split('/')[-3][:4]}" not in os.listdir(BUILD / "lib" / "importscope")]
+    if not other:
+        pytest.skip("no CPython here without a worker in this build")
+    # Its name says no version: only the child itself can tell which Python it is.
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python3").symlink_to(other[0])
+    code = f"import subprocess; subprocess.run([{str(tmp_path / 'bin' / 'python3')!r}, '-c', 'pass'], check=True)"
+    run = importscope("-c", code)
+    assert run.status == 0, run.stderr
+    assert "ModuleNotFoundError" not in run.stderr
+    [child] = run.report["untraced"]
+    minor = other[0].split("/")[-3][:4]
+    assert child["reason"] == f"it is Python {minor}, and this importscope has no hooks for that version"

@@ -3,6 +3,7 @@
 #include "importscope/analysis/model.hpp"
 #include "importscope/util/json_fields.hpp"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,7 @@ struct ObservedPython {
     std::string executable;
     std::vector<std::string> argv;
     std::string environment; ///< as journal::ProgramStart::env: "kept", "no-bootstrap-path", "dropped"
+    std::optional<int> minor; ///< its Python 3 minor, when it said so (a child with no hooks of its version)
 };
 
 /// The programs traced processes started that are Python interpreters (by file name, or the

@@ -27,6 +27,10 @@ inline constexpr const char* k_env_problems = "IMPORTSCOPE_PROBLEMS";
 inline constexpr const char* k_journal_prefix = "journal-";
 inline constexpr const char* k_journal_suffix = ".jsonl";
 
+/// What a Python child with no hooks of its version writes instead of a journal (the bootstrap's
+/// sitecustomize.py): "hookless-<pid>.json", its pid, ppid, version, abiflags, executable and argv.
+inline constexpr const char* k_hookless_prefix = "hookless-";
+
 /// The journal files in a run directory, in name order.
 std::vector<std::filesystem::path> list_journals(const std::filesystem::path& run_dir);
 
