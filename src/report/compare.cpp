@@ -161,9 +161,12 @@ Summary count_merged(const Document& merged)
     std::set<std::pair<std::string, int>> with_findings;
     for (const auto& f : merged.findings)
         with_findings.insert({f.host.value_or(""), f.pid});
-    summary.processes = merged.processes.size();
+    std::set<std::pair<std::string, int>> processes; // one per process, whatever its images
+    for (const auto& p : merged.processes)
+        processes.insert({p.host.value_or(""), p.pid});
+    summary.processes = processes.size();
     summary.processes_with_findings = with_findings.size();
-    summary.python_processes = merged.processes.size() + merged.untraced.size();
+    summary.python_processes = processes.size() + merged.untraced.size();
     summary.untraced_processes = merged.untraced.size();
     summary.modules = merged.modules.size();
     summary.extension_inits = static_cast<std::size_t>(std::count_if(

@@ -242,9 +242,13 @@ Summary run_summary(const RunInfo& run, const analysis::RunModel& model, const s
     std::set<int> pids_with_findings;
     for (const auto& f : findings)
         pids_with_findings.insert(f.pid);
-    summary.processes = model.processes.size();
+    // A process that exec'd Python again wrote a journal per image: it is one process.
+    std::set<int> pids;
+    for (const auto& p : model.processes)
+        pids.insert(p.pid);
+    summary.processes = pids.size();
     summary.processes_with_findings = pids_with_findings.size();
-    summary.python_processes = model.processes.size() + run.untraced.size();
+    summary.python_processes = pids.size() + run.untraced.size();
     summary.untraced_processes = run.untraced.size();
     summary.modules = model.modules.size();
     summary.journal_bytes = model.journal_bytes;

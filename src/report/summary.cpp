@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,15 +61,23 @@ std::string processes_text(const Document& report, std::size_t count)
 {
     constexpr std::array k_roles = {"main",       "spawn worker",     "forkserver", "forkserver worker",
                                     "fork child", "resource tracker", "subprocess"};
+    // Each process by its first image's role; a later image is Python exec'd again in it.
+    std::set<std::pair<std::string, int>> seen;
+    std::vector<const Process*> firsts;
+    for (const Process& p : report.processes)
+        if (seen.insert({p.host.value_or(""), p.pid}).second)
+            firsts.push_back(&p);
     std::vector<std::string> parts;
     for (const std::string role : k_roles) {
-        const auto n = static_cast<std::size_t>(std::count_if(report.processes.begin(), report.processes.end(),
-                                                              [&](const Process& p) { return p.role == role; }));
+        const auto n = static_cast<std::size_t>(
+            std::count_if(firsts.begin(), firsts.end(), [&](const Process* p) { return p->role == role; }));
         if (n > 0)
             parts.push_back(n == 1 ? role : fmt::format("{} {}", n, roles(role, n)));
     }
+    const std::size_t execs = report.processes.size() - firsts.size();
+    const std::string exec_text = execs > 0 ? fmt::format("; {} exec'd Python again", execs) : "";
     const std::string total = plural(count, "process", "processes");
-    return count > 1 && !parts.empty() ? fmt::format("{} ({})", total, fmt::join(parts, ", ")) : total;
+    return count > 1 && !parts.empty() ? fmt::format("{} ({}{})", total, fmt::join(parts, ", "), exec_text) : total;
 }
 
 /// "pid 11, 12: spawn workers" when they share a role, else "pid 10 main, 11 spawn worker".

@@ -299,3 +299,19 @@ def test_a_child_on_a_python_without_hooks_is_named_with_its_version_and_prints_
     [child] = run.report["untraced"]
     minor = other[0].split("/")[-3][:4]
     assert child["reason"] == f"it is Python {minor}, and this importscope has no hooks for that version"
+
+
+def test_a_fork_child_that_execs_python_is_one_process(importscope, tmp_path):
+    script = tmp_path / "fork_exec.py"
+    script.write_text("import os, sys\n"
+                      "for _ in range(3):\n"
+                      "    pid = os.fork()\n"
+                      "    if pid == 0:\n"
+                      "        os.execv(sys.executable, [sys.executable, '-c', 'pass'])\n"
+                      "    os.waitpid(pid, 0)\n")
+    run = importscope(script)
+    assert run.status == 0, run.stderr
+    assert len(run.report["processes"]) == 7  # a journal per image: the fork child's, then Python's again
+    assert run.report["summary"]["processes"] == 4
+    assert run.report["summary"]["python_processes"] == 4
+    assert "4 processes (main, 3 fork children; 3 exec'd Python again)" in run.stderr
