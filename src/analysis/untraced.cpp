@@ -91,6 +91,8 @@ bool is_python_program(const journal::ProgramStart& program, const ProcessRecord
 void add_observed(const RunModel& model, const std::vector<int>& traced_minors, const std::vector<ObservedPython>& observed,
                   std::vector<UntracedProcess>& untraced)
 {
+    const std::size_t starts = untraced.size(); // the entries of program starts, before any seen
+    std::set<std::size_t> claimed;
     std::set<int> traced;
     for (const ProcessRecord& p : model.processes)
         traced.insert(p.pid);
@@ -99,9 +101,16 @@ void add_observed(const RunModel& model, const std::vector<int>& traced_minors, 
         if (traced.count(seen.pid) || seen.argv.empty() ||
             interpreter_flags(seen.argv).find_first_of("Vh") != std::string::npos)
             continue;
-        const bool named = std::any_of(untraced.begin(), untraced.end(),
-                                       [&](const UntracedProcess& u) { return u.argv == seen.argv; });
-        if (named)
+        // The start of this very process, if a traced process named it: one entry for one process,
+        // and each of six identical workers its own.
+        const auto named = std::find_if(untraced.begin(), untraced.begin() + static_cast<std::ptrdiff_t>(starts),
+                                        [&](const UntracedProcess& u) {
+                                            return u.argv == seen.argv &&
+                                                   (u.parent_pid == seen.ppid ||
+                                                    (u.via == "os.exec" && u.parent_pid == seen.pid));
+                                        });
+        if (named != untraced.begin() + static_cast<std::ptrdiff_t>(starts) &&
+            claimed.insert(static_cast<std::size_t>(named - untraced.begin())).second)
             continue;
         journal::ProgramStart program;
         program.via = "seen running";

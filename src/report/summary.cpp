@@ -297,6 +297,11 @@ std::string run_header(const Document& report, const Run& run)
     out += fmt::format("importscope: {}, {} recorded, {}\n", processes_text(report, summary.processes),
                        plural(summary.modules, "module", "modules"),
                        plural(summary.extension_inits, "extension init", "extension inits"));
+    if (summary.processes == 0 && report.untraced.empty())
+        out += "importscope: note: no Python process was traced, and none was seen running: the command "
+               "started no Python that kept importscope's environment, or one that ended within 250 ms after "
+               "it was given an environment of its own (env -i, env= without PYTHONPATH); run that Python "
+               "under importscope directly to trace it\n";
     return out;
 }
 

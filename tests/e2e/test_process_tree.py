@@ -315,3 +315,22 @@ def test_a_fork_child_that_execs_python_is_one_process(importscope, tmp_path):
     assert run.report["summary"]["processes"] == 4
     assert run.report["summary"]["python_processes"] == 4
     assert "4 processes (main, 3 fork children; 3 exec'd Python again)" in run.stderr
+
+
+def test_identical_untraced_workers_of_a_native_launcher_are_one_entry_each(importscope, tmp_path):
+    # A launcher that is not Python starts six identical workers with an environment of their own.
+    launcher = ("for i in 1 2 3 4 5 6; do env -i " + PYTHON +
+                " -c 'import time; time.sleep(1.0)' & done; wait")
+    run = importscope("--", "sh", "-c", launcher, python=None)
+    assert run.status == 0, run.stderr
+    seen = [u for u in run.report["untraced"] if u["via"] == "seen running"]
+    assert len(seen) == 6, run.report["untraced"]
+    assert run.report["summary"]["python_processes"] == 6
+    assert "0 of 6 Python processes traced" in run.stderr
+
+
+def test_a_command_that_ran_no_traced_python_says_so(importscope):
+    run = importscope("--", "env", "-i", PYTHON, "-c", "pass", python=None)
+    assert run.status == 0, run.stderr
+    assert run.report["summary"]["processes"] == 0
+    assert "no Python process was traced, and none was seen running" in run.stderr
