@@ -15,6 +15,7 @@ const char* to_string(Severity severity)
 std::vector<Finding> analyze(const RunModel& model, const AnalysisOptions& options)
 {
     std::vector<Finding> findings = find_duplicate_extension_inits(model);
+    explain_by_binding(findings, options.binding_of);
     const std::vector<Finding> duplicates = findings;
     for (const std::vector<Finding>& more :
          {find_partial_aliases(model, duplicates), find_failed_extension_loads(model, duplicates),

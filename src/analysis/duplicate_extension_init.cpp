@@ -259,6 +259,41 @@ Finding duplicate_init(const RunModel& model, const std::vector<const ModuleReco
 
 } // namespace
 
+void explain_by_binding(std::vector<Finding>& findings, const BindingLookup& binding_of)
+{
+    if (!binding_of)
+        return;
+    for (Finding& f : findings) {
+        if (f.kind != "duplicate-extension-init" || f.severity != Severity::error)
+            continue;
+        const std::string library = binding_of(f.file);
+        if (library.empty())
+            continue;
+        f.evidence["binding"] = library;
+        const std::string shared = "CPython runs an extension's PyInit again for every new module name, but the "
+                                   "dynamic loader returns the library it already loaded, so the second init runs "
+                                   "over the first one's static state: ";
+        if (library == "pybind11")
+            f.explanation = shared + "pybind11 refuses to register its C++ types twice (\"generic_type: type ... is "
+                                     "already registered!\"), and the module it made half-way may crash at exit.";
+        else if (library == "nanobind")
+            f.explanation = shared + "nanobind finds its types registered already and warns, and objects of the "
+                                     "second module's types are not accepted where the first one's are expected.";
+        else if (library == "PyO3")
+            f.explanation = shared + "PyO3 keeps one module per process and refuses a second init (\"PyO3 modules "
+                                     "... may only be initialized once per interpreter process\"), or gives the "
+                                     "second name a module that shares the first one's Rust state.";
+        else if (library == "Cython")
+            f.explanation = shared + "this Cython module has no guard against a second init (Cython 3's gives its "
+                                     "module back), so its module-level globals and types are set up again.";
+        else
+            f.explanation = shared + "a C extension's init meets its static types and globals set up already; "
+                                     "some refuse (numpy: \"cannot load module more than once per process\"), "
+                                     "others set them up again under the first module's feet, which may crash at "
+                                     "exit.";
+    }
+}
+
 std::vector<Finding> find_duplicate_extension_inits(const RunModel& model)
 {
     std::map<FileKey, std::vector<const ModuleRecord*>> by_file;

@@ -1,6 +1,7 @@
 #include "cli/run_stages.hpp"
 
 #include "importscope/analysis/known_issues.hpp"
+#include "importscope/collect/binding_library.hpp"
 #include "importscope/collect/distributions.hpp"
 #include "importscope/supervisor/environment.hpp"
 #include "importscope/util/sha256.hpp"
@@ -109,6 +110,7 @@ std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std
     analysis::AnalysisOptions analysis_options;
     analysis_options.hash_file = hash_file;
     analysis_options.distribution_of = distribution_of;
+    analysis_options.binding_of = [](const std::string& path) { return collect::binding_library_of(path); };
     // The catalogue is read only when there are findings: compiling its patterns costs a run
     // without findings several milliseconds.
     std::optional<analysis::KnownIssueCatalogue> catalogue;

@@ -97,6 +97,17 @@ def test_an_alias_of_pandas_tells_the_module_executed_again_from_the_init_that_g
         "duplicate-extension-init": "warning", "duplicate-source-exec": "warning", "partial-alias": "warning"}
 
 
+def test_a_second_init_of_numpy_is_explained_as_a_c_extensions_not_pybind11s(importscope):
+    require("numpy")
+    code = 'import sys, numpy\nsys.modules["np2"] = numpy\nimport np2.core._multiarray_umath\n'
+    run = importscope("-c", code, python=DEBIAN_PYTHON)
+    assert run.status == 3, run.stderr
+    finding = only_finding(run)
+    assert finding["evidence"]["binding"] == "C API"
+    assert "pybind11" not in finding["explanation"] and "C++" not in finding["explanation"]
+    assert "cannot load module more than once per process" in finding["explanation"]
+
+
 def test_pikepdf_from_its_own_directory_is_an_error_with_the_sys_path_entry_as_its_cause(importscope):
     require("pikepdf")
     code = PACKAGE_DIR_ON_PATH.format(package="pikepdf", module="_qpdf")

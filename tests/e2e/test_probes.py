@@ -129,3 +129,15 @@ def test_quantized_path_does_not_reach_the_alias_unless_the_fused_stage_is_off(i
     broken = importscope(probe("deepgemm_pybind"), "--quantized", env=env)
     assert broken.status == 3
     assert (broken.exit["code"], broken.exit["signal"]) == plain_ending(probe("deepgemm_pybind"), "--quantized", env=env)
+
+
+@pytest.mark.parametrize("variant, binding", [("deepgemm_pybind", "pybind11"), ("deepgemm_nanobind", "nanobind"),
+                                              ("deepgemm_capi", "C API")])
+def test_a_duplicate_init_is_explained_by_its_binding_library(importscope, variant, binding):
+    run = importscope(probe(variant))
+    [finding] = run.findings("duplicate-extension-init")
+    if finding["severity"] != "error":
+        pytest.skip(f"{variant}'s second init is no error here")
+    assert finding["evidence"]["binding"] == binding
+    others = {"pybind11", "nanobind", "PyO3", "Cython"} - {binding}
+    assert not any(name in finding["explanation"] for name in others), finding["explanation"]

@@ -76,17 +76,26 @@ struct Distribution {
 /// installed into one directory; injected, as it reads the file system.
 using DistributionLookup = std::function<std::vector<Distribution>(const std::string& origin)>;
 
+/// The binding library an extension file was built with ("pybind11", "nanobind", "PyO3",
+/// "Cython", "C API"), or "" when unknown (collect::binding_library_of).
+using BindingLookup = std::function<std::string(const std::string& path)>;
+
 struct AnalysisOptions {
     FileHasher hash_file;                              ///< none: content is never compared
     /// Gives the known-issue catalogue, or null; called once, and only when there is a finding to
     /// match, so that a run without findings never reads (or compiles the patterns of) the catalogue.
     std::function<const KnownIssueCatalogue*()> known_issues; ///< none: no known-issue matching
     DistributionLookup distribution_of;                       ///< none: installations are named by place only
+    BindingLookup binding_of; ///< none: a duplicate init is explained without its binding library
 };
 
 /// `duplicate-extension-init`: one extension file (by st_dev and st_ino, so symlinks and hard links
 /// count) whose PyInit ran under two or more module names in one process.
 std::vector<Finding> find_duplicate_extension_inits(const RunModel& model);
+
+/// Explains each duplicate init that is an error by what its binding library does on a second
+/// init (evidence.binding): pybind11's refusal, nanobind's warning, PyO3's, Cython's and plain C's.
+void explain_by_binding(std::vector<Finding>& findings, const BindingLookup& binding_of);
 
 /// `partial-alias`: a package aliased in sys.modules under a second name, but not its submodules,
 /// so importing `<alias>.<sub>` executed the original files again. Error when it led to one of the
