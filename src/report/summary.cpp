@@ -242,7 +242,7 @@ std::string cause_text(const Document& report, const Cause& cause, std::vector<b
     if (const json& set = cause.evidence.value("set_at", json::array()); !set.empty())
         out += fmt::format("  set at {}:{}\n", set.back().value("file", "?"), set.back().value("line", 0));
     if (const json& seen = cause.evidence.value("first_seen_at", json::array()); !seen.empty())
-        out += fmt::format("  first imported through at {}:{}\n", seen.back().value("file", "?"),
+        out += fmt::format("  first used by an import at {}:{}\n", seen.back().value("file", "?"),
                            seen.back().value("line", 0));
     out += fmt::format("  fix: {}\n", cause.advice);
     bool whole_shown = false;
