@@ -28,15 +28,7 @@ find_pythons() {
         echo "$MATRIX_PYTHONS"
         return
     fi
-    root=${PYENV_ROOT:-$HOME/.pyenv}
-    for minor in 10 11 12 13; do
-        found=""
-        for candidate in "$root"/versions/3."$minor".*/bin/python3."$minor"; do
-            [ -x "$candidate" ] && found=$candidate
-        done
-        [ -z "$found" ] && found=$(command -v python3."$minor" || true)
-        [ -n "$found" ] && echo "$found"
-    done
+    sh tools/find-pythons.sh | cut -d' ' -f2-
 }
 
 minor_of() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])'; }

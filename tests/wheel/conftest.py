@@ -118,15 +118,10 @@ def root_scratch(request):
 
 
 def host_pythons():
-    """One CPython of each minor 3.10 to 3.13 on this machine, as make matrix finds them."""
-    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
-    found = {}
-    for minor in (10, 11, 12, 13):
-        candidates = sorted(glob.glob(str(root / "versions" / f"3.{minor}.*" / "bin" / f"python3.{minor}")))
-        candidate = candidates[-1] if candidates else shutil.which(f"python3.{minor}")
-        if candidate:
-            found[f"3.{minor}"] = candidate
-    return found
+    """{"3.X": path}: one CPython of each minor 3.10 to 3.13 on this machine, as make matrix and
+    make wheel find them (tools/find-pythons.sh)."""
+    lines = subprocess.check_output(["sh", str(SOURCE / "tools" / "find-pythons.sh")], text=True).splitlines()
+    return dict(line.split(" ", 1) for line in lines)
 
 
 def python_fact(python, expression):

@@ -47,16 +47,12 @@ python_includes() {
     if [ -n "${WHEEL_PYTHONS:-}" ]; then
         pythons=$WHEEL_PYTHONS
     else
-        pythons=""
-        for minor in 10 11 12 13; do
-            found=""
-            for candidate in "${PYENV_ROOT:-$HOME/.pyenv}"/versions/3."$minor".*/bin/python3."$minor"; do
-                [ -x "$candidate" ] && found=$candidate
-            done
-            [ -z "$found" ] && found=$(command -v python3."$minor" || true)
-            [ -n "$found" ] || { echo "wheel: no CPython 3.$minor found; a wheel holds a worker for each of 3.10 to 3.13 (set WHEEL_PYTHONS)" >&2; exit 1; }
-            pythons="$pythons $found"
+        found=$(sh tools/find-pythons.sh)
+        for minor in 3.10 3.11 3.12 3.13; do
+            echo "$found" | grep -q "^$minor " ||
+                { echo "wheel: no CPython $minor found; a wheel holds a worker for each of 3.10 to 3.13 (set WHEEL_PYTHONS)" >&2; exit 1; }
         done
+        pythons=$(echo "$found" | cut -d' ' -f2-)
     fi
     includes=""
     for python in $pythons; do
