@@ -15,7 +15,8 @@ set -eu
 suite=$1 arch=$2 variant=$3
 shift 3
 packages=$(echo "$@" | tr ' ' '\n' | sort -u | tr '\n' ',' | sed 's/,$//')
-mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+# debootstrap's own default mirror, unless DEBIAN_MIRROR names another.
+mirror=${DEBIAN_MIRROR:-}
 cache=${IMPORTSCOPE_CACHE:-$HOME/.cache/importscope-build}
 key=$(printf '%s\n' 3 "$suite" "$arch" "$variant" "$packages" "$mirror" | sha256sum | cut -c1-12)
 root=$cache/roots/$suite-$arch-$variant-$key
@@ -32,7 +33,9 @@ set -- --arch="$arch" --variant=minbase
 [ -n "$packages" ] && set -- "$@" --include="$packages"
 [ "$variant" = sysroot ] && set -- "$@" --download-only
 echo "importscope: making a Debian $suite $arch root ($variant${packages:+: $packages}) in $root" >&2
-if ! debootstrap "$@" "$suite" "$partial" "$mirror" > "$partial.log" 2>&1; then
+set -- "$@" "$suite" "$partial"
+[ -n "$mirror" ] && set -- "$@" "$mirror"
+if ! debootstrap "$@" > "$partial.log" 2>&1; then
     tail -20 "$partial.log" >&2
     rm -f "$partial.log"
     exit 1
