@@ -7,6 +7,7 @@
 #include <map>
 #include <utility>
 #include <set>
+#include <string_view>
 #include <tuple>
 
 namespace importscope::analysis {
@@ -209,6 +210,35 @@ Cause find_cause(const RunModel& model, const ModuleRecord& first, const ModuleR
                         alias, original, alias, original, original, original)};
 }
 
+/// Why a second init that made a module of its own is harmful, in the words of the extension's
+/// binding library (binding_library_of), or in general ones when it is unknown ("").
+std::string reinit_explanation(std::string_view library)
+{
+    const std::string head = "CPython runs an extension's PyInit again for every new module name, but the dynamic "
+                             "loader returns the library it already loaded, so the second init ";
+    if (library.empty())
+        return head + "shares the first one's C++ state: pybind11 refuses to register its types twice "
+                      "(\"generic_type: type ... is already registered!\"), and libraries without that check "
+                      "register operators or globals twice and may crash at exit.";
+    const std::string shared = head + "runs over the first one's static state: ";
+    if (library == "pybind11")
+        return shared + "pybind11 refuses to register its C++ types twice (\"generic_type: type ... is already "
+                        "registered!\"), and the module it made half-way may crash at exit.";
+    if (library == "nanobind")
+        return shared + "nanobind finds its types registered already and warns, and objects of the second "
+                        "module's types are not accepted where the first one's are expected.";
+    if (library == "PyO3")
+        return shared + "PyO3 keeps one module per process and refuses a second init (\"PyO3 modules ... may only "
+                        "be initialized once per interpreter process\"), or gives the second name a module that "
+                        "shares the first one's Rust state.";
+    if (library == "Cython")
+        return shared + "this Cython module has no guard against a second init (Cython 3's gives its module back), "
+                        "so its module-level globals and types are set up again.";
+    return shared + "a C extension's init meets its static types and globals set up already; some refuse (numpy: "
+                    "\"cannot load module more than once per process\"), others set them up again under the first "
+                    "module's feet, which may crash at exit.";
+}
+
 /// The finding for loads of one file under two or more names.
 Finding duplicate_init(const RunModel& model, const std::vector<const ModuleRecord*>& loads)
 {
@@ -238,11 +268,7 @@ Finding duplicate_init(const RunModel& model, const std::vector<const ModuleReco
                     fmt::format("; importing {} failed with {}: {}", r->name, r->error->type, r->error->message);
                 break;
             }
-        f.explanation =
-            "CPython runs an extension's PyInit again for every new module name, but the dynamic loader returns "
-            "the library it already loaded, so the second init shares the first one's C++ state: pybind11 "
-            "refuses to register its types twice (\"generic_type: type ... is already registered!\"), and "
-            "libraries without that check register operators or globals twice and may crash at exit.";
+        f.explanation = reinit_explanation("");
     }
     const ModuleRecord& other =
         **std::find_if(loads.begin(), loads.end(), [&](const ModuleRecord* r) { return r->name != first.name; });
@@ -270,27 +296,7 @@ void explain_by_binding(std::vector<Finding>& findings, const BindingLookup& bin
         if (library.empty())
             continue;
         f.evidence["binding"] = library;
-        const std::string shared = "CPython runs an extension's PyInit again for every new module name, but the "
-                                   "dynamic loader returns the library it already loaded, so the second init runs "
-                                   "over the first one's static state: ";
-        if (library == "pybind11")
-            f.explanation = shared + "pybind11 refuses to register its C++ types twice (\"generic_type: type ... is "
-                                     "already registered!\"), and the module it made half-way may crash at exit.";
-        else if (library == "nanobind")
-            f.explanation = shared + "nanobind finds its types registered already and warns, and objects of the "
-                                     "second module's types are not accepted where the first one's are expected.";
-        else if (library == "PyO3")
-            f.explanation = shared + "PyO3 keeps one module per process and refuses a second init (\"PyO3 modules "
-                                     "... may only be initialized once per interpreter process\"), or gives the "
-                                     "second name a module that shares the first one's Rust state.";
-        else if (library == "Cython")
-            f.explanation = shared + "this Cython module has no guard against a second init (Cython 3's gives its "
-                                     "module back), so its module-level globals and types are set up again.";
-        else
-            f.explanation = shared + "a C extension's init meets its static types and globals set up already; "
-                                     "some refuse (numpy: \"cannot load module more than once per process\"), "
-                                     "others set them up again under the first module's feet, which may crash at "
-                                     "exit.";
+        f.explanation = reinit_explanation(library);
     }
 }
 

@@ -60,7 +60,6 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
         const std::string& original = alias.event.module_name;
         nlohmann::json twice = nlohmann::json::array();
         std::vector<std::string> names;
-        bool all_gave_back = true;
         for (const auto& r : model.modules) {
             if (r.journal != alias.journal || r.pid != alias.pid || !r.name.starts_with(key + "."))
                 continue;
@@ -77,12 +76,12 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
                                  {"status", to_string(r.status)}};
             if (!r.existing_module.empty())
                 entry["gave_back"] = r.existing_module; // its init returned that module: nothing ran
-            else
-                all_gave_back = false;
             twice.push_back(std::move(entry));
         }
         if (names.empty())
             continue;
+        const bool all_gave_back =
+            std::all_of(twice.begin(), twice.end(), [](const nlohmann::json& e) { return e.contains("gave_back"); });
         // An error when an extension was initialized twice for real; a warning when the submodules
         // executed again are pure Python, or when every init gave back the module it had made.
         const bool led_to_reinit = std::any_of(duplicates.begin(), duplicates.end(), [&](const Finding& d) {

@@ -159,9 +159,4 @@ std::vector<UntracedProcess> find_untraced(const RunModel& model, const std::vec
     return untraced;
 }
 
-std::size_t python_process_count(const RunModel& model, const std::vector<UntracedProcess>& untraced)
-{
-    return model.processes.size() + untraced.size();
-}
-
 } // namespace importscope::analysis

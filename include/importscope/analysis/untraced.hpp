@@ -53,7 +53,4 @@ struct ObservedPython {
 std::vector<UntracedProcess> find_untraced(const RunModel& model, const std::vector<int>& traced_minors,
                                            const std::vector<ObservedPython>& observed = {});
 
-/// How many Python processes ran that importscope knows of: the traced ones and the untraced.
-std::size_t python_process_count(const RunModel& model, const std::vector<UntracedProcess>& untraced);
-
 } // namespace importscope::analysis
