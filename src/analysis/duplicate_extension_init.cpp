@@ -158,8 +158,28 @@ std::string off_sys_path(const std::string& entry, const nlohmann::json& origin)
                        entry);
 }
 
+/// A second name given by a load by path: the program loaded the extension's file itself, under a
+/// name of its choosing, after the import system had loaded it as `first`.
+Cause load_by_path_cause(const ModuleRecord& first, const ModuleRecord& by_path)
+{
+    nlohmann::json evidence{{"kind", "load by path"}, {"module", by_path.name}, {"loaded_first_as", first.name}};
+    std::string where;
+    if (const journal::Frame* site = by_path.call_site()) {
+        evidence["at"] = {{"file", site->file}, {"line", site->line}};
+        where = fmt::format(" at {}:{}", site->file, site->line);
+    }
+    return {std::move(evidence),
+            fmt::format("Load this extension under one name only. {} was loaded from the file of {} by its path{}, "
+                        "outside the import system (importlib.util.spec_from_file_location and module_from_spec, or "
+                        "_imp.create_dynamic), which gives each new name a new init: import {} (or take "
+                        "sys.modules[\"{}\"]) instead of loading its file again.",
+                        by_path.name, first.name, where, first.name, first.name)};
+}
+
 Cause find_cause(const RunModel& model, const ModuleRecord& first, const ModuleRecord& other)
 {
+    if (other.by_path && !first.by_path)
+        return load_by_path_cause(first, other);
     const auto [original, alias] = differing_packages(first.name, other.name);
     for (const auto& seen : model.aliases)
         if (seen.journal == first.journal && seen.pid == first.pid && seen.event.key == alias) {

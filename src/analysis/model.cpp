@@ -103,7 +103,8 @@ public:
         r.stack = std::move(e.stack);
         r.stdlib = e.stdlib;
         r.late = e.late;
-        r.via_finder = true;
+        r.via_finder = !e.by_path;
+        r.by_path = e.by_path;
         r.status = ImportStatus::incomplete;
         m_open[e.id] = {m_model.modules.size(), e.mono_ns};
         m_model.modules.push_back(std::move(r));

@@ -83,6 +83,16 @@ RootCause cause_named_by(const Finding& f)
         if (const json& origin = named.value("added_by", json()); origin.is_object())
             cause.message += fmt::format(" (it is there as {})", origin_phrase(origin));
         cause.advice = f.advice;
+    } else if (kind == "load by path") {
+        cause.id = "path-load:" + named.value("module", "");
+        cause.kind = kind;
+        cause.evidence = named;
+        cause.message = fmt::format("{} was loaded by its file's path, outside the import system, from the file "
+                                    "that {} had loaded",
+                                    named.value("module", ""), named.value("loaded_first_as", ""));
+        if (const json& at = named.value("at", json()); at.is_object())
+            cause.message += fmt::format(" (at {}:{})", at.value("file", ""), at.value("line", 0));
+        cause.advice = f.advice;
     }
     return cause;
 }
@@ -100,6 +110,8 @@ bool explained_by(const Finding& f, const RootCause& cause)
             return under(f.evidence.value("failed_module", ""), key);
         return false;
     }
+    if (cause.kind == "load by path")
+        return f.kind == "native-type-conflict" && f.evidence.value("failed_module", "") == e.value("module", "");
     // The file is inside the package directory: a type conflict of one extension with itself, or a
     // source file one of whose names is the other's tail.
     const std::string entry = e.value("entry", "") + "/";

@@ -291,6 +291,7 @@ void install_finder()
     if (PyList_Insert(meta_path, 0, finder.get()) < 0)
         throw capi::PythonError("installing the import finder");
     g_finder = finder.release();
+    record_loads_by_path();
 }
 
 bool finder_present()

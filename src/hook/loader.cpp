@@ -14,6 +14,9 @@
 #include "capi/python_error.hpp"
 #include "importscope/util/clock.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 #include <string_view>
@@ -35,6 +38,7 @@ struct LoaderWrapper {
     int pid; // the process that began the load; a fork in the middle ends it in the parent only
     bool begun;
     bool ended;
+    bool by_path; // an extension loaded by _imp.create_dynamic outside the finder's wrapper
     const char* kind;                    // loader_kind() of the wrapped loader (a static string)
     std::vector<std::string>* warnings;  // what an extension's init warned (owned; null until it warns)
     std::string* existing_module;        // the name of the module an extension's init gave back (owned; or null)
@@ -60,6 +64,10 @@ PyObject* load_keeping_warnings(LoaderWrapper* self, Load&& load)
 }
 
 PyTypeObject* g_wrapper_type = nullptr; // owned by the _importscope module
+
+/// The spec whose create_module a LoaderWrapper is calling on this thread: the _imp.create_dynamic
+/// call for it is that wrapper's load, recorded by it.
+thread_local PyObject* t_wrapped_spec = nullptr;
 
 LoaderWrapper* as_wrapper(PyObject* self)
 {
@@ -171,8 +179,10 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     loader_type_name_into(e.loader, self->wrapped);
     e.stdlib = is_stdlib_name(e.name);
     e.late = false;
+    e.by_path = self->by_path;
     // May run Python code: before the stack, which goes straight out.
-    note_installations(e.name);
+    if (!self->by_path)
+        note_installations(e.name);
     capture_import_stack_into(e.stack);
     self->begun = true;
     self->pid = journal.pid();
@@ -256,8 +266,11 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
         PyErr_Clear();
         Py_RETURN_NONE;
     }
+    PyObject* outer_spec = t_wrapped_spec;
+    t_wrapped_spec = spec; // its _imp.create_dynamic is this load's, recorded here
     PyRef module =
         PyRef::steal(load_keeping_warnings(self, [&] { return PyObject_CallOneArg(method.get(), spec); }));
+    t_wrapped_spec = outer_spec;
     if (!module) {
         // For an extension this is where PyInit failed; the spec is dropped, the error goes on.
         PyRef exception = PyRef::steal(capi::compat::fetch_exception());
@@ -346,7 +359,155 @@ PyType_Spec g_wrapper_spec = {
     "_importscope.LoaderWrapper", sizeof(LoaderWrapper), 0, Py_TPFLAGS_DEFAULT, g_wrapper_slots,
 };
 
+/// A wrapper around `loader` for one load of `name` (a new reference), or null with a Python error.
+PyRef new_wrapper(PyObject* loader, PyObject* name, const char* kind)
+{
+    assert(g_wrapper_type);
+    auto* wrapper = PyObject_New(LoaderWrapper, g_wrapper_type);
+    if (!wrapper)
+        return PyRef();
+    Py_INCREF(loader);
+    Py_INCREF(name);
+    wrapper->wrapped = loader;
+    wrapper->name = name;
+    wrapper->id = JournalWriter::instance().next_import_id();
+    wrapper->begin_ns = 0;
+    wrapper->pid = 0;
+    wrapper->begun = false;
+    wrapper->ended = false;
+    wrapper->by_path = false;
+    wrapper->kind = kind;
+    wrapper->warnings = nullptr;
+    wrapper->existing_module = nullptr;
+    return PyRef::steal(reinterpret_cast<PyObject*>(wrapper));
+}
+
+// Extensions loaded by path: importlib.util.module_from_spec on a spec_from_file_location spec (or
+// _imp.create_dynamic called directly) creates the module without asking sys.meta_path, so no
+// finder wraps its loader. _imp's create_dynamic and exec_dynamic, which every extension load
+// calls, are replaced by recording ones that record such a load as the finder's wrapper would (a
+// begin marked by_path, then its outcome) and pass every other call straight on.
+
+PyObject* g_create_dynamic = nullptr; // _imp's own (a reference kept for good)
+PyObject* g_exec_dynamic = nullptr;   // _imp's own (a reference kept for good)
+
+/// Loads by path whose module has an exec step still to run (multi-phase init, PEP 489): their
+/// outcome is known once _imp.exec_dynamic ran it. A module never executed stays incomplete.
+struct PendingExec {
+    PyRef module;
+    PyRef wrapper;
+};
+std::vector<PendingExec>& pending_execs()
+{
+    static auto* pending = new std::vector<PendingExec>; // NOLINT(cppcoreguidelines-owning-memory): never freed
+    return *pending;
+}
+
+bool has_exec_step(PyObject* module)
+{
+    if (!PyModule_Check(module))
+        return false;
+    PyModuleDef* def = PyModule_GetDef(module);
+    PyErr_Clear();
+    return def && def->m_slots;
+}
+
+/// The recorded load of an extension by path: `load` is _imp.create_dynamic's call.
+template <typename Load>
+PyObject* record_load_by_path(PyObject* spec, PyObject* name, Load&& load)
+{
+    PyRef loader = PyRef::steal(capi::get_attribute(spec, "loader"));
+    PyErr_Clear();
+    PyRef wrapper = new_wrapper(loader ? loader.get() : Py_None, name, "extension");
+    if (!wrapper) {
+        PyErr_Clear();
+        return load();
+    }
+    LoaderWrapper* self = as_wrapper(wrapper.get());
+    self->by_path = true;
+    try {
+        record_begin(self, spec);
+    } catch (...) {
+    }
+    PyErr_Clear();
+    PyRef module = PyRef::steal(load_keeping_warnings(self, load));
+    if (!module) {
+        PyRef exception = PyRef::steal(capi::compat::fetch_exception());
+        record_end(self, exception.get());
+        capi::compat::restore_exception(exception.release());
+        return nullptr;
+    }
+    note_existing_module(self, module.get());
+    if (has_exec_step(module.get()) && pending_execs().size() < 64)
+        pending_execs().push_back({PyRef::borrow(module.get()), std::move(wrapper)});
+    else
+        record_end(self, nullptr);
+    return module.release();
+}
+
+PyObject* recorded_create_dynamic(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs)
+{
+    auto load = [&] { return PyObject_Vectorcall(g_create_dynamic, args, static_cast<std::size_t>(nargs), nullptr); };
+    if (nargs < 1 || args[0] == t_wrapped_spec || !JournalWriter::instance().is_open())
+        return load();
+    PyRef name = PyRef::steal(capi::get_attribute(args[0], "name"));
+    if (!name || !PyUnicode_Check(name.get())) {
+        PyErr_Clear();
+        return load();
+    }
+    return record_load_by_path(args[0], name.get(), load);
+}
+
+PyObject* recorded_exec_dynamic(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs)
+{
+    auto exec = [&] { return PyObject_Vectorcall(g_exec_dynamic, args, static_cast<std::size_t>(nargs), nullptr); };
+    std::vector<PendingExec>& pending = pending_execs();
+    const auto it = std::find_if(pending.begin(), pending.end(),
+                                 [&](const PendingExec& p) { return nargs >= 1 && p.module.get() == args[0]; });
+    if (it == pending.end())
+        return exec();
+    const PyRef wrapper = std::move(it->wrapper);
+    pending.erase(it);
+    LoaderWrapper* self = as_wrapper(wrapper.get());
+    PyRef result = PyRef::steal(load_keeping_warnings(self, exec));
+    PyRef exception = result ? PyRef() : PyRef::steal(capi::compat::fetch_exception());
+    record_end(self, exception.get());
+    if (exception) {
+        capi::compat::restore_exception(exception.release());
+        return nullptr;
+    }
+    return result.release();
+}
+
+PyMethodDef g_create_dynamic_def = {"create_dynamic", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(recorded_create_dynamic)),
+                                    METH_FASTCALL, "_imp.create_dynamic, recording a load by path."};
+PyMethodDef g_exec_dynamic_def = {"exec_dynamic", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(recorded_exec_dynamic)),
+                                  METH_FASTCALL, "_imp.exec_dynamic, recording the end of a load by path."};
+
+/// Replaces _imp's function `name` with `def`, keeping the original in `original`.
+void replace_imp_function(PyObject* imp, const char* name, PyMethodDef* def, PyObject*& original)
+{
+    PyRef own = PyRef::steal(PyObject_GetAttrString(imp, name));
+    if (!own)
+        throw capi::PythonError(fmt::format("finding _imp.{}", name));
+    if (PyCFunction_Check(own.get()) && PyCFunction_GET_FUNCTION(own.get()) == def->ml_meth)
+        return; // installed already
+    PyRef replacement = PyRef::steal(PyCFunction_NewEx(def, nullptr, nullptr));
+    if (!replacement || PyObject_SetAttrString(imp, name, replacement.get()) < 0)
+        throw capi::PythonError(fmt::format("replacing _imp.{}", name));
+    original = own.release();
+}
+
 } // namespace
+
+void record_loads_by_path()
+{
+    PyRef imp = PyRef::steal(PyImport_ImportModule("_imp"));
+    if (!imp)
+        throw capi::PythonError("importing _imp");
+    replace_imp_function(imp.get(), "create_dynamic", &g_create_dynamic_def, g_create_dynamic);
+    replace_imp_function(imp.get(), "exec_dynamic", &g_exec_dynamic_def, g_exec_dynamic);
+}
 
 const char* loader_kind(PyObject* loader)
 {
@@ -384,24 +545,8 @@ bool ready_loader_type(PyObject* module)
 
 bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, const char* kind)
 {
-    assert(g_wrapper_type);
-    auto* wrapper = PyObject_New(LoaderWrapper, g_wrapper_type);
-    if (!wrapper)
-        return false;
-    Py_INCREF(loader);
-    Py_INCREF(name);
-    wrapper->wrapped = loader;
-    wrapper->name = name;
-    wrapper->id = JournalWriter::instance().next_import_id();
-    wrapper->begin_ns = 0;
-    wrapper->pid = 0;
-    wrapper->begun = false;
-    wrapper->ended = false;
-    wrapper->kind = kind;
-    wrapper->warnings = nullptr;
-    wrapper->existing_module = nullptr;
-    PyRef owned = PyRef::steal(reinterpret_cast<PyObject*>(wrapper));
-    return capi::set_attribute(spec, "loader", owned.get()) == 0;
+    PyRef wrapper = new_wrapper(loader, name, kind);
+    return wrapper && capi::set_attribute(spec, "loader", wrapper.get()) == 0;
 }
 
 void record_namespace_package(PyObject* spec, PyObject* name)

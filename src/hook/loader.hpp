@@ -13,6 +13,13 @@ bool ready_loader_type(PyObject* module);
 /// loader_kind(loader), found once by the finder. Returns false with a Python error set on failure.
 bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, const char* kind);
 
+/// Replaces _imp.create_dynamic and _imp.exec_dynamic with functions that record an extension
+/// loaded by path, outside sys.meta_path (importlib.util.module_from_spec on a
+/// spec_from_file_location spec), as the finder's wrapper records the others: a begin marked
+/// by_path, its outcome, what its init warned. Needs the GIL and the loader type; throws
+/// PythonError.
+void record_loads_by_path();
+
 /// "extension", "source", "bytecode", "namespace", "builtin", "frozen", "zip" or "other".
 const char* loader_kind(PyObject* loader);
 

@@ -322,6 +322,10 @@ void write_module(RecordStream& j, std::span<const std::uint32_t> frames, const 
 {
     const std::size_t depth = r.stack.size();
     j->StartObject();
+    if (r.by_path) {
+        j.key("by_path");
+        j->Bool(true);
+    }
     j.key("call_site");
     if (depth != 0)
         j->Uint(frames[depth - 1]);

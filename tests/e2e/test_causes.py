@@ -122,6 +122,41 @@ def test_pikepdf_from_its_own_directory_is_an_error_with_the_sys_path_entry_as_i
     assert "remove the sys.path change that adds" in finding["advice"]
 
 
+def test_pikepdf_loaded_by_path_under_a_new_name_has_its_outcome_its_type_conflict_and_its_cause(importscope):
+    # module_from_spec on a spec_from_file_location spec asks no finder: the hooks see the load
+    # through _imp.create_dynamic, with the ImportError pybind11 raised, caught by the program.
+    require("pikepdf")
+    code = """
+import importlib.util, pikepdf, pikepdf._qpdf
+spec = importlib.util.spec_from_file_location("plugins._qpdf", pikepdf._qpdf.__file__)
+try:
+    importlib.util.module_from_spec(spec)
+except ImportError as e:
+    print("caught:", e)
+import os
+os._exit(0)  # pybind11's half-made module may crash at exit; not what this test is about
+"""
+    run = importscope("-c", code, python=DEBIAN_PYTHON)
+    assert "caught: generic_type" in run.stdout
+    assert run.status == 3, run.stderr
+    [plugin] = run.modules("plugins._qpdf")
+    assert plugin["by_path"] is True and plugin["via_finder"] is False
+    assert plugin["status"] == "error"
+    assert "is already registered" in plugin["error"]["message"]
+    assert plugin["caught_at"] is not None
+    finding = only_finding(run)
+    assert finding["evidence"]["cause"]["kind"] == "load by path"
+    assert finding["evidence"]["cause"]["loaded_first_as"] == "pikepdf._qpdf"
+    assert finding["evidence"]["cause"]["at"]["line"] == 5  # the code starts with a newline
+    assert "alias" not in finding["advice"]
+    assert "import pikepdf._qpdf" in finding["advice"]
+    [conflict] = run.findings("native-type-conflict")
+    assert conflict["evidence"]["failed_module"] == "plugins._qpdf"
+    [cause] = run.report["causes"]
+    assert cause["id"] == "path-load:plugins._qpdf"
+    assert cause["findings"] == 2
+
+
 def test_a_load_that_never_reached_pyinit_is_not_a_second_init(importscope):
     require("lxml")
     code = """

@@ -45,6 +45,7 @@ struct ModuleRecord {
     std::optional<journal::Frame> caught_at;
     std::vector<journal::Frame> stack;  ///< innermost last; back() is the call site
     bool via_finder = false;            ///< the meta-path finder saw it
+    bool by_path = false;               ///< an extension loaded by path, outside sys.meta_path
     bool initialized_extension = false; ///< the audit hook saw CPython run its PyInit
     bool stdlib = false;                ///< its top-level package is the standard library's
     bool late = false; ///< recorded when a second name found its file: no stack and no duration

@@ -187,7 +187,9 @@ struct ExtensionLoad {
     }
 };
 
-/// The finder's loader wrapper started loading a recorded module.
+/// The finder's loader wrapper started loading a recorded module, or an extension is loaded by path
+/// (`by_path`: _imp.create_dynamic called outside the finder's wrapper, as
+/// importlib.util.module_from_spec does for a spec_from_file_location spec).
 struct ImportBegin {
     int pid = 0;
     std::uint64_t seq = 0;
@@ -205,6 +207,7 @@ struct ImportBegin {
     /// Written when a second name found its file (source_names.cpp), after the module was loaded
     /// unrecorded: no stack, and `t` is when the finder found it.
     bool late = false;
+    bool by_path = false; ///< an extension loaded outside sys.meta_path: no finder was asked for it
 
     static constexpr std::string_view ev = "begin";
     template <typename Fields, typename Self>
@@ -222,6 +225,7 @@ struct ImportBegin {
         f.optional("stack", e.stack);
         f.optional("stdlib", e.stdlib);
         f.optional("late", e.late);
+        f.optional("by_path", e.by_path);
     }
 };
 
