@@ -189,6 +189,8 @@ Cause find_cause(const RunModel& model, const ModuleRecord& first, const ModuleR
                                     {"first_seen_at", seen.event.stack}};
             if (!seen.event.set_by.empty())
                 evidence["set_at"] = seen.event.set_by;
+            else if (!seen.event.set_in_code.empty())
+                evidence["set_in_code"] = seen.event.set_in_code;
             return {std::move(evidence),
                     fmt::format("Load this extension under one name only. {} is an alias of {} in sys.modules: alias "
                                 "every loaded submodule of {} as well (sys.modules[\"{}.X\"] = {}.X), or import "

@@ -120,6 +120,8 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
                       {"alias_first_used_at", alias.event.stack}};
         if (!alias.event.set_by.empty())
             f.evidence["alias_set_at"] = alias.event.set_by;
+        else if (!alias.event.set_in_code.empty())
+            f.evidence["alias_set_in_code"] = alias.event.set_in_code;
         findings.push_back(std::move(f));
     }
     return findings;

@@ -51,6 +51,8 @@ RootCause cause_named_by(const Finding& f)
                           {"first_seen_at", evidence.value("alias_first_used_at", json::array())}};
         if (evidence.contains("alias_set_at"))
             cause.evidence["set_at"] = evidence.at("alias_set_at");
+        if (evidence.contains("alias_set_in_code"))
+            cause.evidence["set_in_code"] = evidence.at("alias_set_in_code");
         cause.message = fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not: ",
                                     key, evidence.value("original", ""));
         cause.message += evidence.value("nothing_ran_twice", false)

@@ -1,5 +1,6 @@
 #include "hook/diagnostics.hpp"
 
+#include "hook/alias_lines.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
@@ -32,6 +33,7 @@ std::set<std::string> g_type_conflicts_seen;
 /// The stack that last stored each alias of a package into sys.modules (CPython 3.12 and later),
 /// kept until an import goes through it; a fork keeps its parent's.
 std::map<std::string, std::vector<journal::Frame>> g_alias_writes;
+bool g_alias_writes_watched = false; // CPython 3.12 and later: else the stores are looked for in the code
 constexpr std::size_t k_alias_writes_kept = 10'000;
 
 /// The dict watcher's callback on sys.modules: before a key is stored, whether its value is a
@@ -136,6 +138,8 @@ void note_parent_alias(PyObject* name)
     e.file = capi::attribute_text(module, "__file__");
     if (const auto written = g_alias_writes.find(e.key); written != g_alias_writes.end())
         e.set_by = written->second;
+    else if (!g_alias_writes_watched)
+        e.set_in_code = alias_lines_in_code(e.key);
     e.stack = capture_import_stack();
     append_with_stack(std::move(e));
 }
@@ -143,7 +147,8 @@ void note_parent_alias(PyObject* name)
 bool watch_alias_writes()
 {
     assert(PyGILState_Check());
-    return capi::compat::watch_dict_stores(PyImport_GetModuleDict(), on_modules_store);
+    g_alias_writes_watched = capi::compat::watch_dict_stores(PyImport_GetModuleDict(), on_modules_store);
+    return g_alias_writes_watched;
 }
 
 void note_type_owners(const std::string& error_message)

@@ -210,7 +210,8 @@ std::vector<Alias> alias_records(const analysis::RunModel& model)
     for (const auto& alias : model.aliases) {
         const auto& event = alias.event;
         aliases.push_back({alias.pid, event.key, event.module_name, event.file, event.seq, event.stack,
-                           event.set_by.empty() ? std::nullopt : std::optional(event.set_by)});
+                           event.set_by.empty() ? std::nullopt : std::optional(event.set_by),
+                           event.set_in_code.empty() ? std::nullopt : std::optional(event.set_in_code)});
     }
     return aliases;
 }

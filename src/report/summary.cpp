@@ -128,6 +128,15 @@ std::string untraced_text(const Document& report, const Painter& paint)
     return out;
 }
 
+/// "a.py:3" or "a.py:3, or b.py:9": the places of a list of frames.
+std::string places_text(const json& frames)
+{
+    std::vector<std::string> places;
+    for (const json& frame : frames)
+        places.push_back(fmt::format("{}:{}", frame.value("file", "?"), frame.value("line", 0)));
+    return fmt::format("{}", fmt::join(places, ", or "));
+}
+
 std::string severity_label(analysis::Severity severity, const Painter& paint)
 {
     const bool is_error = severity == analysis::Severity::error;
@@ -241,6 +250,10 @@ std::string cause_text(const Document& report, const Cause& cause, std::vector<b
                     kinds_text(findings, id), pids_text(report, cause.pids.empty() ? std::vector<int>{0} : cause.pids));
     if (const json& set = cause.evidence.value("set_at", json::array()); !set.empty())
         out += fmt::format("  set at {}:{}\n", set.back().value("file", "?"), set.back().value("line", 0));
+    else if (const json& lines = cause.evidence.value("set_in_code", json::array()); !lines.empty())
+        out += fmt::format("  set at {} ({} in the code: this CPython tells no program of stores into "
+                           "sys.modules)\n",
+                           places_text(lines), lines.size() == 1 ? "the line found" : "one of the lines found");
     if (const json& seen = cause.evidence.value("first_seen_at", json::array()); !seen.empty())
         out += fmt::format("  first used by an import at {}:{}\n", seen.back().value("file", "?"),
                            seen.back().value("line", 0));

@@ -108,6 +108,25 @@ def test_a_second_init_of_numpy_is_explained_as_a_c_extensions_not_pybind11s(imp
     assert "cannot load module more than once per process" in finding["explanation"]
 
 
+def test_on_3_11_the_line_that_aliased_numpy_is_found_in_the_code(importscope, tmp_path):
+    # Debian's python3 is 3.11, whose sys.modules tells no program of a store: the line is read
+    # from the loaded modules' files, here a helper module of the program's.
+    require("numpy")
+    (tmp_path / "compat.py").write_text('import sys, numpy\n\n\ndef expose():\n'
+                                        '    sys.modules.setdefault("np2", numpy)\n')
+    script = tmp_path / "main.py"
+    script.write_text("import compat\ncompat.expose()\nimport np2.core._multiarray_umath\n")
+    run = importscope(script, python=DEBIAN_PYTHON)
+    assert run.status == 3, run.stderr
+    [alias] = run.report["aliases"]
+    assert "set_at" not in alias
+    assert [(line["file"], line["line"], line["module"]) for line in alias["set_in_code"]] == [
+        (str(tmp_path / "compat.py"), 5, "compat")]
+    [cause] = run.report["causes"]
+    assert cause["evidence"]["set_in_code"] == alias["set_in_code"]
+    assert f"set at {tmp_path / 'compat.py'}:5 (the line found in the code" in run.stderr
+
+
 def test_pikepdf_from_its_own_directory_is_an_error_with_the_sys_path_entry_as_its_cause(importscope):
     require("pikepdf")
     code = PACKAGE_DIR_ON_PATH.format(package="pikepdf", module="_qpdf")

@@ -28,7 +28,8 @@ def test_vllm_shaped_probe_is_explained_end_to_end(importscope):
     [alias_seen] = run.report["aliases"]
     assert (alias_seen["key"], alias_seen["module"]) == ("deep_gemm", "vllm.third_party.deep_gemm")
     assert alias_seen["first_seen_at"][-1]["file"].endswith("vllm_deep_gemm_alias.py")
-    # Where the alias was stored: CPython 3.12 and later tell (dict watchers); before, nothing can.
+    # Where the alias was stored: CPython 3.12 and later tell (dict watchers); before, the line is
+    # looked for in the loaded code.
     setter = FIXTURE / "vllm/model_executor/layers/fused_moe/flashinfer_moe_ep.py"
     if tuple(map(int, run.report["tool"]["python"].split("."))) >= (3, 12):
         assert (alias_seen["set_at"][-1]["file"], alias_seen["set_at"][-1]["line"]) == (str(setter), 12)
@@ -39,6 +40,12 @@ def test_vllm_shaped_probe_is_explained_end_to_end(importscope):
         assert f"set at {setter}:12" in run.stderr
     else:
         assert "set_at" not in alias_seen and "alias_set_at" not in alias["evidence"]
+        [line] = alias_seen["set_in_code"]
+        assert (line["file"], line["line"]) == (str(setter), 12)
+        assert alias["evidence"]["alias_set_in_code"] == alias_seen["set_in_code"]
+        [cause] = run.report["causes"]
+        assert cause["evidence"]["set_in_code"] == alias_seen["set_in_code"]
+        assert f"set at {setter}:12 (the line found in the code" in run.stderr
 
     [duplicate] = run.findings("duplicate-extension-init")
     known = duplicate["known_issue"]

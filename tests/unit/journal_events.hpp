@@ -38,7 +38,7 @@ inline std::vector<journal::Event> one_of_each_event()
     journal::UncaughtException uncaught{7, 6, 10, error};
     journal::ProcessEnd exit{7, 7, 11, 12, "signal", 6};
     journal::ProgramStart program{7, 8, 13, "subprocess.Popen", "", {"sh", "-c", odd}, ""};
-    journal::AliasSeen alias{7, 9, 14, "deep_gemm", "v.deep_gemm", "/v/__init__.py", stack, {{"/v/setter.py", 3, "f", "v"}}};
+    journal::AliasSeen alias{7, 9, 14, "deep_gemm", "v.deep_gemm", "/v/__init__.py", stack, {{"/v/setter.py", 3, "f", "v"}}, {{"/v/other.py", 8, "", "v.other"}}};
     journal::TypeOwners owners{7, 10, 15, "Runtime", {{"m", "/m.so", "/r/m.so", journal::FileIdentity{1, 2}, "m.Runtime", true},
                                                        {"n", "", "", std::nullopt, odd, false}}};
     journal::Installation installation{7, 11, 16, "deep_gemm", "/cwd/deep_gemm/__init__.py",

@@ -79,8 +79,8 @@ TEST_CASE("a record cut short, or with more after its last field, is refused", "
     // A bool is 0 or 1.
     journal::ImportBegin begin = begin_with_stack(1, {});
     std::string flagged = record_of(begin);
-    flagged.back() = '\x02'; // `late`, the last field
-    CHECK_THROWS_WITH(journal::decode_record(flagged, nullptr), "record field \"late\" is not a boolean");
+    flagged.back() = '\x02'; // `by_path`, the last field
+    CHECK_THROWS_WITH(journal::decode_record(flagged, nullptr), "record field \"by_path\" is not a boolean");
 }
 
 TEST_CASE("a record's stack gives a frame the journal holds by its number", "[journal][records]")
@@ -147,8 +147,8 @@ TEST_CASE("the records written out as lines read back as the same events, number
     // A record skipped after it numbered a frame keeps the frame, as a line does.
     journal::ImportBegin damaged = begin_with_stack(2, {outer});
     std::string bad = record_of(damaged);
-    bad.back() = '\x02'; // `late`, after the stack: not a boolean
+    bad.back() = '\x02'; // `by_path`, after the stack: not a boolean
     journal::FrameTable frames;
-    CHECK_THROWS_WITH(journal::decode_record(bad, &frames), "record field \"late\" is not a boolean");
+    CHECK_THROWS_WITH(journal::decode_record(bad, &frames), "record field \"by_path\" is not a boolean");
     CHECK(frames.at(1).file == "/app/main.py");
 }

@@ -331,6 +331,10 @@ struct AliasSeen {
     std::vector<Frame> stack; ///< the import that went through it
     /// The stack that stored the package under that key (CPython 3.12 and later), innermost last.
     std::vector<Frame> set_by;
+    /// Where no notice of stores exists (CPython 3.10 and 3.11): the lines of the loaded modules'
+    /// code that store a module under the quoted key (hook/alias_lines.hpp), found when the alias was
+    /// first used; no function, the module is the file's.
+    std::vector<Frame> set_in_code;
 
     static constexpr std::string_view ev = "alias";
     template <typename Fields, typename Self>
@@ -342,6 +346,7 @@ struct AliasSeen {
         f.optional("file", e.file);
         f.optional("stack", e.stack);
         f.optional("set_by", e.set_by);
+        f.optional("set_in_code", e.set_in_code);
     }
 };
 

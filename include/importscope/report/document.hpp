@@ -270,6 +270,7 @@ struct Alias {
     std::uint64_t order = 0;
     std::vector<journal::Frame> first_seen_at;
     std::optional<std::vector<journal::Frame>> set_at;
+    std::optional<std::vector<journal::Frame>> set_in_code; ///< CPython 3.10 and 3.11, without set_at
 
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
@@ -281,6 +282,7 @@ struct Alias {
         f.field("order", e.order);
         f.field("first_seen_at", e.first_seen_at);
         f.optional("set_at", e.set_at);
+        f.optional("set_in_code", e.set_in_code);
     }
 };
 
