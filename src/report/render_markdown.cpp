@@ -32,8 +32,8 @@ std::string stack_block(const json& stack, const std::string& indent = "")
 {
     std::vector<std::string> lines;
     for (const json& frame : stack)
-        lines.push_back(
-            fmt::format("{}:{} in {}", frame.value("file", "?"), frame.value("line", 0), frame.value("function", "?")));
+        lines.push_back(fmt::format("{}:{} in {}", frame.value("file", "?"), frame.value("line", 0),
+                                    frame.value("function", "?")));
     return fenced(lines, indent);
 }
 

@@ -213,8 +213,8 @@ void add_load_places(std::vector<Place>& places, const json& evidence)
 }
 
 /// Every place a finding names, the most useful first: where the scan saw it, else the line that
-/// stored the alias, else the import that loaded the module again, else where the alias was first
-/// used or the failed load's exception caught; and last the finding's file.
+/// stored the alias, else the import that loaded the module again (or that failed), else where the
+/// alias was first used or the failed load's exception caught; and last the finding's file.
 std::vector<Place> places_of(const ReportedFinding& finding)
 {
     const json& evidence = finding.evidence;
@@ -229,6 +229,7 @@ std::vector<Place> places_of(const ReportedFinding& finding)
     add(innermost(member(evidence, "cause"), "set_at"), "the alias is stored in sys.modules here");
     add(innermost(evidence, "alias_set_at"), "the alias is stored in sys.modules here");
     add_load_places(places, evidence);
+    add(innermost(evidence, "stack"), "the import is made here");
     add(innermost(evidence, "alias_first_used_at"), "the alias is first used here");
     add(innermost(member(evidence, "cause"), "first_seen_at"), "the alias is first used here");
     add(member(evidence, "caught_at"), "the exception of the load is caught here");
