@@ -65,7 +65,8 @@ CLI::App* setup_report(CLI::App& app, ReportOptions& options)
 {
     CLI::App* cmd = app.add_subcommand("report", "Render a report for a terminal, an issue, CI or Graphviz");
     cmd->add_option("FILE", options.input, "The JSON report")->required();
-    cmd->add_option("--format", options.format, "text, markdown, junit or dot")->capture_default_str();
+    cmd->add_option("--format", options.format, "text, markdown, junit, dot or sarif (for code scanning)")
+        ->capture_default_str();
     cmd->add_option("-o,--output", options.output, "Write here instead of standard output")->type_name("OUT");
     cmd->footer(k_status_footer);
     return cmd;

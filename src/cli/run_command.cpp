@@ -47,7 +47,7 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
     run->add_option("--fail-on", options.fail_on,
                     "Which findings make the exit status 3: error, warning, none, or a comma list of kinds")
         ->capture_default_str();
-    run->add_option("--format", options.format, "The summary on stderr: text, markdown, junit or dot")
+    run->add_option("--format", options.format, "The summary on stderr: text, markdown, junit, dot or sarif")
         ->capture_default_str();
     run->add_option("--env-prefix", options.env_prefixes,
                     "Also record environment variables whose names start with PREFIX (repeatable; secrets are "

@@ -91,7 +91,7 @@ CLI::App* setup_scan(CLI::App& app, ScanOptions& options)
     scan->add_option("--fail-on", options.fail_on,
                      "Which findings make the exit status 1: error, warning, none, or a comma list of kinds")
         ->capture_default_str();
-    scan->add_option("--format", options.format, "The summary on stderr: text, markdown, junit or dot")
+    scan->add_option("--format", options.format, "The summary on stderr: text, markdown, junit, dot or sarif")
         ->capture_default_str();
     scan->add_option("--timeout", options.timeout_s, "Give up after SECONDS")->type_name("SECONDS")->capture_default_str();
     scan->add_flag("-q,--quiet", options.quiet, "Print nothing but findings and errors");

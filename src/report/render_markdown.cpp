@@ -3,6 +3,7 @@
 #include "importscope/report/redact_paths.hpp"
 #include "importscope/report/summary.hpp"
 #include "importscope/util/error.hpp"
+#include "report/markdown_text.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -27,15 +28,6 @@ std::string code(const std::string& text)
     return "`" + out + "`";
 }
 
-/// A fenced code block, each line indented by `indent` (to stay inside a list item).
-std::string fenced(const std::vector<std::string>& lines, const std::string& indent = "", const char* info = "")
-{
-    std::string out = indent + "```" + info + "\n";
-    for (const std::string& line : lines)
-        out += indent + line + "\n";
-    return out + indent + "```\n";
-}
-
 std::string stack_block(const json& stack, const std::string& indent = "")
 {
     std::vector<std::string> lines;
@@ -43,39 +35,6 @@ std::string stack_block(const json& stack, const std::string& indent = "")
         lines.push_back(fmt::format("{}:{} in {}", frame.value("file", "?"), frame.value("line", 0),
                                     frame.value("function", "?")));
     return fenced(lines, indent);
-}
-
-/// A fix as Markdown: its prose as paragraphs, and its code (the lines indented by four spaces,
-/// as the text summary shows them) as a fenced block set off by blank lines, which CommonMark
-/// needs to see code where an indented line would otherwise continue the paragraph.
-std::string advice_markdown(const std::string& label, const std::string& advice)
-{
-    std::string out = label + " ";
-    std::vector<std::string> code_lines;
-    bool after_code = false;
-    const auto flush = [&] {
-        if (code_lines.empty())
-            return;
-        out += "\n\n" + fenced(code_lines, "", "python") + "\n";
-        code_lines.clear();
-        after_code = true;
-    };
-    std::size_t start = 0;
-    while (start <= advice.size()) {
-        const std::size_t end = std::min(advice.find('\n', start), advice.size());
-        const std::string line = advice.substr(start, end - start);
-        if (line.starts_with("    ")) {
-            code_lines.push_back(line.substr(4));
-        } else {
-            flush();
-            if (!line.empty())
-                out += (after_code || start == 0 ? "" : "\n") + line;
-            after_code = false;
-        }
-        start = end + 1;
-    }
-    flush();
-    return out + "\n\n";
 }
 
 std::string site_of(const json& load)
@@ -205,7 +164,9 @@ Format parse_format(const std::string& name)
         return Format::junit;
     if (name == "dot")
         return Format::dot;
-    throw Error(fmt::format("unknown format \"{}\": use text, markdown, junit or dot", name));
+    if (name == "sarif")
+        return Format::sarif;
+    throw Error(fmt::format("unknown format \"{}\": use text, markdown, junit, dot or sarif", name));
 }
 
 std::string render(Document report, Format format, bool color)
@@ -226,6 +187,8 @@ std::string render(Document report, Format format, bool color)
         return render_junit(report);
     case Format::dot:
         return render_dot(report);
+    case Format::sarif:
+        return render_sarif(report);
     }
     return {};
 }

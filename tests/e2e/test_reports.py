@@ -12,7 +12,7 @@ from conftest import BIN, PROBES, PYTHON, SANITIZED, SOURCE, Run, probe, validat
 
 GOLDEN = SOURCE / "tests" / "golden"
 FIXTURE = GOLDEN / "report.json"
-EXTENSIONS = {"text": "txt", "markdown": "md", "junit": "junit.xml", "dot": "dot"}
+EXTENSIONS = {"text": "txt", "markdown": "md", "junit": "junit.xml", "dot": "dot", "sarif": "sarif"}
 
 
 def importscope_cmd(*args, cwd=None, env=None):

@@ -1,0 +1,272 @@
+#include "importscope/report/render.hpp"
+
+#include "importscope/analysis/finding.hpp"
+#include "importscope/version.hpp"
+#include "report/markdown_text.hpp"
+#include "report/sarif_rules.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace importscope::report {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr const char* k_schema_uri =
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json";
+constexpr const char* k_root = "SRCROOT";
+constexpr const char* k_fingerprint_key = "importscope/v1";
+
+/// A path as a URI reference: each byte that is not unreserved, a sub-delimiter, '@' or '/' is
+/// percent-encoded (':' too, which would read as a scheme at the start of a relative reference).
+std::string percent_encoded(std::string_view path)
+{
+    constexpr std::string_view k_kept = "-._~!$&'()*+,;=@/";
+    std::string out;
+    for (const char c : path) {
+        const auto byte = static_cast<unsigned char>(c);
+        const bool alnum = (byte >= 'a' && byte <= 'z') || (byte >= 'A' && byte <= 'Z') || (byte >= '0' && byte <= '9');
+        if (alnum || k_kept.find(c) != std::string_view::npos)
+            out += c;
+        else
+            out += fmt::format("%{:02X}", byte);
+    }
+    return out;
+}
+
+/// Paths as SARIF artifact locations: relative to the report's working directory (SRCROOT) when
+/// under it, else an absolute file URI.
+class UriBase {
+public:
+    explicit UriBase(std::string directory) : m_directory(std::move(directory))
+    {
+        while (m_directory.size() > 1 && m_directory.back() == '/')
+            m_directory.pop_back();
+    }
+
+    json artifact_location(const std::string& path) const
+    {
+        const std::string prefix = m_directory == "/" ? "/" : m_directory + "/";
+        if (!m_directory.empty() && path.size() > prefix.size() && path.starts_with(prefix))
+            return {{"uri", percent_encoded(path.substr(prefix.size()))}, {"uriBaseId", k_root}};
+        if (path.starts_with("/"))
+            return {{"uri", "file://" + percent_encoded(path)}};
+        return {{"uri", percent_encoded(path)}}; // --redact-paths made it "~/..."
+    }
+
+    /// originalUriBaseIds: where SRCROOT was, when the report names an absolute directory.
+    std::optional<json> original_uri_base_ids() const
+    {
+        if (!m_directory.starts_with("/"))
+            return std::nullopt;
+        const std::string uri = "file://" + percent_encoded(m_directory == "/" ? "/" : m_directory + "/");
+        return json{{k_root, {{"uri", uri}}}};
+    }
+
+private:
+    std::string m_directory;
+};
+
+/// A place a finding names: a file and, when known, a line (0 when not), with what happened there.
+struct Place {
+    std::string file;
+    std::uint64_t line = 0;
+    std::string what;
+};
+
+/// The frame of an import stack as a place, or nothing when it names no file.
+std::optional<Place> frame_place(const json& frame, std::string what)
+{
+    if (!frame.is_object() || !frame.contains("file") || !frame.at("file").is_string())
+        return std::nullopt;
+    Place place{frame.at("file").get<std::string>(), 0, std::move(what)};
+    if (const auto line = frame.find("line"); line != frame.end() && line->is_number_integer())
+        place.line = static_cast<std::uint64_t>(std::max<std::int64_t>(line->get<std::int64_t>(), 0));
+    if (place.file.empty())
+        return std::nullopt;
+    return place;
+}
+
+/// The innermost frame of a stack (innermost last) at `key` of `object`.
+const json& innermost(const json& object, const char* key)
+{
+    static const json k_none;
+    if (!object.is_object() || !object.contains(key) || !object.at(key).is_array() || object.at(key).empty())
+        return k_none;
+    return object.at(key).back();
+}
+
+const json& member(const json& object, const char* key)
+{
+    static const json k_none;
+    return object.is_object() && object.contains(key) ? object.at(key) : k_none;
+}
+
+/// The loads of a duplicate init or a duplicate execution, the one that ran it again first.
+void add_load_places(std::vector<Place>& places, const json& evidence)
+{
+    for (const char* key : {"initializations", "executions"}) {
+        const json& loads = member(evidence, key);
+        if (!loads.is_array())
+            continue;
+        for (auto load = loads.rbegin(); load != loads.rend(); ++load) {
+            const json& module = member(*load, "module");
+            const std::string name = module.is_string() ? module.get<std::string>() : "?";
+            if (auto place = frame_place(member(*load, "call_site"), "imported as " + name + " here"))
+                places.push_back(std::move(*place));
+        }
+    }
+}
+
+/// Every place a finding names, the most useful first: where the scan saw it, else the line that
+/// stored the alias, else the import that loaded the module again (or that failed), else where the
+/// alias was first used or the failed load's exception caught; and last the finding's file.
+std::vector<Place> places_of(const ReportedFinding& finding)
+{
+    const json& evidence = finding.evidence;
+    std::vector<Place> places;
+    const auto add = [&](const json& frame, const char* what) {
+        if (auto place = frame_place(frame, what))
+            places.push_back(std::move(*place));
+    };
+    if (const json& seen = member(member(evidence, "static"), "seen"); seen.is_array())
+        for (const json& place : seen)
+            add(place, "seen by the scan here");
+    add(innermost(member(evidence, "cause"), "set_at"), "the alias is stored in sys.modules here");
+    add(innermost(evidence, "alias_set_at"), "the alias is stored in sys.modules here");
+    add_load_places(places, evidence);
+    add(innermost(evidence, "stack"), "the import is made here");
+    add(innermost(evidence, "alias_first_used_at"), "the alias is first used here");
+    add(innermost(member(evidence, "cause"), "first_seen_at"), "the alias is first used here");
+    add(member(evidence, "caught_at"), "the exception of the load is caught here");
+    if (!finding.file.empty())
+        places.push_back({finding.file, 0, "the file concerned"});
+    std::vector<Place> unique;
+    for (Place& place : places)
+        if (std::none_of(unique.begin(), unique.end(),
+                         [&](const Place& p) { return p.file == place.file && p.line == place.line; }))
+            unique.push_back(std::move(place));
+    return unique;
+}
+
+json location_of(const Place& place, const UriBase& base)
+{
+    json physical = {{"artifactLocation", base.artifact_location(place.file)}};
+    if (place.line > 0)
+        physical["region"] = {{"startLine", place.line}};
+    return {{"physicalLocation", std::move(physical)}, {"message", {{"text", place.what}}}};
+}
+
+/// FNV-1a, 64 bits: the same on every machine and build, which std::hash is not.
+std::string fingerprint(const std::vector<std::string>& parts)
+{
+    std::uint64_t hash = 0xcbf29ce484222325ULL;
+    for (const std::string& part : parts)
+        for (const char c : part + '\0') {
+            hash ^= static_cast<unsigned char>(c);
+            hash *= 0x100000001b3ULL;
+        }
+    return fmt::format("{:016x}", hash);
+}
+
+/// The finding as Markdown: what happened, why it matters, the fix and the known issue.
+std::string markdown_of(const ReportedFinding& finding)
+{
+    std::string out =
+        finding.message + "\n\n" + finding.explanation + "\n\n" + advice_markdown("**Fix:**", finding.advice);
+    if (const json& known = finding.known_issue; known.is_object()) {
+        const json& links = member(known, "links");
+        const std::string id = known.value("id", "");
+        out += links.is_array() && !links.empty() && links[0].is_string()
+                   ? fmt::format("**Known issue [{}]({}):** ", id, links[0].get<std::string>())
+                   : fmt::format("**Known issue {}:** ", id);
+        out += known.value("title", "") + "\n";
+    }
+    return out;
+}
+
+json properties_of(const ReportedFinding& finding)
+{
+    json properties = {{"pid", finding.pid},
+                       {"module_names", finding.module_names},
+                       {"file", finding.file},
+                       {"explanation", finding.explanation},
+                       {"advice", finding.advice}};
+    if (finding.known_issue.is_object())
+        properties["known_issue"] = finding.known_issue.value("id", "");
+    if (finding.caused_by)
+        properties["caused_by"] = *finding.caused_by;
+    if (finding.host)
+        properties["host"] = *finding.host;
+    return properties;
+}
+
+json result_of(const ReportedFinding& finding, const UriBase& base)
+{
+    json result = {{"ruleId", finding.kind},
+                   {"level", finding.severity == analysis::Severity::error ? "error" : "warning"},
+                   {"message", {{"text", finding.message}, {"markdown", markdown_of(finding)}}}};
+    if (const auto index = sarif_rule_index(finding.kind))
+        result["ruleIndex"] = *index;
+    const std::vector<Place> places = places_of(finding);
+    std::vector<std::string> identity = {finding.kind};
+    if (!places.empty()) {
+        const json primary = location_of(places.front(), base);
+        result["locations"] = json::array({primary});
+        identity.push_back(primary.at("physicalLocation").at("artifactLocation").at("uri").get<std::string>());
+        identity.push_back(std::to_string(places.front().line));
+    }
+    identity.insert(identity.end(), finding.module_names.begin(), finding.module_names.end());
+    result["partialFingerprints"] = {{k_fingerprint_key, fingerprint(identity)}};
+    if (places.size() > 1) {
+        json related = json::array();
+        for (std::size_t i = 1; i < places.size(); ++i) {
+            json location = location_of(places[i], base);
+            location["id"] = i;
+            related.push_back(std::move(location));
+        }
+        result["relatedLocations"] = std::move(related);
+    }
+    result["properties"] = properties_of(finding);
+    return result;
+}
+
+/// The directory the report's paths are relative to: the run's or the scan's working directory.
+std::string working_directory(const Document& report)
+{
+    if (report.run)
+        return report.run->cwd;
+    if (report.scan && report.scan->rest.is_object())
+        if (const json& cwd = member(report.scan->rest, "cwd"); cwd.is_string())
+            return cwd.get<std::string>();
+    return {};
+}
+
+} // namespace
+
+std::string render_sarif(const Document& report)
+{
+    json driver = {{"name", "importscope"},
+                   {"version", report.tool.version.empty() ? k_version : report.tool.version},
+                   {"rules", sarif_rules()}};
+    const UriBase base(working_directory(report));
+    json results = json::array();
+    for (const ReportedFinding& finding : report.findings)
+        results.push_back(result_of(finding, base));
+    json run = {{"tool", {{"driver", std::move(driver)}}}, {"results", std::move(results)}};
+    if (auto bases = base.original_uri_base_ids())
+        run["originalUriBaseIds"] = std::move(*bases);
+    const json log = {{"$schema", k_schema_uri}, {"version", "2.1.0"}, {"runs", json::array({std::move(run)})}};
+    return log.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+} // namespace importscope::report
