@@ -17,31 +17,31 @@ Line line_of(const journal::Frame& frame)
     return {frame.file, frame.line, frame.function};
 }
 
-std::string_view top_level(std::string_view module)
-{
-    return module.substr(0, module.find('.'));
-}
+/// What of a finding's evidence tells which reads could have chosen its path: the files of its
+/// frames, and the place of its last load in the process's events (0: none named).
+struct ImportPath {
+    std::set<std::string> files;
+    std::uint64_t last_load = 0;
+};
 
-/// The files and top-level packages of every frame (an object with "file" and "line") in `evidence`.
-void collect_frames(const nlohmann::json& evidence, std::set<std::string>& files, std::set<std::string>& packages)
+/// The files of every frame (an object with "file" and "line") in `evidence`, and the latest
+/// "order" of its loads.
+void collect_path(const nlohmann::json& evidence, ImportPath& path)
 {
     if (evidence.is_array()) {
         for (const auto& item : evidence)
-            collect_frames(item, files, packages);
+            collect_path(item, path);
         return;
     }
     if (!evidence.is_object())
         return;
-    if (const auto file = evidence.find("file"); file != evidence.end() && file->is_string() && evidence.contains("line")) {
-        files.insert(file->get<std::string>());
-        if (const auto module = evidence.find("module"); module != evidence.end() && module->is_string())
-            if (const std::string_view package = top_level(module->get_ref<const std::string&>());
-                !package.empty() && package != "__main__" && package != "importlib")
-                packages.emplace(package);
-    }
+    if (const auto file = evidence.find("file"); file != evidence.end() && file->is_string() && evidence.contains("line"))
+        path.files.insert(file->get<std::string>());
+    if (const auto order = evidence.find("order"); order != evidence.end() && order->is_number_unsigned())
+        path.last_load = std::max(path.last_load, order->get<std::uint64_t>());
     for (const auto& [key, value] : evidence.items())
         if (value.is_structured())
-            collect_frames(value, files, packages);
+            collect_path(value, path);
 }
 
 nlohmann::json read_json(const VariableRead& variable, const journal::Frame& at, bool on_import_path)
@@ -50,28 +50,22 @@ nlohmann::json read_json(const VariableRead& variable, const journal::Frame& at,
             {"file", at.file},         {"line", at.line},         {"on_import_path", on_import_path}};
 }
 
+/// The reads that could have chosen the finding's path: made from a file on its import stacks
+/// before its last load. A read elsewhere in the same package (a version lookup, a default left
+/// unset) names nothing about this path and is left out.
 nlohmann::json reads_for(const ProcessEnvironmentReads& reads, const Finding& finding)
 {
-    std::set<std::string> files;
-    std::set<std::string> packages;
-    collect_frames(finding.evidence, files, packages);
+    ImportPath path;
+    collect_path(finding.evidence, path);
     nlohmann::json on_path = nlohmann::json::array();
-    nlohmann::json by_package = nlohmann::json::array();
-    for (const VariableRead& variable : reads.variables) {
-        const auto in_file = std::find_if(variable.read_at.begin(), variable.read_at.end(),
-                                          [&](const journal::Frame& f) { return files.count(f.file) != 0; });
-        if (in_file != variable.read_at.end()) {
-            on_path.push_back(read_json(variable, *in_file, true));
-            continue;
+    for (const VariableRead& variable : reads.variables)
+        for (std::size_t i = 0; i < variable.read_at.size(); ++i) {
+            const bool before = path.last_load == 0 || i >= variable.read_seq.size() || variable.read_seq[i] < path.last_load;
+            if (before && path.files.count(variable.read_at[i].file) != 0) {
+                on_path.push_back(read_json(variable, variable.read_at[i], true));
+                break;
+            }
         }
-        const auto in_package = std::find_if(variable.read_at.begin(), variable.read_at.end(), [&](const journal::Frame& f) {
-            return !f.module.empty() && packages.count(std::string(top_level(f.module))) != 0;
-        });
-        if (in_package != variable.read_at.end())
-            by_package.push_back(read_json(variable, *in_package, false));
-    }
-    for (auto& read : by_package)
-        on_path.push_back(std::move(read));
     if (on_path.size() > k_reads_per_finding)
         on_path.erase(on_path.begin() + static_cast<std::ptrdiff_t>(k_reads_per_finding), on_path.end());
     return on_path;
@@ -98,6 +92,7 @@ ProcessEnvironmentReads environment_reads(const ProcessRecord& process)
         if (inserted)
             out.variables.push_back({read.name, read.set, read.value, {}});
         out.variables[it->second].read_at.push_back(read.frame);
+        out.variables[it->second].read_seq.push_back(read.seq);
     }
     return out;
 }

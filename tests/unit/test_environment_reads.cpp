@@ -8,10 +8,12 @@ using namespace importscope;
 
 namespace {
 
-journal::EnvironmentRead read(std::string name, std::string file, int line, std::string module, const char* value)
+journal::EnvironmentRead read(std::string name, std::string file, int line, std::string module, const char* value,
+                              std::uint64_t seq = 1)
 {
     journal::EnvironmentRead e;
     e.pid = 10;
+    e.seq = seq;
     e.name = std::move(name);
     e.set = value != nullptr;
     e.value = value ? value : "";
@@ -53,20 +55,22 @@ TEST_CASE("a variable's reads are grouped, and a line that copied the environmen
     CHECK(analysis::environment_reads(process_with(reads)).bulk.empty());
 }
 
-TEST_CASE("an error finding names the settings read on its import path, then those of its packages", "[environment]")
+TEST_CASE("an error finding names the settings read on its import path before its last load, and no other", "[environment]")
 {
     analysis::RunModel model;
     model.processes.push_back(process_with({
         read("VLLM_USE_X", "/v/envs.py", 9, "v.envs", nullptr),
         read("STAGE", "/fi/moe.py", 5, "fi.moe", "0"),
         read("HOME", "/other/lib.py", 1, "other.lib", "/root"),
+        read("LATER", "/fi/moe.py", 30, "fi.moe", "1", 50),
     }));
     analysis::Finding error;
     error.kind = "duplicate-extension-init";
     error.severity = analysis::Severity::error;
     error.pid = 10;
     error.evidence = {{"initializations",
-                       {{{"stack", {{{"file", "/v/main.py"}, {"line", 1}, {"module", "v.main"}},
+                       {{{"order", 40U},
+                         {"stack", {{{"file", "/v/main.py"}, {"line", 1}, {"module", "v.main"}},
                                     {{"file", "/fi/moe.py"}, {"line", 15}, {"module", "fi.moe"}}}}}}}};
     analysis::Finding warning = error;
     warning.severity = analysis::Severity::warning;
@@ -76,14 +80,13 @@ TEST_CASE("an error finding names the settings read on its import path, then tho
 
     analysis::attach_environment_reads(findings, model);
     const auto& reads = findings[0].evidence.at("environment_read");
-    REQUIRE(reads.size() == 2);
-    CHECK(reads[0].at("name") == "STAGE"); // read in a file of the stack: first
+    // STAGE, read in a file of the stack; not VLLM_USE_X, read elsewhere in package v, nor LATER,
+    // read on the path after the last load, nor HOME.
+    REQUIRE(reads.size() == 1);
+    CHECK(reads[0].at("name") == "STAGE");
     CHECK(reads[0].at("value") == "0");
     CHECK(reads[0].at("on_import_path") == true);
     CHECK(reads[0].at("line") == 5);
-    CHECK(reads[1].at("name") == "VLLM_USE_X"); // read by package v, which is on the stack
-    CHECK(reads[1].at("value").is_null());
-    CHECK(reads[1].at("on_import_path") == false);
     CHECK_FALSE(findings[1].evidence.contains("environment_read")); // warnings are left as they are
     CHECK_FALSE(findings[2].evidence.contains("environment_read")); // another process read nothing
 }

@@ -16,6 +16,7 @@ struct VariableRead {
     bool set = false;
     std::string value; ///< redacted by the hooks when it looks like a secret
     std::vector<journal::Frame> read_at;
+    std::vector<std::uint64_t> read_seq; ///< each read's place in its process's events, as read_at
 };
 
 /// A line that read this many variables or more copied the environment (dict(os.environ),
@@ -36,8 +37,8 @@ struct ProcessEnvironmentReads {
 ProcessEnvironmentReads environment_reads(const ProcessRecord& process);
 
 /// Gives each error finding `evidence.environment_read`: the variables its process read from the
-/// files on the finding's import stacks (`on_import_path`), then those read by the same top-level
-/// packages, as {name, set, value, file, line, on_import_path}; at most k_reads_per_finding.
+/// files on the finding's import stacks before its last load, as {name, set, value, file, line,
+/// on_import_path (true)}; at most k_reads_per_finding. None when no such read was made.
 void attach_environment_reads(std::vector<Finding>& findings, const RunModel& model);
 
 inline constexpr std::size_t k_reads_per_finding = 12;
