@@ -28,11 +28,13 @@ namespace importscope::cli {
 
 namespace {
 
-/// The scanner's command line: the examined interpreter running scanner.py.
+/// The scanner's command line: the examined interpreter running scanner.py isolated (-I: no
+/// PYTHONPATH, user site or script directory; -S: no site, so no .pth line, sitecustomize or
+/// usercustomize runs). The scanner works out the sys.path start-up would build from files read as text.
 std::vector<std::string> scanner_command(const ScanOptions& options, const std::string& python,
                                          const std::string& scanner)
 {
-    std::vector<std::string> argv{python, scanner};
+    std::vector<std::string> argv{python, "-I", "-S", scanner};
     if (options.paths.empty() || options.environment)
         argv.emplace_back("--environment");
     for (const std::string& path : options.paths) {

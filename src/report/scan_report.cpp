@@ -26,6 +26,14 @@ json entries_json(const std::vector<analysis::ScannedEntry>& entries)
     return out;
 }
 
+json startup_code_json(const std::vector<analysis::StartupCode>& code)
+{
+    json out = json::array();
+    for (const analysis::StartupCode& c : code)
+        out.push_back({{"kind", c.kind}, {"file", c.file}, {"line", c.line}, {"text", c.text}});
+    return out;
+}
+
 json scan_json(const ScanInfo& info, const analysis::ScanFacts& facts, const Outcome& outcome)
 {
     return {{"argv", info.argv},
@@ -35,6 +43,7 @@ json scan_json(const ScanInfo& info, const analysis::ScanFacts& facts, const Out
             {"environment", info.environment},
             {"paths", info.paths},
             {"sys_path", entries_json(facts.sys_path)},
+            {"startup_code", startup_code_json(facts.startup_code)},
             {"files", facts.files},
             {"unparsable", facts.unparsable},
             {"started_at", iso_time(info.started_ns)},

@@ -3,7 +3,9 @@
 Run by `importscope scan` with the interpreter it examines. Prints one JSON document (the facts,
 docs/report-format.md "Scan facts") on stdout; importscope makes the findings from it. Source files
 are read as bytes and only those a text prefilter picks are parsed, each at most once, with this
-interpreter's own `ast`. Nothing scanned is imported or executed.
+interpreter's own `ast`. Nothing scanned is imported or executed: the interpreter runs this file
+with -I -S, so that no .pth file, sitecustomize, usercustomize or PYTHONPATH module of the examined
+environment runs, and startup_path.py works out the sys.path that start-up would have built.
 """
 import ast
 import json
@@ -12,6 +14,12 @@ import re
 import sys
 import sysconfig
 import time
+
+# startup_path.py is installed beside this file; run with -I, this file's directory is not on sys.path.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from startup_path import read_regular, startup_path  # noqa: E402
+
+del sys.path[0]
 
 SKIPPED_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".tox", ".nox", "node_modules"}
 EXTENSION_SUFFIX = re.compile(r"^(?!lib)[A-Za-z_][A-Za-z0-9_]*\.(?:(?:cpython-\d+[a-z]*(?:-[^.]*)?|abi3)\.)?so$")
@@ -44,51 +52,21 @@ def real(path):
 
 
 def stdlib_dirs():
-    paths = sysconfig.get_paths()
+    # sysconfig took sys.prefix when it was imported: a virtual environment's, set since, given.
+    paths = sysconfig.get_paths(vars={"base": sys.prefix, "platbase": sys.exec_prefix})
     return {real(paths[key]) for key in ("stdlib", "platstdlib") if key in paths} | {
         real(os.path.join(paths.get("platstdlib", ""), "lib-dynload"))
     }
 
 
-def pth_origins(site_dirs):
-    """{entry: (pth file, line)} for every path a .pth file of a site directory names."""
-    origins = {}
-    for site_dir in site_dirs:
-        try:
-            names = sorted(n for n in os.listdir(site_dir) if n.endswith(".pth"))
-        except OSError:
-            continue
-        for name in names:
-            pth = os.path.join(site_dir, name)
-            try:
-                with open(pth, encoding="utf-8", errors="replace") as f:
-                    lines = f.read().splitlines()
-            except OSError:
-                continue
-            for number, line in enumerate(lines, 1):
-                line = line.strip()
-                if not line or line.startswith("#") or line.startswith(("import ", "import\t")):
-                    continue
-                origins.setdefault(real(os.path.join(site_dir, line)), (pth, number))
-    return origins
-
-
-def environment_sys_path():
+def environment_sys_path(startup):
     """sys.path as this interpreter has it at start-up (its own script's directory left out),
-    each entry with where it came from."""
-    own_dir = real(os.path.dirname(os.path.abspath(__file__)))
-    entries = [p for p in sys.path if p and real(p) != own_dir]
-    site_dirs = set()
-    try:
-        import site
-
-        site_dirs.update(real(p) for p in site.getsitepackages())
-        if site.ENABLE_USER_SITE:
-            site_dirs.add(real(site.getusersitepackages()))
-    except Exception:
-        pass
+    each entry with where it came from; `startup` is what startup_path() worked out, since this
+    process runs with -I -S and has none of it itself."""
+    entries = [p for p in startup.path if p]
+    site_dirs = {real(p) for p in startup.site_dirs}
     site_dirs.update(real(p) for p in entries if os.path.basename(p) in ("site-packages", "dist-packages"))
-    from_pth = pth_origins(sorted(site_dirs))
+    from_pth = startup.pth_lines
     python_path = {real(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
     stdlib = stdlib_dirs()
     described = []
@@ -725,7 +703,8 @@ def main(argv):
     args = parser.parse_args(argv)
     started = time.monotonic()
     progress = Progress(args.progress)
-    entries = environment_sys_path() if args.environment else []
+    startup = startup_path(real(os.path.dirname(os.path.abspath(__file__)))) if args.environment else None
+    entries = environment_sys_path(startup) if startup else []
     stdlib = stdlib_dirs()
     roots = [e["path"] for e in entries if e["origin"] != "stdlib" and os.path.isdir(e["path"])]
     problems = [
@@ -804,6 +783,7 @@ def main(argv):
         "package_dirs_on_path": package_dirs_on_path(described, extensions),
         "unparsable": scan.parser.unparsable,
         "problems": problems + scan.tree.problems + scan.problems,
+        "startup_code": startup.startup_code if startup else [],
         "duration_s": round(time.monotonic() - started, 3),
     }
     # File names that are not UTF-8 reach here as lone surrogates, which JSON cannot hold: each

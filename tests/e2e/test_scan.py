@@ -362,3 +362,42 @@ def test_an_error_of_the_scanner_on_one_file_is_a_problem_naming_it_and_the_rest
     [problem] = facts["problems"]
     assert problem.startswith(str(tree / "odd.py") + ": importscope's scanner failed on this file")
     assert "KeyError" in problem and "the rest was scanned" in problem
+
+
+def test_nothing_of_the_scanned_environment_runs_and_its_sys_path_is_still_known(tmp_path):
+    # A venv whose start-up runs code of its own: a .pth import line, a sitecustomize in its
+    # site-packages, a sitecustomize and a module shadowing the standard library on PYTHONPATH.
+    venv = tmp_path / "venv"
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
+    [site] = venv.glob("lib/python3.*/site-packages")
+    markers = tmp_path / "ran"
+    markers.mkdir()
+
+    def marking(name):
+        return f"import os; open(os.path.join({str(markers)!r}, {name!r}), 'w')\n"
+
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (site / "hook.pth").write_text(f"# a comment\n{extra}\n" + marking("pth"))
+    (site / "sitecustomize.py").write_text(marking("sitecustomize"))
+    on_path = tmp_path / "on_path"
+    on_path.mkdir()
+    (on_path / "usercustomize.py").write_text(marking("usercustomize"))
+    for shadowing in ("json", "re", "ast", "argparse", "sysconfig"):
+        (on_path / f"{shadowing}.py").write_text(marking(shadowing))
+    report = tmp_path / "scan.json"
+    env = dict(os.environ, PYTHONPATH=str(on_path))
+    proc = subprocess.run([BIN, "scan", "--python", str(venv / "bin" / "python"), "-o", str(report)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert sorted(p.name for p in markers.iterdir()) == []
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(report.read_text())
+    validate(result)
+    origins = {e["path"]: e for e in result["scan"]["sys_path"]}
+    assert origins[str(on_path)]["origin"] == "PYTHONPATH"
+    assert origins[str(site)]["origin"] == "site-packages"
+    assert origins[str(extra)]["origin"] == ".pth"
+    assert origins[str(extra)]["pth"] == {"file": str(site / "hook.pth"), "line": 2}
+    # What start-up would run is a fact of the report, not something that ran.
+    assert {(c["kind"], c["file"], c["line"]) for c in result["scan"]["startup_code"]} == {
+        ("pth-import", str(site / "hook.pth"), 3), ("sitecustomize", str(site / "sitecustomize.py"), 0)}

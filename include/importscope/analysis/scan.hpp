@@ -107,6 +107,15 @@ struct ScanFileCounts {
     }
 };
 
+/// Code the interpreter's start-up would run, recorded by the scanner and never executed: a .pth
+/// file's `import` line, or the sitecustomize or usercustomize module site would import.
+struct StartupCode {
+    std::string kind; ///< "pth-import", "sitecustomize", "usercustomize"
+    std::string file;
+    int line = 0; ///< the .pth line; 0 for a module
+    std::string text;
+};
+
 struct ScanFacts {
     nlohmann::json python; ///< {"executable", "version"}
     std::vector<ScannedEntry> sys_path;
@@ -117,6 +126,7 @@ struct ScanFacts {
     std::vector<PackageDirectoryEntry> package_dirs_on_path;
     nlohmann::json unparsable = nlohmann::json::array(); ///< [{"file", "error"}]
     std::vector<std::string> problems;
+    std::vector<StartupCode> startup_code;
     double duration_s = 0;
 };
 
