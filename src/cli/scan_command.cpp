@@ -140,7 +140,7 @@ int run_scan(const ScanOptions& options)
     const std::vector<analysis::Finding> findings = analysis::find_static_hazards(facts, analysis_options);
     info.ended_ns = wall_ns();
 
-    const report::Outcome outcome = report::decide_scan_outcome(gate.count(findings));
+    const report::Outcome outcome = report::decide_scan_outcome(gate.count(findings), facts.unread);
     nlohmann::json report_json = report::build_scan_report(info, facts, findings, outcome);
     if (!catalogue_problem.empty())
         report_json["problems"].push_back(catalogue_problem);
@@ -154,6 +154,8 @@ int run_scan(const ScanOptions& options)
     }
     if (!options.quiet || !findings.empty())
         print_to_stderr(report::render(report_json.get<report::Document>(), format, stderr_wants_color()));
+    if (outcome.status == static_cast<int>(ExitStatus::tool_failure))
+        print_to_stderr(fmt::format("importscope: error: {}\n", outcome.message));
     if (!options.quiet)
         print_to_stderr(fmt::format("importscope: report written to {}\n", options.output));
     return outcome.status;

@@ -79,10 +79,18 @@ json build_scan_report(const ScanInfo& info, const analysis::ScanFacts& facts,
     };
 }
 
-Outcome decide_scan_outcome(std::size_t selected_findings)
+Outcome decide_scan_outcome(std::size_t selected_findings, const std::vector<analysis::UnreadFile>& unread)
 {
     Outcome outcome;
-    if (selected_findings > 0) {
+    for (const analysis::UnreadFile& file : unread)
+        outcome.failures.push_back(fmt::format("{} could not be read: {}", file.path, file.error));
+    if (selected_findings == 0 && !unread.empty()) {
+        outcome.status = static_cast<int>(ExitStatus::tool_failure);
+        outcome.reason = "tool-failure";
+        outcome.message = fmt::format("the scan is incomplete: {} file{} or director{} could not be read, and no "
+                                      "finding that --fail-on selects was made in the rest",
+                                      unread.size(), unread.size() == 1 ? "" : "s", unread.size() == 1 ? "y" : "ies");
+    } else if (selected_findings > 0) {
         outcome.status = static_cast<int>(ExitStatus::static_findings);
         outcome.reason = "findings";
         outcome.message = fmt::format("{} finding{} that --fail-on selects", selected_findings,

@@ -116,6 +116,13 @@ struct StartupCode {
     std::string text;
 };
 
+/// A file or directory the scan could not read (permissions, an I/O error, a source file too large
+/// to parse): what it holds is unknown, so the scan is incomplete.
+struct UnreadFile {
+    std::string path;
+    std::string error;
+};
+
 struct ScanFacts {
     nlohmann::json python; ///< {"executable", "version"}
     std::vector<ScannedEntry> sys_path;
@@ -127,6 +134,7 @@ struct ScanFacts {
     nlohmann::json unparsable = nlohmann::json::array(); ///< [{"file", "error"}]
     std::vector<std::string> problems;
     std::vector<StartupCode> startup_code;
+    std::vector<UnreadFile> unread;
     double duration_s = 0;
 };
 
