@@ -114,7 +114,12 @@ int run_scan(const ScanOptions& options)
     for (const std::string& path : options.paths)
         if (std::error_code ec; !std::filesystem::exists(path, ec))
             throw Error(fmt::format("{}: no such file or directory", path));
-    check_writable_destination(options.output, {});
+    // Never over what the scan reads: a source file given, the interpreter (and, as a report only
+    // replaces a report, any source file or program of the scanned trees).
+    std::vector<std::filesystem::path> inputs{options.paths.begin(), options.paths.end()};
+    if (!options.python.empty())
+        inputs.emplace_back(options.python);
+    check_writable_destination(options.output, inputs, Replaces::report_only);
     const InstallLayout layout = find_install_layout();
     const std::string python =
         supervisor::locate_python(options.python.empty()
