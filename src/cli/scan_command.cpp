@@ -101,7 +101,8 @@ CLI::App* setup_scan(CLI::App& app, ScanOptions& options)
                    "Write the home directory as ~ and the user name as <user> everywhere in the report");
     scan->footer("Nothing scanned is imported or executed: sources are parsed by the interpreter's own ast.\n"
                  "Exit status: 0 no finding that --fail-on selects; 1 such a finding; 2 bad usage; 125 the scan "
-                 "could not be done (the interpreter failed, the report could not be written).");
+                 "could not be done (the interpreter failed, the report could not be written) or is incomplete (a source "
+                 "file or directory it could not read, named in the report).");
     return scan;
 }
 
