@@ -182,8 +182,6 @@ void check_writable_destination(const fs::path& path, const std::vector<fs::path
     check_not_an_input(path, destination, must_not_be);
     if (destination.descriptor >= 0 || destination.write_through)
         return;
-    if (destination.identity && replaces == Replaces::report_only)
-        check_looks_like_a_report(path, destination);
     const auto dir = directory_of(destination.path);
     struct stat st {};
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
@@ -197,6 +195,8 @@ void check_writable_destination(const fs::path& path, const std::vector<fs::path
                                 dir.string(), std::strerror(errno)));
     ::close(fd);
     ::unlink(temp.c_str());
+    if (destination.identity && replaces == Replaces::report_only)
+        check_looks_like_a_report(path, destination);
 }
 
 } // namespace importscope
