@@ -8,6 +8,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/console.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/atomic_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/destination.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/redact.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/host.cpp

@@ -17,8 +17,11 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StaticAlias, file, line, alias, 
                                                 target, target_file, target_is_package, importers, covered_by)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScannedExtension, path, module, root, size)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PackageDirectoryEntry, entry, outer_entry, package, extensions)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StartupCode, kind, file, line, text)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UnreadFile, path, error)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScanFacts, python, sys_path, arguments, files, aliases, extensions,
-                                                package_dirs_on_path, unparsable, problems, duration_s)
+                                                package_dirs_on_path, unparsable, problems, startup_code, unread,
+                                                duration_s)
 
 ScanFacts parse_scan_facts(const std::string& text)
 {

@@ -44,10 +44,10 @@ auto with_report_errors(const std::string& name, Body&& body)
 
 } // namespace
 
-void check_output(const std::string& output, const std::vector<std::filesystem::path>& inputs)
+void check_output(const std::string& output, const std::vector<std::filesystem::path>& inputs, Replaces replaces)
 {
     if (!output.empty() && output != "-")
-        check_writable_destination(output, inputs);
+        check_writable_destination(output, inputs, replaces);
 }
 
 void emit(const std::string& output, const std::string& text)
@@ -124,7 +124,7 @@ int run_diff(const DiffOptions& options)
 
 int run_merge(const MergeOptions& options)
 {
-    check_output(options.output, {options.inputs.begin(), options.inputs.end()});
+    check_output(options.output, {options.inputs.begin(), options.inputs.end()}, Replaces::report_only);
     std::vector<report::Document> reports;
     for (const auto& input : options.inputs) {
         reports.push_back(report::read_report(input));

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "importscope/util/destination.hpp"
+
 #include <CLI/App.hpp>
 
 #include <filesystem>
@@ -35,8 +37,10 @@ int run_report(const ReportOptions& options);
 int run_diff(const DiffOptions& options);
 int run_merge(const MergeOptions& options);
 
-/// Refuses, before anything is read, an output that could not be written or is one of `inputs`.
-void check_output(const std::string& output, const std::vector<std::filesystem::path>& inputs);
+/// Refuses, before anything is read, an output that could not be written or is one of `inputs`
+/// (a report, with Replaces::report_only: also an existing file that is not one).
+void check_output(const std::string& output, const std::vector<std::filesystem::path>& inputs,
+                  Replaces replaces = Replaces::any_file);
 
 /// Writes `text` to `output` atomically, or to standard output when `output` is empty.
 void emit(const std::string& output, const std::string& text);

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <filesystem>
@@ -60,6 +61,39 @@ supervisor::PythonInstallation choose_python(const RunOptions& options, const Re
     }
 }
 
+/// The files the run reads, which its report must never replace: the script (a directory's or
+/// zip's `__main__.py` too), the module `-m` names where python finds it first (the working
+/// directory), standard input for `-`, the program and the interpreters named.
+std::vector<std::filesystem::path> files_to_run(const RunOptions& options, const ResolvedTarget& resolved)
+{
+    namespace fs = std::filesystem;
+    std::vector<fs::path> files;
+    const embed::Target& target = resolved.target;
+    switch (target.kind) {
+    case embed::TargetKind::script:
+    case embed::TargetKind::program:
+        files.emplace_back(target.value);
+        files.push_back(fs::path(target.value) / "__main__.py");
+        break;
+    case embed::TargetKind::module: {
+        std::string relative = target.value;
+        std::replace(relative.begin(), relative.end(), '.', '/');
+        for (const char* suffix : {".py", "/__init__.py", "/__main__.py"})
+            files.emplace_back(relative + suffix);
+        break;
+    }
+    case embed::TargetKind::stdin_script:
+        files.emplace_back("/dev/stdin");
+        break;
+    case embed::TargetKind::command:
+        break;
+    }
+    for (const std::string& interpreter : {options.python, resolved.interpreter})
+        if (!interpreter.empty())
+            files.emplace_back(interpreter);
+    return files;
+}
+
 /// The checks of the options alone, before the target or the interpreter is looked for.
 void check_options(const RunOptions& options)
 {
@@ -84,11 +118,7 @@ RunRequest make_request(const RunOptions& options)
     if (options.no_follow && request.is_program())
         throw Error(fmt::format("{} is not Python: with --no-follow nothing of it would be traced",
                                 request.resolved.target.value));
-    std::vector<std::filesystem::path> inputs;
-    if (request.resolved.target.kind == embed::TargetKind::script ||
-        request.resolved.target.kind == embed::TargetKind::program)
-        inputs.emplace_back(request.resolved.target.value);
-    check_writable_destination(options.output, inputs);
+    check_writable_destination(options.output, files_to_run(options, request.resolved), Replaces::report_only);
     request.gate = report::FailOn::parse(options.fail_on);
     request.summary_format = report::parse_format(options.format);
     request.layout = find_install_layout();

@@ -28,11 +28,13 @@ namespace importscope::cli {
 
 namespace {
 
-/// The scanner's command line: the examined interpreter running scanner.py.
+/// The scanner's command line: the examined interpreter running scanner.py isolated (-I: no
+/// PYTHONPATH, user site or script directory; -S: no site, so no .pth line, sitecustomize or
+/// usercustomize runs). The scanner works out the sys.path start-up would build from files read as text.
 std::vector<std::string> scanner_command(const ScanOptions& options, const std::string& python,
                                          const std::string& scanner)
 {
-    std::vector<std::string> argv{python, scanner};
+    std::vector<std::string> argv{python, "-I", "-S", scanner};
     if (options.paths.empty() || options.environment)
         argv.emplace_back("--environment");
     for (const std::string& path : options.paths) {
@@ -99,7 +101,8 @@ CLI::App* setup_scan(CLI::App& app, ScanOptions& options)
                    "Write the home directory as ~ and the user name as <user> everywhere in the report");
     scan->footer("Nothing scanned is imported or executed: sources are parsed by the interpreter's own ast.\n"
                  "Exit status: 0 no finding that --fail-on selects; 1 such a finding; 2 bad usage; 125 the scan "
-                 "could not be done (the interpreter failed, the report could not be written).");
+                 "could not be done (the interpreter failed, the report could not be written) or is incomplete (a source "
+                 "file or directory it could not read, named in the report).");
     return scan;
 }
 
@@ -112,7 +115,12 @@ int run_scan(const ScanOptions& options)
     for (const std::string& path : options.paths)
         if (std::error_code ec; !std::filesystem::exists(path, ec))
             throw Error(fmt::format("{}: no such file or directory", path));
-    check_writable_destination(options.output, {});
+    // Never over what the scan reads: a source file given, the interpreter (and, as a report only
+    // replaces a report, any source file or program of the scanned trees).
+    std::vector<std::filesystem::path> inputs{options.paths.begin(), options.paths.end()};
+    if (!options.python.empty())
+        inputs.emplace_back(options.python);
+    check_writable_destination(options.output, inputs, Replaces::report_only);
     const InstallLayout layout = find_install_layout();
     const std::string python =
         supervisor::locate_python(options.python.empty()
@@ -138,7 +146,7 @@ int run_scan(const ScanOptions& options)
     const std::vector<analysis::Finding> findings = analysis::find_static_hazards(facts, analysis_options);
     info.ended_ns = wall_ns();
 
-    const report::Outcome outcome = report::decide_scan_outcome(gate.count(findings));
+    const report::Outcome outcome = report::decide_scan_outcome(gate.count(findings), facts.unread);
     nlohmann::json report_json = report::build_scan_report(info, facts, findings, outcome);
     if (!catalogue_problem.empty())
         report_json["problems"].push_back(catalogue_problem);
@@ -152,6 +160,8 @@ int run_scan(const ScanOptions& options)
     }
     if (!options.quiet || !findings.empty())
         print_to_stderr(report::render(report_json.get<report::Document>(), format, stderr_wants_color()));
+    if (outcome.status == static_cast<int>(ExitStatus::tool_failure))
+        print_to_stderr(fmt::format("importscope: error: {}\n", outcome.message));
     if (!options.quiet)
         print_to_stderr(fmt::format("importscope: report written to {}\n", options.output));
     return outcome.status;

@@ -26,6 +26,14 @@ json entries_json(const std::vector<analysis::ScannedEntry>& entries)
     return out;
 }
 
+json startup_code_json(const std::vector<analysis::StartupCode>& code)
+{
+    json out = json::array();
+    for (const analysis::StartupCode& c : code)
+        out.push_back({{"kind", c.kind}, {"file", c.file}, {"line", c.line}, {"text", c.text}});
+    return out;
+}
+
 json scan_json(const ScanInfo& info, const analysis::ScanFacts& facts, const Outcome& outcome)
 {
     return {{"argv", info.argv},
@@ -35,6 +43,7 @@ json scan_json(const ScanInfo& info, const analysis::ScanFacts& facts, const Out
             {"environment", info.environment},
             {"paths", info.paths},
             {"sys_path", entries_json(facts.sys_path)},
+            {"startup_code", startup_code_json(facts.startup_code)},
             {"files", facts.files},
             {"unparsable", facts.unparsable},
             {"started_at", iso_time(info.started_ns)},
@@ -70,10 +79,18 @@ json build_scan_report(const ScanInfo& info, const analysis::ScanFacts& facts,
     };
 }
 
-Outcome decide_scan_outcome(std::size_t selected_findings)
+Outcome decide_scan_outcome(std::size_t selected_findings, const std::vector<analysis::UnreadFile>& unread)
 {
     Outcome outcome;
-    if (selected_findings > 0) {
+    for (const analysis::UnreadFile& file : unread)
+        outcome.failures.push_back(fmt::format("{} could not be read: {}", file.path, file.error));
+    if (selected_findings == 0 && !unread.empty()) {
+        outcome.status = static_cast<int>(ExitStatus::tool_failure);
+        outcome.reason = "tool-failure";
+        outcome.message = fmt::format("the scan is incomplete: {} file{} or director{} could not be read, and no "
+                                      "finding that --fail-on selects was made in the rest",
+                                      unread.size(), unread.size() == 1 ? "" : "s", unread.size() == 1 ? "y" : "ies");
+    } else if (selected_findings > 0) {
         outcome.status = static_cast<int>(ExitStatus::static_findings);
         outcome.reason = "findings";
         outcome.message = fmt::format("{} finding{} that --fail-on selects", selected_findings,

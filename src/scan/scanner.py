@@ -3,20 +3,33 @@
 Run by `importscope scan` with the interpreter it examines. Prints one JSON document (the facts,
 docs/report-format.md "Scan facts") on stdout; importscope makes the findings from it. Source files
 are read as bytes and only those a text prefilter picks are parsed, each at most once, with this
-interpreter's own `ast`. Nothing scanned is imported or executed.
+interpreter's own `ast`. Nothing scanned is imported or executed: the interpreter runs this file
+with -I -S, so that no .pth file, sitecustomize, usercustomize or PYTHONPATH module of the examined
+environment runs, and startup_path.py works out the sys.path that start-up would have built.
 """
 import ast
+import errno
 import json
 import os
 import re
+import stat
 import sys
 import sysconfig
 import time
+
+# startup_path.py is installed beside this file; run with -I, this file's directory is not on sys.path.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from startup_path import read_regular, startup_path  # noqa: E402
+
+del sys.path[0]
 
 SKIPPED_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".tox", ".nox", "node_modules"}
 EXTENSION_SUFFIX = re.compile(r"^(?!lib)[A-Za-z_][A-Za-z0-9_]*\.(?:(?:cpython-\d+[a-z]*(?:-[^.]*)?|abi3)\.)?so$")
 SYS_MODULES_WRITE = re.compile(rb"modules\s*(?:\.setdefault|\.update|\[[^\]\n]*\]\s*=(?!=))")
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+# A source file larger than this is not parsed: no real module comes near it, and ast of a larger
+# one costs seconds and hundreds of MiB. Such a file is named, and the scan is incomplete.
+SOURCE_LIMIT = 8 << 20
 
 
 class Progress:
@@ -44,51 +57,21 @@ def real(path):
 
 
 def stdlib_dirs():
-    paths = sysconfig.get_paths()
+    # sysconfig took sys.prefix when it was imported: a virtual environment's, set since, given.
+    paths = sysconfig.get_paths(vars={"base": sys.prefix, "platbase": sys.exec_prefix})
     return {real(paths[key]) for key in ("stdlib", "platstdlib") if key in paths} | {
         real(os.path.join(paths.get("platstdlib", ""), "lib-dynload"))
     }
 
 
-def pth_origins(site_dirs):
-    """{entry: (pth file, line)} for every path a .pth file of a site directory names."""
-    origins = {}
-    for site_dir in site_dirs:
-        try:
-            names = sorted(n for n in os.listdir(site_dir) if n.endswith(".pth"))
-        except OSError:
-            continue
-        for name in names:
-            pth = os.path.join(site_dir, name)
-            try:
-                with open(pth, encoding="utf-8", errors="replace") as f:
-                    lines = f.read().splitlines()
-            except OSError:
-                continue
-            for number, line in enumerate(lines, 1):
-                line = line.strip()
-                if not line or line.startswith("#") or line.startswith(("import ", "import\t")):
-                    continue
-                origins.setdefault(real(os.path.join(site_dir, line)), (pth, number))
-    return origins
-
-
-def environment_sys_path():
+def environment_sys_path(startup):
     """sys.path as this interpreter has it at start-up (its own script's directory left out),
-    each entry with where it came from."""
-    own_dir = real(os.path.dirname(os.path.abspath(__file__)))
-    entries = [p for p in sys.path if p and real(p) != own_dir]
-    site_dirs = set()
-    try:
-        import site
-
-        site_dirs.update(real(p) for p in site.getsitepackages())
-        if site.ENABLE_USER_SITE:
-            site_dirs.add(real(site.getusersitepackages()))
-    except Exception:
-        pass
+    each entry with where it came from; `startup` is what startup_path() worked out, since this
+    process runs with -I -S and has none of it itself."""
+    entries = [p for p in startup.path if p]
+    site_dirs = {real(p) for p in startup.site_dirs}
     site_dirs.update(real(p) for p in entries if os.path.basename(p) in ("site-packages", "dist-packages"))
-    from_pth = pth_origins(sorted(site_dirs))
+    from_pth = startup.pth_lines
     python_path = {real(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
     stdlib = stdlib_dirs()
     described = []
@@ -122,8 +105,9 @@ def module_of(name):
 class Tree:
     """The files under the scanned roots: .py files and extensions, each real file once."""
 
-    def __init__(self, progress):
+    def __init__(self, progress, reader):
         self.progress = progress
+        self.reader = reader
         self.sources = {}  # real path -> module name (from the first root that holds it)
         self.extensions = {}  # real path -> {"path", "module", "size", "root"}
         self.problems = []
@@ -131,10 +115,12 @@ class Tree:
 
     def walk(self, root):
         root_real = real(root)
-        if os.path.isfile(root_real):
+        if not os.path.isdir(root_real):
             name = os.path.basename(root_real)
-            if name.endswith(".py"):
+            if name.endswith(".py") and os.path.isfile(root_real):
                 self.sources.setdefault(root_real, name[:-3])
+            elif name.endswith(".py"):
+                self.reader.explain(root_real)
             else:
                 self.problems.append(f"{root}: not a directory or a .py file, not scanned")
             return
@@ -148,7 +134,7 @@ class Tree:
             try:
                 entries = list(os.scandir(directory))
             except OSError as e:
-                self.problems.append(f"{directory} could not be read: {e.strerror}")
+                self.reader.incomplete(directory, e.strerror or str(e))
                 continue
             # Regular packages all the way from the root: else a namespace portion, which a regular
             # package of the same name elsewhere on sys.path hides.
@@ -161,6 +147,9 @@ class Tree:
                             continue
                         stack.append((entry.path, f"{package}{name}.", regular))
                     elif name.endswith(".py"):
+                        if not entry.is_file():  # a FIFO, a device, a dangling link: never opened
+                            self.reader.explain(entry.path)
+                            continue
                         path = real(entry.path)
                         if path not in self.sources:
                             stem = name[:-3]
@@ -205,7 +194,8 @@ def top_level_entries(path):
 class Parser:
     """Each source file parsed at most once."""
 
-    def __init__(self):
+    def __init__(self, reader):
+        self.reader = reader
         self.trees = {}
         self.unparsable = []
 
@@ -213,10 +203,12 @@ class Parser:
         if path in self.trees:
             return self.trees[path]
         tree = None
-        try:
+        if data is None:
+            data = self.reader.read(path)
             if data is None:
-                with open(path, "rb") as f:
-                    data = f.read()
+                self.trees[path] = None
+                return None
+        try:
             tree = ast.parse(data, filename=path)
         except (SyntaxError, ValueError, OSError, RecursionError, MemoryError) as e:
             self.unparsable.append({"file": path, "error": f"{type(e).__name__}: {e}"})
@@ -234,12 +226,56 @@ def find_source(name, directories):
     return None
 
 
-def read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return None
+class Reader:
+    """Reads source files: only regular files (opened without blocking, so a FIFO never waits for a
+    writer, and checked with fstat), at most SOURCE_LIMIT bytes. What it cannot read is a problem
+    naming the file, and, when it can hide a finding (the file exists and could not be read, or is
+    too large to parse), in `unread`: the scan is incomplete, and exits 125 without a finding."""
+
+    def __init__(self):
+        self.problems = []
+        self.unread = []  # [{"path", "error"}]
+        self.named = set()
+
+    def read(self, path):
+        data = read_regular(path, SOURCE_LIMIT)
+        if data is None and path not in self.named:
+            self.explain(path)
+        return data
+
+    def explain(self, path):
+        """Names why `path` is not read."""
+        self.named.add(path)
+        try:
+            st = os.stat(path)
+        except OSError as e:
+            if e.errno in (errno.ENOENT, errno.ELOOP):  # a dangling symlink: nothing python could import
+                self.problems.append(f"{path} is a symlink to nothing: not read")
+            else:
+                self.incomplete(path, e.strerror or str(e))
+            return
+        if not stat.S_ISREG(st.st_mode):
+            self.problems.append(f"{path} is not a regular file ({file_kind(st.st_mode)}): not read")
+        elif st.st_size > SOURCE_LIMIT:
+            self.incomplete(path, f"larger than {SOURCE_LIMIT >> 20} MiB, too large to parse")
+        else:
+            try:
+                os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)))
+                self.incomplete(path, "it changed while it was read")
+            except OSError as e:
+                self.incomplete(path, e.strerror or str(e))
+
+    def incomplete(self, path, error):
+        self.unread.append({"path": path, "error": error})
+        self.problems.append(f"{path} could not be read: {error}; the scan is incomplete")
+
+
+def file_kind(mode):
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a regular file"
 
 
 def resolve_relative(module, is_package, level, name):
@@ -495,8 +531,9 @@ class Scan:
     def __init__(self, roots, progress):
         self.roots = roots
         self.progress = progress
-        self.tree = Tree(progress)
-        self.parser = Parser()
+        self.reader = Reader()
+        self.tree = Tree(progress, self.reader)
+        self.parser = Parser(self.reader)
         self.by_name = {}
         self.stdlib = []
         self.prefiltered = 0
@@ -536,7 +573,7 @@ class Scan:
         aliases, submodule_aliases = [], []
         for done, path in enumerate(self.tree.sources, 1):
             self.progress.show(f"{done}/{len(self.tree.sources)} files: sys.modules writes")
-            data = read(path)
+            data = self.reader.read(path)
             if data is None or not SYS_MODULES_WRITE.search(data):
                 continue
             self.prefiltered += 1
@@ -598,7 +635,7 @@ class Scan:
             self.progress.show(f"{done}/{len(self.tree.sources)} files: imports through aliases")
             data = None
             if path not in self.parser.trees:
-                data = read(path)
+                data = self.reader.read(path)
                 if data is None or not any(a in data for a in plain) or not mentions.search(data):
                     continue
             found = self.guarded(path, "reading its imports", lambda: self.imports_through(path, data, alias_names))
@@ -725,7 +762,8 @@ def main(argv):
     args = parser.parse_args(argv)
     started = time.monotonic()
     progress = Progress(args.progress)
-    entries = environment_sys_path() if args.environment else []
+    startup = startup_path(real(os.path.dirname(os.path.abspath(__file__)))) if args.environment else None
+    entries = environment_sys_path(startup) if startup else []
     stdlib = stdlib_dirs()
     roots = [e["path"] for e in entries if e["origin"] != "stdlib" and os.path.isdir(e["path"])]
     problems = [
@@ -803,7 +841,9 @@ def main(argv):
         "extensions": extensions,
         "package_dirs_on_path": package_dirs_on_path(described, extensions),
         "unparsable": scan.parser.unparsable,
-        "problems": problems + scan.tree.problems + scan.problems,
+        "problems": problems + scan.tree.problems + scan.reader.problems + scan.problems,
+        "unread": scan.reader.unread,
+        "startup_code": startup.startup_code if startup else [],
         "duration_s": round(time.monotonic() - started, 3),
     }
     # File names that are not UTF-8 reach here as lone surrogates, which JSON cannot hold: each

@@ -42,81 +42,6 @@ int put_in_place(const std::string& temp, const std::filesystem::path& path)
 
 } // namespace
 
-Destination inspect_destination(const std::filesystem::path& path)
-{
-    namespace fs = std::filesystem;
-    if (path.empty())
-        throw Error("the output path is empty");
-    Destination destination;
-    destination.path = path;
-    // /dev/stdout, /dev/fd/N, /proc/self/fd/N: the descriptor the shell gave, written as it is (a
-    // file a shell redirected there stays that file).
-    const std::string text = path.string();
-    for (const char* prefix : {"/dev/fd/", "/proc/self/fd/"})
-        if (text.starts_with(prefix) && text.size() > std::strlen(prefix) &&
-            text.find_first_not_of("0123456789", std::strlen(prefix)) == std::string::npos)
-            destination.descriptor = std::stoi(text.substr(std::strlen(prefix)));
-    if (text == "/dev/stdout")
-        destination.descriptor = STDOUT_FILENO;
-    else if (text == "/dev/stderr")
-        destination.descriptor = STDERR_FILENO;
-    if (destination.descriptor >= 0) {
-        if (::fcntl(destination.descriptor, F_GETFD) < 0)
-            throw Error(fmt::format("cannot write {}: descriptor {} is not open", text, destination.descriptor));
-        return destination;
-    }
-    struct stat st {};
-    if (::stat(path.c_str(), &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            throw Error(fmt::format("cannot write {}: it is a directory", text));
-        if (S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode))
-            throw Error(fmt::format("cannot write {}: it is a {}, not a file", text,
-                                    S_ISBLK(st.st_mode) ? "block device" : "socket"));
-        destination.identity = {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
-        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
-            destination.write_through = true; // /dev/null, a named pipe: written into, never replaced
-            return destination;
-        }
-    }
-    // A regular file, or none yet: replaced atomically where it really is, beside the symlink's
-    // target rather than over the symlink.
-    std::error_code ec;
-    const fs::path resolved = fs::weakly_canonical(fs::absolute(path), ec);
-    if (!ec)
-        destination.path = resolved;
-    return destination;
-}
-
-void check_writable_destination(const std::filesystem::path& path,
-                                const std::vector<std::filesystem::path>& must_not_be)
-{
-    const Destination destination = inspect_destination(path);
-    if (destination.identity)
-        for (const auto& other : must_not_be) {
-            struct stat st {};
-            if (::stat(other.c_str(), &st) == 0 &&
-                destination.identity->first == static_cast<std::uint64_t>(st.st_dev) &&
-                destination.identity->second == static_cast<std::uint64_t>(st.st_ino))
-                throw Error(fmt::format("cannot write {}: it is {}, which this command reads", path.string(),
-                                        other.string()));
-        }
-    if (destination.descriptor >= 0 || destination.write_through)
-        return;
-    const auto dir = directory_of(destination.path);
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-        throw Error(fmt::format("cannot write {}: directory {} does not exist", path.string(), dir.string()));
-    // The way the report will be written, tried: a temporary file beside it (root's access(2)
-    // says yes to /proc).
-    std::string temp = (dir / ".importscope-check.XXXXXX").string();
-    const int fd = ::mkstemp(temp.data());
-    if (fd < 0)
-        throw Error(fmt::format("cannot write {}: directory {} does not take new files ({})", path.string(),
-                                dir.string(), std::strerror(errno)));
-    ::close(fd);
-    ::unlink(temp.c_str());
-}
-
 namespace {
 
 /// Writes the pieces into an open descriptor (a device, a pipe, a shell's redirection).
@@ -172,11 +97,6 @@ void ReplacingFile::commit()
         throw system_error(fmt::format("cannot write {}", m_path.string()), saved);
     m_committed = true;
 }
-
-namespace {
-
-
-} // namespace
 
 void write_file_atomically(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce)
 {

@@ -92,7 +92,7 @@ def test_a_fifo_and_dev_stdout_are_written_through(tmp_path):
 def test_a_symlink_is_followed_and_its_target_replaced(importscope, tmp_path):
     (tmp_path / "reports").mkdir()
     target = tmp_path / "reports" / "latest.json"
-    target.write_text("old")
+    target.write_text('{"an": "old report"}')
     link = tmp_path / "report-link.json"
     link.symlink_to(target)
     run = importscope("-c", "pass", output=link)
@@ -135,6 +135,88 @@ def test_the_script_and_the_inputs_are_never_overwritten(tmp_path):
         proc = _cli(*args)
         assert proc.returncode == 2 and "which this command reads" in proc.stderr, args
     assert report.read_bytes() == before
+
+
+def _copied_venv(tmp_path):
+    """A venv whose interpreter is a copy of its own (--copies): should the bug come back, the
+    copy is replaced, never the machine's interpreter behind a venv's symlink."""
+    venv = tmp_path / "venv"
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", "--copies", str(venv)], check=True)
+    return venv / "bin" / "python"
+
+
+@pytest.mark.parametrize("case", ["module", "directory", "stdin", "interpreter", "scan-source", "scan-interpreter"])
+def test_what_is_run_or_scanned_is_never_replaced_by_the_report(tmp_path, case):
+    (tmp_path / "mymod.py").write_text("open('ran', 'w')\n")
+    (tmp_path / "pkgdir").mkdir()
+    (tmp_path / "pkgdir" / "__main__.py").write_text("open('ran', 'w')\n")
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "a.py").write_text("import sys\n")
+    python = _copied_venv(tmp_path) if case.endswith("interpreter") else PYTHON
+    output, args, stdin = {
+        "module": ("mymod.py", ["run", "--python", python, "-m", "mymod"], None),
+        "directory": ("pkgdir/__main__.py", ["run", "--python", python, "pkgdir"], None),
+        "stdin": ("mymod.py", ["run", "--python", python, "-"], tmp_path / "mymod.py"),
+        "interpreter": (python, ["run", "--python", python, "-c", "open('ran', 'w')"], None),
+        "scan-source": ("tree/a.py", ["scan", "--python", python, "tree"], None),
+        "scan-interpreter": (python, ["scan", "--python", python, "tree"], None),
+    }[case]
+    target = tmp_path / output
+    before = target.read_bytes()
+    with open(stdin or os.devnull) as given:
+        proc = subprocess.run([BIN, args[0], "-o", str(output), *map(str, args[1:])], stdin=given,
+                              capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert target.read_bytes() == before
+    assert proc.returncode == (2 if args[0] == "scan" else 125), proc.stderr
+    assert f"cannot write {output}: it is" in proc.stderr
+    assert not (tmp_path / "ran").exists()
+
+
+def test_an_existing_file_that_is_not_a_report_is_never_replaced(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n")
+    proc = _cli("run", "--python", PYTHON, "-o", notes, "-c", "open('ran', 'w')", cwd=tmp_path)
+    assert proc.returncode == 125 and "is a file that is not a JSON report" in proc.stderr
+    assert notes.read_text() == "my notes\n" and not (tmp_path / "ran").exists()
+    # An empty file (mktemp's) and an old report are replaced; report renderings replace any file.
+    empty = tmp_path / "empty.json"
+    empty.write_text("")
+    assert _cli("run", "--python", PYTHON, "-q", "-o", empty, "-c", "pass").returncode == 0
+    assert _cli("run", "--python", PYTHON, "-q", "-o", empty, "-c", "pass").returncode == 0
+    assert _cli("report", empty, "--format", "markdown", "-o", notes).returncode == 0
+    assert _cli("report", empty, "--format", "markdown", "-o", notes).returncode == 0
+
+
+@pytest.mark.parametrize("spelling", ["/dev//stdout", "/dev/./stdout", "/dev/../dev/stdout", "link"])
+def test_stdout_however_spelt_is_written_into_not_replaced(tmp_path, spelling):
+    (tmp_path / "link").symlink_to("/dev/stdout")
+    out = tmp_path / "out.txt"
+    with open(out, "w") as redirected:
+        proc = subprocess.run([BIN, "run", "--python", PYTHON, "-q", "-o", spelling, "-c", "pass"], stdout=redirected,
+                              stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=120)
+        inode = os.fstat(redirected.fileno()).st_ino
+    assert proc.returncode == 0, proc.stderr
+    assert os.stat(out).st_ino == inode  # the shell's file itself, written into
+    assert json.loads(out.read_text())["schema"] == "importscope.report/2"
+    assert (tmp_path / "link").is_symlink()
+
+
+def test_a_dangling_symlink_is_followed_and_a_loop_refused(tmp_path):
+    (tmp_path / "reports").mkdir()
+    link = tmp_path / "latest.json"
+    link.symlink_to("reports/today.json")  # the target does not exist yet
+    proc = _cli("run", "--python", PYTHON, "-q", "-o", link, "-c", "pass", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert link.is_symlink() and os.readlink(link) == "reports/today.json"
+    assert json.loads((tmp_path / "reports" / "today.json").read_text())["schema"] == "importscope.report/2"
+    (tmp_path / "a").symlink_to("b")
+    (tmp_path / "b").symlink_to("a")
+    for args, status in ((["run", "--python", PYTHON, "-o", "a", "-c", "open('ran', 'w')"], 125),
+                         (["report", tmp_path / "reports" / "today.json", "-o", "a"], 2)):
+        proc = _cli(*args, cwd=tmp_path)
+        assert proc.returncode == status and "symbolic links form a loop" in proc.stderr, args
+    assert os.readlink(tmp_path / "a") == "b" and os.readlink(tmp_path / "b") == "a"
+    assert not (tmp_path / "ran").exists()
 
 
 # 2. The tree ends with importscope.

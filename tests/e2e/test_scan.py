@@ -3,8 +3,11 @@ import ast
 import importlib.util
 import json
 import os
+import resource
+import stat
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -362,3 +365,121 @@ def test_an_error_of_the_scanner_on_one_file_is_a_problem_naming_it_and_the_rest
     [problem] = facts["problems"]
     assert problem.startswith(str(tree / "odd.py") + ": importscope's scanner failed on this file")
     assert "KeyError" in problem and "the rest was scanned" in problem
+
+
+def test_nothing_of_the_scanned_environment_runs_and_its_sys_path_is_still_known(tmp_path):
+    # A venv whose start-up runs code of its own: a .pth import line, a sitecustomize in its
+    # site-packages, a sitecustomize and a module shadowing the standard library on PYTHONPATH.
+    venv = tmp_path / "venv"
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
+    [site] = venv.glob("lib/python3.*/site-packages")
+    markers = tmp_path / "ran"
+    markers.mkdir()
+
+    def marking(name):
+        return f"import os; open(os.path.join({str(markers)!r}, {name!r}), 'w')\n"
+
+    extra = tmp_path / "extra"
+    extra.mkdir()
+    (site / "hook.pth").write_text(f"# a comment\n{extra}\n" + marking("pth"))
+    (site / "sitecustomize.py").write_text(marking("sitecustomize"))
+    on_path = tmp_path / "on_path"
+    on_path.mkdir()
+    (on_path / "usercustomize.py").write_text(marking("usercustomize"))
+    for shadowing in ("json", "re", "ast", "argparse", "sysconfig"):
+        (on_path / f"{shadowing}.py").write_text(marking(shadowing))
+    report = tmp_path / "scan.json"
+    env = dict(os.environ, PYTHONPATH=str(on_path))
+    proc = subprocess.run([BIN, "scan", "--python", str(venv / "bin" / "python"), "-o", str(report)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert sorted(p.name for p in markers.iterdir()) == []
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(report.read_text())
+    validate(result)
+    origins = {e["path"]: e for e in result["scan"]["sys_path"]}
+    assert origins[str(on_path)]["origin"] == "PYTHONPATH"
+    assert origins[str(site)]["origin"] == "site-packages"
+    assert origins[str(extra)]["origin"] == ".pth"
+    assert origins[str(extra)]["pth"] == {"file": str(site / "hook.pth"), "line": 2}
+    # What start-up would run is a fact of the report, not something that ran.
+    assert {(c["kind"], c["file"], c["line"]) for c in result["scan"]["startup_code"]} == {
+        ("pth-import", str(site / "hook.pth"), 3), ("sitecustomize", str(site / "sitecustomize.py"), 0)}
+
+
+ROOT = os.geteuid() == 0
+
+
+def _as_nobody(*args, cwd, timeout=300):
+    return subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", BIN, *map(str, args)],
+                          capture_output=True, text=True, cwd=cwd, timeout=timeout)
+
+
+@pytest.fixture
+def shared_tmp():
+    """A temporary directory that another user can reach (pytest's is under a 0700 directory)."""
+    with tempfile.TemporaryDirectory(prefix="importscope-test-") as name:
+        os.chmod(name, 0o777)
+        yield Path(name)
+
+
+@pytest.mark.skipif(not ROOT or not shutil.which("setpriv"), reason="runs the scan as another user")
+def test_a_source_file_it_cannot_read_is_named_and_the_scan_is_not_green(shared_tmp):
+    tree = shared_tmp / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("")
+    (tree / "pkg" / "sub.py").write_text("")
+    # The error finding is in the one file the CI user cannot read.
+    secret = tree / "secret.py"
+    secret.write_text("import sys\nimport pkg\nsys.modules['alias'] = pkg\nimport alias.sub\n")
+    for path in tree.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    tree.chmod(0o755)
+    secret.chmod(0)
+    report = shared_tmp / "scan.json"
+    proc = _as_nobody("scan", "--python", DEBIAN_PYTHON, "-o", report, tree, cwd=shared_tmp)
+    assert proc.returncode == 125, proc.stderr
+    result = json.loads(report.read_text())
+    validate(result)
+    assert f"{secret} could not be read: Permission denied; the scan is incomplete" in result["problems"]
+    assert result["scan"]["outcome"]["reason"] == "tool-failure"
+    assert result["scan"]["outcome"]["failures"] == [f"{secret} could not be read: Permission denied"]
+    assert "the scan is incomplete" in proc.stderr
+    # Readable, the finding is there (a warning: pkg has no extension) and the scan complete.
+    secret.chmod(0o644)
+    proc = _as_nobody("scan", "-q", "--python", DEBIAN_PYTHON, "-o", report, tree, cwd=shared_tmp)
+    assert proc.returncode == 0, proc.stderr
+    assert [f["module_names"] for f in json.loads(report.read_text())["findings"]] == [["alias", "pkg"]]
+
+
+def test_only_regular_files_of_a_bounded_size_are_read(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text("import sys\nimport json\nsys.modules['j2'] = json\nimport j2.decoder\n")
+    os.mkfifo(tree / "fifo.py")  # opened for reading, it would wait for a writer for ever
+    (tree / "nowhere.py").symlink_to(tmp_path / "missing.py")
+    if ROOT:  # /dev/zero's device under a source file's name: read to the end, it never ends
+        os.mknod(tree / "zero.py", 0o644 | stat.S_IFCHR, os.makedev(1, 5))
+    huge = tree / "huge.py"
+    with open(huge, "wb") as f:
+        f.write(b"import sys\nsys.modules['x'] = sys\n")
+        f.truncate(9 << 20)
+    report = tmp_path / "scan.json"
+
+    def bounded():  # should the bug come back, a read of the device ends at 4 GiB, not with the machine's memory
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    started = time.monotonic()
+    proc = subprocess.run([BIN, "scan", "--timeout", "60", "--python", PYTHON, "-o", str(report), str(tree)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120, preexec_fn=bounded)
+    assert time.monotonic() - started < 30
+    assert proc.returncode == 125, proc.stderr  # the huge file may hide a finding
+    result = json.loads(report.read_text())
+    validate(result)
+    problems = result["problems"]
+    assert f"{tree / 'fifo.py'} is not a regular file (a FIFO): not read" in problems
+    assert f"{tree / 'nowhere.py'} is a symlink to nothing: not read" in problems
+    if ROOT:
+        assert f"{tree / 'zero.py'} is not a regular file (a character device): not read" in problems
+    assert result["scan"]["outcome"]["failures"] == [f"{huge} could not be read: larger than 8 MiB, too large to parse"]
+    [finding] = result["findings"]
+    assert finding["module_names"] == ["j2", "json"]  # the rest was scanned

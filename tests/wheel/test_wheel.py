@@ -35,6 +35,7 @@ def test_each_wheel_holds_a_worker_and_a_bootstrap_module_for_every_minor():
             tag = minor.replace(".", "")
             assert any(n.endswith(f"/bootstrap/_importscope.cpython-{tag}-{arch}-linux-gnu.so") for n in names)
         for data in ("bin/importscope", "share/importscope/known-issues.json", "share/importscope/scanner.py",
+                     "share/importscope/startup_path.py",
                      "share/importscope/fingerprint.py", "lib/importscope/bootstrap/sitecustomize.py"):
             assert any(n.endswith(f".data/data/{data}") for n in names), (arch, data)
 

@@ -107,6 +107,22 @@ struct ScanFileCounts {
     }
 };
 
+/// Code the interpreter's start-up would run, recorded by the scanner and never executed: a .pth
+/// file's `import` line, or the sitecustomize or usercustomize module site would import.
+struct StartupCode {
+    std::string kind; ///< "pth-import", "sitecustomize", "usercustomize"
+    std::string file;
+    int line = 0; ///< the .pth line; 0 for a module
+    std::string text;
+};
+
+/// A file or directory the scan could not read (permissions, an I/O error, a source file too large
+/// to parse): what it holds is unknown, so the scan is incomplete.
+struct UnreadFile {
+    std::string path;
+    std::string error;
+};
+
 struct ScanFacts {
     nlohmann::json python; ///< {"executable", "version"}
     std::vector<ScannedEntry> sys_path;
@@ -117,6 +133,8 @@ struct ScanFacts {
     std::vector<PackageDirectoryEntry> package_dirs_on_path;
     nlohmann::json unparsable = nlohmann::json::array(); ///< [{"file", "error"}]
     std::vector<std::string> problems;
+    std::vector<StartupCode> startup_code;
+    std::vector<UnreadFile> unread;
     double duration_s = 0;
 };
 

@@ -29,7 +29,8 @@ struct ScanInfo {
 nlohmann::json build_scan_report(const ScanInfo& info, const analysis::ScanFacts& facts,
                                  const std::vector<analysis::Finding>& findings, const Outcome& outcome);
 
-/// A scan's exit status: 1 for findings that --fail-on selects, 0 without.
-Outcome decide_scan_outcome(std::size_t selected_findings);
+/// A scan's exit status: 1 for findings that --fail-on selects; else 125 when the scan is
+/// incomplete (`unread`: files or directories it could not read, which may hide a finding); else 0.
+Outcome decide_scan_outcome(std::size_t selected_findings, const std::vector<analysis::UnreadFile>& unread = {});
 
 } // namespace importscope::report

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "importscope/util/destination.hpp"
+
 #include <filesystem>
 #include <cstdint>
 #include <functional>
@@ -55,23 +57,5 @@ private:
     bool m_committed = false;
     TextSink m_sink;
 };
-
-/// What writing to `path` means: a regular file (or none yet) is replaced atomically, at the real
-/// path behind any symlink; a character device or FIFO (/dev/null, a named pipe) is written into;
-/// /dev/stdout, /dev/stderr, /dev/fd/N and /proc/self/fd/N are the open descriptor itself; a
-/// directory, block device or socket is refused (Error).
-struct Destination {
-    std::filesystem::path path; ///< the real path of a file to replace
-    bool write_through = false; ///< a device or FIFO, opened and written into
-    int descriptor = -1;        ///< an inherited descriptor to write into
-    std::optional<std::pair<std::uint64_t, std::uint64_t>> identity; ///< (st_dev, st_ino) if it exists
-};
-Destination inspect_destination(const std::filesystem::path& path);
-
-/// Throws Error when the output could not be written at `path`, checked before anything runs: a
-/// missing directory, one that takes no new file (tried), a destination that is refused, or one
-/// that is the same file as one of `must_not_be` (the script to run, the reports to read).
-void check_writable_destination(const std::filesystem::path& path,
-                                const std::vector<std::filesystem::path>& must_not_be = {});
 
 } // namespace importscope
