@@ -7,6 +7,7 @@
 #include "importscope/util/clock.hpp"
 #include "importscope/util/sha256.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <fcntl.h>
 #include <filesystem>
@@ -61,13 +62,37 @@ std::string cache_path_for(const std::string& python_executable, const std::stri
     if (dir.empty())
         return {};
     std::error_code ec;
-    const auto script_time = fs::last_write_time(script, ec).time_since_epoch().count();
+    // The scripts' versions: fingerprint.py and the startup_path.py beside it.
+    std::string scripts;
+    for (const fs::path& file : {fs::path(script), fs::path(script).parent_path() / "startup_path.py"})
+        scripts += file.string() + '\0' + std::to_string(static_cast<long long>(fs::last_write_time(file, ec).time_since_epoch().count())) + '\0';
     const char* pythonpath = std::getenv("PYTHONPATH");
+    const char* no_user_site = std::getenv("PYTHONNOUSERSITE");
     // The interpreter as named, not the binary behind its symlinks: a venv's python is a symlink to
     // its base's, and each venv has a fingerprint of its own.
     const std::string key = fs::absolute(python_executable, ec).lexically_normal().string() + '\0' +
-                            (pythonpath ? pythonpath : "") + '\0' + script + '\0' + std::to_string(static_cast<long long>(script_time));
+                            (pythonpath ? pythonpath : "") + '\0' + (no_user_site ? no_user_site : "") + '\0' + scripts;
     return (dir / "importscope" / ("fingerprint-" + sha256_hex(key).substr(0, 24) + ".json")).string();
+}
+
+/// Keeps the newest k_cached_fingerprints answers: every interpreter, venv and PYTHONPATH has one,
+/// and a CI machine that makes a venv per job would otherwise collect them for ever.
+constexpr std::size_t k_cached_fingerprints = 64;
+void prune_cache(const std::filesystem::path& dir)
+{
+    namespace fs = std::filesystem;
+    std::vector<std::pair<fs::file_time_type, fs::path>> answers;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.starts_with("fingerprint-") && name.ends_with(".json"))
+            answers.emplace_back(entry.last_write_time(ec), entry.path());
+    }
+    if (answers.size() <= k_cached_fingerprints)
+        return;
+    std::sort(answers.begin(), answers.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (std::size_t i = k_cached_fingerprints; i < answers.size(); ++i)
+        fs::remove(answers[i].second, ec);
 }
 
 /// The cached answer, if every directory it read still has the modification time it had.
@@ -132,7 +157,7 @@ Fingerprint::Fingerprint(const std::string& python_executable, const std::string
         sigemptyset(&none);
         ::sigprocmask(SIG_SETMASK, &none, nullptr);
         ::setpgid(0, 0); // never part of the target's process group
-        ::execl(python_executable.c_str(), python_executable.c_str(), "-S", script.c_str(),
+        ::execl(python_executable.c_str(), python_executable.c_str(), "-I", "-S", script.c_str(),
                 static_cast<char*>(nullptr));
         ::_exit(127);
     }
@@ -172,6 +197,7 @@ nlohmann::json Fingerprint::finish(std::map<int, WaitStatus>& reaped, double tim
         try {
             std::filesystem::create_directories(std::filesystem::path(m_cache_path).parent_path());
             write_file_atomically(m_cache_path, facts.dump());
+            prune_cache(std::filesystem::path(m_cache_path).parent_path());
         } catch (const std::exception&) {
             // an unwritable cache only costs the next run the fingerprint
         }

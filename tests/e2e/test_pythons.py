@@ -254,3 +254,33 @@ def test_the_report_describes_the_venv_the_target_ran_in(importscope, tmp_path, 
     assert environment["python"]["prefix"] == str(venv)
     assert environment["packages"]["torch"] == "9.9.9"
     assert environment["distributions"]["torch"] == [{"name": "torch", "version": "9.9.9"}]
+
+
+def test_the_fingerprint_runs_nothing_of_the_environment_and_reads_pyvenv_cfg_as_site_does(importscope, tmp_path):
+    # A venv whose pyvenv.cfg has no include-system-site-packages line: site takes that as true, so
+    # the base's packages are importable, and the report must say so. A json.py on PYTHONPATH would
+    # shadow the fingerprint's own `import json` if it ran with PYTHONPATH: it must never run.
+    venv = tmp_path / "venv"
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True)
+    config = venv / "pyvenv.cfg"
+    config.write_text("".join(line for line in config.read_text().splitlines(keepends=True)
+                              if not line.startswith("include-system-site-packages")))
+    [site_packages] = venv.glob("lib/python3.*/site-packages")
+    shadow = tmp_path / "shadow"
+    shadow.mkdir()
+    marker = tmp_path / "ran.marker"
+    (shadow / "json.py").write_text(f"open({str(marker)!r}, 'w')\nfrom _json import *\n")
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), PYTHONPATH=str(shadow))
+    run = importscope("-c", "import sys; print(sys.prefix)", python=str(venv / "bin" / "python"), env=env)
+    assert run.status == 0, run.stderr
+    environment = run.report["environment"]
+    assert environment["python"]["in_venv"] is True
+    # The base installation's site-packages is on the venv's path, after the venv's own.
+    base_site = subprocess.run([PYTHON, "-c", "import site; print(site.getsitepackages()[0])"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    [cached] = (tmp_path / "cache" / "importscope").glob("fingerprint-*.json")
+    scanned = [entry[0] for entry in json.loads(cached.read_text())["scanned"]]
+    assert str(site_packages) in scanned
+    if os.path.isdir(base_site):
+        assert base_site in scanned and scanned.index(base_site) > scanned.index(str(site_packages)), scanned
+    assert not marker.exists()
