@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 
@@ -125,20 +126,74 @@ std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std
     return findings;
 }
 
+namespace {
+
+/// The packages whose versions every report gives: the double-initialization family's.
+const std::array<const char*, 7> k_reported_packages = {"vllm",     "flashinfer-python", "torch", "deep_gemm",
+                                                         "deep-gemm", "pybind11",          "triton"};
+
+/// {name: version or null} of k_reported_packages, on the sys.path the fingerprint read.
+nlohmann::json package_versions(const nlohmann::json& fingerprint_facts)
+{
+    std::vector<std::string> path;
+    if (const auto scanned = fingerprint_facts.find("scanned"); fingerprint_facts.is_object() && scanned != fingerprint_facts.end())
+        for (const auto& entry : *scanned)
+            if (entry.is_array() && !entry.empty() && entry[0].is_string())
+                path.push_back(entry[0].get<std::string>());
+    collect::DistributionIndex index;
+    nlohmann::json versions = nlohmann::json::object();
+    for (const char* name : k_reported_packages) {
+        const std::optional<std::string> version = index.version_of(name, path);
+        versions[name] = version ? nlohmann::json(*version) : nlohmann::json(nullptr);
+    }
+    return versions;
+}
+
+/// {top-level name: [{name, version}]}: the distributions that provide each top-level module the
+/// run recorded, by the file of its first record (a submodule's tells its package's directory).
+nlohmann::json top_level_distributions(const analysis::RunModel& model, const analysis::DistributionLookup& distribution_of)
+{
+    std::map<std::string, std::string, std::less<>> origins; // top-level name -> its __init__ or file
+    for (const auto& m : model.modules) {
+        if (m.origin.empty() || !m.origin.starts_with('/'))
+            continue;
+        const std::string_view top = std::string_view(m.name).substr(0, m.name.find('.'));
+        if (origins.contains(top))
+            continue;
+        std::filesystem::path origin(m.origin);
+        if (top.size() != m.name.size()) { // a submodule: its top-level package's __init__, as many levels up
+            if (origin.filename().string().starts_with("__init__."))
+                origin = origin.parent_path(); // a package is its directory
+            for (auto dots = std::count(m.name.begin(), m.name.end(), '.'); dots > 0; --dots)
+                origin = origin.parent_path();
+            origin /= "__init__.py";
+        }
+        origins.emplace(top, origin.string());
+    }
+    nlohmann::json distributions = nlohmann::json::object();
+    for (const auto& [top, origin] : origins) {
+        std::vector<analysis::Distribution> owners = distribution_of ? distribution_of(origin) : std::vector<analysis::Distribution>{};
+        if (owners.empty())
+            continue;
+        std::sort(owners.begin(), owners.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
+        nlohmann::json& listed = distributions[top];
+        for (const auto& owner : owners)
+            listed.push_back({{"name", owner.name}, {"version", owner.version}});
+    }
+    return distributions;
+}
+
+} // namespace
+
 nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const analysis::RunModel& model,
+                                    const analysis::DistributionLookup& distribution_of,
                                     const std::vector<std::string>& env_prefixes)
 {
-    std::set<std::string, std::less<>> top_levels;
-    std::string_view previous; // a package's modules mostly follow each other
-    for (const auto& m : model.modules)
-        if (const std::string_view top = std::string_view(m.name).substr(0, m.name.find('.')); top != previous) {
-            previous = top;
-            if (top_levels.find(top) == top_levels.end())
-                top_levels.emplace(top);
-        }
     std::vector<std::string> prefixes = supervisor::k_default_env_prefixes;
     prefixes.insert(prefixes.end(), env_prefixes.begin(), env_prefixes.end());
-    return supervisor::collect_environment(std::move(fingerprint_facts), {top_levels.begin(), top_levels.end()},
+    nlohmann::json packages = package_versions(fingerprint_facts);
+    nlohmann::json distributions = top_level_distributions(model, distribution_of);
+    return supervisor::collect_environment(std::move(fingerprint_facts), std::move(packages), std::move(distributions),
                                            prefixes);
 }
 

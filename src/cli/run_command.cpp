@@ -116,7 +116,7 @@ int run_run(const RunOptions& options)
     const std::vector<analysis::Finding> findings = find_hazards(model, data_dir, hash_file, distribution_of);
     info.untraced =
         analysis::find_untraced(model, traced_minors(request.layout), observed_pythons(launched.end, run_dir.path()));
-    info.environment = describe_environment(std::move(fingerprint_facts), model, options.env_prefixes);
+    info.environment = describe_environment(std::move(fingerprint_facts), model, distribution_of, options.env_prefixes);
 
     // Report, and the exit status.
     report::Outcome outcome;

@@ -129,8 +129,11 @@ std::vector<int> traced_minors(const InstallLayout& layout);
 std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end,
                                                        const std::filesystem::path& run_dir);
 
-/// The environment fingerprint, with the packages of the top-level names the run imported.
+/// The environment fingerprint, with the versions of the packages that matter for the
+/// double-initialization family on the path the fingerprint read, and the distributions of the
+/// top-level names the run imported, both read from the metadata by `distribution_of`'s reader.
 nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const analysis::RunModel& model,
+                                    const analysis::DistributionLookup& distribution_of,
                                     const std::vector<std::string>& env_prefixes);
 
 // ---- report ----

@@ -106,7 +106,10 @@ const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const 
         const auto distribution = read_metadata(path / (path.extension() == ".dist-info" ? "METADATA" : "PKG-INFO"));
         if (!distribution)
             continue;
-        for (const std::string& name : top_level_names(path)) {
+        std::vector<std::string> names = top_level_names(path);
+        if (names.empty())
+            names.emplace_back(); // claims no module that can be told: kept under "", for version_of
+        for (const std::string& name : names) {
             std::vector<Claim>& claims = it->second[name];
             if (std::none_of(claims.begin(), claims.end(),
                              [&](const Claim& c) { return c.distribution.name == distribution->name; }))
@@ -114,6 +117,28 @@ const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const 
         }
     }
     return it->second;
+}
+
+namespace {
+
+std::string normalized(std::string name)
+{
+    for (char& c : name)
+        c = c == '-' || c == '.' ? '_' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return name;
+}
+
+} // namespace
+
+std::optional<std::string> DistributionIndex::version_of(const std::string& name, const std::vector<std::string>& path)
+{
+    const std::string wanted = normalized(name);
+    for (const std::string& directory : path)
+        for (const auto& [top_level, claims] : read_directory(directory))
+            for (const Claim& claim : claims)
+                if (normalized(claim.distribution.name) == wanted)
+                    return claim.distribution.version;
+    return std::nullopt;
 }
 
 std::vector<analysis::Distribution> DistributionIndex::owners_of(const std::string& origin)

@@ -205,7 +205,7 @@ nlohmann::json Fingerprint::finish(std::map<int, WaitStatus>& reaped, double tim
     return facts;
 }
 
-nlohmann::json collect_environment(nlohmann::json fingerprint, const std::vector<std::string>& top_level_modules,
+nlohmann::json collect_environment(nlohmann::json fingerprint, nlohmann::json packages, nlohmann::json distributions,
                                    const std::vector<std::string>& env_prefixes)
 {
     nlohmann::json environment = {{"gpus", collect_gpus()},
@@ -215,18 +215,15 @@ nlohmann::json collect_environment(nlohmann::json fingerprint, const std::vector
                                   {"machine", nullptr},
                                   {"libc", nullptr},
                                   {"packages", nlohmann::json::object()},
-                                  {"distributions", nlohmann::json::object()}};
+                                  {"distributions", std::move(distributions)}};
     if (!fingerprint.is_object()) {
         environment["problem"] = "the environment fingerprint could not be taken with the target's interpreter";
         return environment;
     }
-    for (const char* key : {"python", "platform", "machine", "libc", "packages"})
+    for (const char* key : {"python", "platform", "machine", "libc"})
         if (fingerprint.contains(key))
             environment[key] = std::move(fingerprint.at(key));
-    if (const auto owners = fingerprint.find("distributions"); owners != fingerprint.end() && owners->is_object())
-        for (const auto& module : top_level_modules)
-            if (const auto owner = owners->find(module); owner != owners->end())
-                environment["distributions"][module] = std::move(*owner);
+    environment["packages"] = std::move(packages);
     return environment;
 }
 

@@ -20,6 +20,11 @@ public:
     /// metadata beside it names it, two or more when distributions share the directory.
     std::vector<analysis::Distribution> owners_of(const std::string& origin);
 
+    /// The version of the distribution `name` (compared as PEP 503 normalizes names) first found in
+    /// the directories of `path`, in order, as importlib.metadata.version() finds it; none when
+    /// no metadata there names it.
+    std::optional<std::string> version_of(const std::string& name, const std::vector<std::string>& path);
+
 private:
     struct Claim {
         analysis::Distribution distribution;

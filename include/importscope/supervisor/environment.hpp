@@ -39,10 +39,11 @@ private:
     nlohmann::json m_cached;   ///< a still valid cached answer, or null
 };
 
-/// The report's `environment`: the fingerprint's facts (interpreter, platform, package versions,
-/// and the distributions owning the run's `top_level_modules`), GPU models when readable without
-/// initializing CUDA, and the environment variables with the given prefixes, secrets redacted.
-nlohmann::json collect_environment(nlohmann::json fingerprint, const std::vector<std::string>& top_level_modules,
+/// The report's `environment`: the fingerprint's facts (interpreter, platform), the `packages`
+/// versions and the `distributions` owning the run's top-level modules (read from the metadata by
+/// the caller, as the analysis reads it), GPU models when readable without initializing CUDA, and
+/// the environment variables with the given prefixes, secrets redacted.
+nlohmann::json collect_environment(nlohmann::json fingerprint, nlohmann::json packages, nlohmann::json distributions,
                                    const std::vector<std::string>& env_prefixes);
 
 /// Environment variables (from `environ`) whose names start with one of `prefixes`, redacted.
