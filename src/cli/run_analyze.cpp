@@ -140,12 +140,9 @@ nlohmann::json package_versions(const nlohmann::json& fingerprint_facts)
         for (const auto& entry : *scanned)
             if (entry.is_array() && !entry.empty() && entry[0].is_string())
                 path.push_back(entry[0].get<std::string>());
-    collect::DistributionIndex index;
     nlohmann::json versions = nlohmann::json::object();
-    for (const char* name : k_reported_packages) {
-        const std::optional<std::string> version = index.version_of(name, path);
+    for (const auto& [name, version] : collect::installed_versions({k_reported_packages.begin(), k_reported_packages.end()}, path))
         versions[name] = version ? nlohmann::json(*version) : nlohmann::json(nullptr);
-    }
     return versions;
 }
 

@@ -106,10 +106,7 @@ const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const 
         const auto distribution = read_metadata(path / (path.extension() == ".dist-info" ? "METADATA" : "PKG-INFO"));
         if (!distribution)
             continue;
-        std::vector<std::string> names = top_level_names(path);
-        if (names.empty())
-            names.emplace_back(); // claims no module that can be told: kept under "", for version_of
-        for (const std::string& name : names) {
+        for (const std::string& name : top_level_names(path)) {
             std::vector<Claim>& claims = it->second[name];
             if (std::none_of(claims.begin(), claims.end(),
                              [&](const Claim& c) { return c.distribution.name == distribution->name; }))
@@ -130,15 +127,35 @@ std::string normalized(std::string name)
 
 } // namespace
 
-std::optional<std::string> DistributionIndex::version_of(const std::string& name, const std::vector<std::string>& path)
+std::map<std::string, std::optional<std::string>> installed_versions(const std::vector<std::string>& names,
+                                                                    const std::vector<std::string>& path)
 {
-    const std::string wanted = normalized(name);
-    for (const std::string& directory : path)
-        for (const auto& [top_level, claims] : read_directory(directory))
-            for (const Claim& claim : claims)
-                if (normalized(claim.distribution.name) == wanted)
-                    return claim.distribution.version;
-    return std::nullopt;
+    std::map<std::string, std::optional<std::string>> versions;
+    std::map<std::string, std::vector<std::string>> wanted; // normalized -> as asked ("deep_gemm", "deep-gemm")
+    for (const std::string& name : names) {
+        versions[name] = std::nullopt;
+        wanted[normalized(name)].push_back(name);
+    }
+    for (const std::string& directory : path) {
+        std::error_code ec;
+        std::vector<fs::path> metadata_directories;
+        for (const auto& entry : fs::directory_iterator(directory, ec))
+            if (const std::string extension = entry.path().extension().string();
+                extension == ".dist-info" || extension == ".egg-info")
+                metadata_directories.push_back(entry.path());
+        std::sort(metadata_directories.begin(), metadata_directories.end());
+        for (const fs::path& metadata : metadata_directories) {
+            // "<name>-<version>.dist-info", "<name>.egg-info": only a name asked for is read.
+            const std::string stem = metadata.stem().string();
+            const auto asked = wanted.find(normalized(stem.substr(0, stem.find('-'))));
+            if (asked == wanted.end() || versions[asked->second.front()])
+                continue;
+            if (const auto found = read_metadata(metadata / (metadata.extension() == ".dist-info" ? "METADATA" : "PKG-INFO")))
+                for (const std::string& name : asked->second)
+                    versions[name] = found->version;
+        }
+    }
+    return versions;
 }
 
 std::vector<analysis::Distribution> DistributionIndex::owners_of(const std::string& origin)

@@ -77,3 +77,22 @@ TEST_CASE("a namespace package that distributions declare is owned by none of th
     CHECK(index.owners_of((site.path / "lazr/__init__.py").string()).empty());
     CHECK(index.owners_of((site.path / "absent/__init__.py").string()).empty());
 }
+
+TEST_CASE("installed versions are the first found on the path, by the metadata directory's normalized name",
+          "[distributions]")
+{
+    testing::TempDir first;
+    testing::TempDir second;
+    dist_info(first.path, "flashinfer_python", "0.5.1", "flashinfer", {"flashinfer/__init__.py"});
+    dist_info(second.path, "flashinfer_python", "0.4.0", "flashinfer", {"flashinfer/__init__.py"});
+    dist_info(second.path, "deep_gemm", "2.1", "deep_gemm", {"deep_gemm/__init__.py"});
+    write(second.path / "torch-2.9.0.dist-info" / "METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: 2.9.0\n\n");
+    write(second.path / "not_asked-1.0.dist-info" / "METADATA", "Metadata-Version: 2.1\nName: torch\nVersion: 0.0\n\n");
+    const auto versions = collect::installed_versions({"flashinfer-python", "deep_gemm", "deep-gemm", "torch", "vllm"},
+                                                      {first.path.string(), second.path.string()});
+    CHECK(versions.at("flashinfer-python") == "0.5.1"); // the first directory's, as importlib.metadata finds it
+    CHECK(versions.at("deep_gemm") == "2.1");
+    CHECK(versions.at("deep-gemm") == "2.1"); // one name, however it is spelt
+    CHECK(versions.at("torch") == "2.9.0");   // METADATA alone suffices
+    CHECK_FALSE(versions.at("vllm").has_value());
+}

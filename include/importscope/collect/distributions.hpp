@@ -20,11 +20,6 @@ public:
     /// metadata beside it names it, two or more when distributions share the directory.
     std::vector<analysis::Distribution> owners_of(const std::string& origin);
 
-    /// The version of the distribution `name` (compared as PEP 503 normalizes names) first found in
-    /// the directories of `path`, in order, as importlib.metadata.version() finds it; none when
-    /// no metadata there names it.
-    std::optional<std::string> version_of(const std::string& name, const std::vector<std::string>& path);
-
 private:
     struct Claim {
         analysis::Distribution distribution;
@@ -35,5 +30,12 @@ private:
 
     std::map<std::string, TopLevelNames> m_directories;
 };
+
+/// The version of each distribution of `names` (compared as PEP 503 normalizes names) first found
+/// in the directories of `path`, in order, as importlib.metadata.version() finds it: by the name
+/// of its `*.dist-info` or `*.egg-info` directory, whose METADATA or PKG-INFO alone is read; none
+/// when no metadata there names it.
+std::map<std::string, std::optional<std::string>> installed_versions(const std::vector<std::string>& names,
+                                                                    const std::vector<std::string>& path);
 
 } // namespace importscope::collect
