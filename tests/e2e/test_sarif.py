@@ -190,3 +190,24 @@ def test_the_golden_log_is_sarif_with_a_result_per_finding_at_its_level():
     findings = json.loads(FIXTURE.read_text())["findings"]
     assert [(r["ruleId"], r["level"]) for r in run["results"]] == [(f["kind"], f["severity"]) for f in findings]
     assert len({r["partialFingerprints"]["importscope/v1"] for r in run["results"]}) == len(findings)
+
+
+def test_a_run_on_debians_pikepdf_gives_a_result_at_the_line_that_loaded_it_again(importscope, tmp_path):
+    from test_pythons import DEBIAN_PYTHON, has_debian_libpython
+    if not has_debian_libpython() or subprocess.run([DEBIAN_PYTHON, "-c", "import pikepdf"]).returncode != 0:
+        pytest.skip("needs Debian's python3 with python3-pikepdf")
+    script = tmp_path / "plugins.py"
+    script.write_text("import importlib.util, os, pikepdf._qpdf\n"
+                      "spec = importlib.util.spec_from_file_location('plugins._qpdf', pikepdf._qpdf.__file__)\n"
+                      "try:\n    importlib.util.module_from_spec(spec)\nexcept ImportError:\n    pass\n"
+                      "os._exit(0)\n")
+    run = importscope(script, python=DEBIAN_PYTHON, cwd=tmp_path)
+    assert run.status == 3, run.stderr
+    log = report_as_sarif(run.report_path, cwd=tmp_path)
+    results = {r["ruleId"]: r for r in log["results"]}
+    assert set(results) == {"duplicate-extension-init", "native-type-conflict"}
+    duplicate = results["duplicate-extension-init"]
+    assert duplicate["level"] == "error"
+    [location] = duplicate["locations"]
+    assert path_of(log, location) == script
+    assert location["physicalLocation"]["region"]["startLine"] == 4
