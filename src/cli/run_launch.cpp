@@ -53,6 +53,9 @@ Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journa
         [&](int start_fd) { supervisor::launch_worker(plan, request.runtime, start_fd); }, supervise_options);
     launched.ended_ns = wall_ns();
     take_inbox();
+    if (std::string dropped = inbox.dropped(); !dropped.empty())
+        launched.inbox.push_back(std::move(dropped));
+    launched.inbox_refused = inbox.refused();
     return launched;
 }
 

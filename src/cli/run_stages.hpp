@@ -76,6 +76,7 @@ struct Launched {
     std::int64_t started_ns = 0;
     std::int64_t ended_ns = 0;
     std::vector<std::string> inbox; ///< problems the traced processes sent
+    std::string inbox_refused;      ///< datagrams from other users, refused (a note, no failure), or ""
 };
 
 /// The worker's own journal in memory shared with it, or null where that cannot be had or where

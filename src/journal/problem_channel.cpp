@@ -37,6 +37,13 @@ ProblemInbox::ProblemInbox()
     m_fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
     if (m_fd < 0)
         throw system_error("problem inbox socket", errno);
+    // The kernel attaches each sender's pid, uid and gid to what it delivers here.
+    const int on = 1;
+    if (::setsockopt(m_fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0) {
+        const int err = errno;
+        ::close(m_fd);
+        throw system_error("problem inbox credentials", err);
+    }
     std::random_device random;
     for (int attempt = 0; attempt < 8; ++attempt) {
         m_address = fmt::format("importscope-{}-{:08x}{:08x}", ::getpid(), random(), random());
@@ -62,14 +69,53 @@ std::vector<std::string> ProblemInbox::take()
 {
     std::vector<std::string> messages;
     std::array<char, 4096> buffer{};
+    alignas(cmsghdr) std::array<char, CMSG_SPACE(sizeof(ucred))> control{};
+    const uid_t own = ::geteuid();
     while (true) {
-        const ssize_t n = ::recv(m_fd, buffer.data(), buffer.size(), 0);
+        iovec data{buffer.data(), buffer.size()};
+        msghdr message{};
+        message.msg_iov = &data;
+        message.msg_iovlen = 1;
+        message.msg_control = control.data();
+        message.msg_controllen = control.size();
+        const ssize_t n = ::recvmsg(m_fd, &message, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
             return messages; // EAGAIN: nothing more for now
+        const cmsghdr* header = CMSG_FIRSTHDR(&message);
+        ucred sender{};
+        const bool has_credentials = header && header->cmsg_level == SOL_SOCKET &&
+                                     header->cmsg_type == SCM_CREDENTIALS && header->cmsg_len >= CMSG_LEN(sizeof sender);
+        if (has_credentials)
+            std::memcpy(&sender, CMSG_DATA(header), sizeof sender);
+        if (!has_credentials || sender.uid != own) {
+            ++m_refused;
+            m_refused_uid = has_credentials ? sender.uid : 0;
+            continue;
+        }
+        if (m_kept >= k_problems_kept) {
+            ++m_dropped;
+            continue;
+        }
+        ++m_kept;
         messages.emplace_back(buffer.data(), static_cast<std::size_t>(n));
     }
+}
+
+std::string ProblemInbox::dropped() const
+{
+    return m_dropped ? fmt::format("{} more problem messages from the traced processes dropped (the first {} are kept)",
+                                   m_dropped, k_problems_kept)
+                     : std::string{};
+}
+
+std::string ProblemInbox::refused() const
+{
+    return m_refused ? fmt::format("{} datagrams from another user (uid {}) to the problem inbox refused: only "
+                                   "the run's own user's processes may report problems",
+                                   m_refused, m_refused_uid)
+                     : std::string{};
 }
 
 bool send_problem(const char* address_name, const char* text) noexcept

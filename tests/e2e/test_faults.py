@@ -2,6 +2,7 @@
 the way plain python ends, and keeps every event up to the fault (docs/reliability.md)."""
 import json
 import os
+import shutil
 import signal
 import subprocess
 import time
@@ -183,3 +184,41 @@ def test_a_limited_address_space_keeps_the_journal_in_a_file(tmp_path):
 
     assert run(limited=False) == 0  # the file only keeps the name: the lines are in shared memory
     assert run(limited=True) > 0
+
+
+SEND_PROBLEM = """
+import os, socket, sys
+address = "\\0" + sys.argv[1]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+for i in range(int(sys.argv[2])):
+    s.sendto(sys.argv[3].encode(), address)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="sends as another user")
+def test_the_problem_inbox_refuses_another_users_datagrams(importscope, tmp_path):
+    # The inbox's name is in world-readable /proc/net/unix: user nobody must not turn a clean run
+    # into importscope's failure, nor write into its report.
+    code = ("import os, subprocess, sys\n"
+            f"subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', sys.executable, '-S', "
+            f"'-c', {SEND_PROBLEM!r}, os.environ['IMPORTSCOPE_PROBLEMS'], '3', 'FORGED: the journal cannot be "
+            "written'], check=True, env={'PATH': os.environ['PATH']}, cwd='/')\n")
+    run = importscope("-c", code)
+    assert run.status == 0, run.stderr
+    assert not any("FORGED" in p for p in run.report["problems"])
+    assert "FORGED" not in run.stderr
+    assert any("3 datagrams from another user (uid 65534)" in p and "refused" in p for p in run.report["problems"])
+
+
+def test_a_flood_of_problem_messages_is_cut_short_and_counted(importscope, tmp_path):
+    code = ("import os, subprocess, sys\n"
+            f"subprocess.run([sys.executable, '-S', '-c', {SEND_PROBLEM!r}, os.environ['IMPORTSCOPE_PROBLEMS'], "
+            "'20000', 'cannot journal'], check=True)\n")
+    started = time.monotonic()
+    run = importscope("-c", code, timeout=120)
+    assert time.monotonic() - started < 60
+    assert run.status == 125  # the traced processes said their journals cannot be written
+    kept = [p for p in run.report["problems"] if p == "cannot journal"]
+    assert len(kept) == 100
+    assert any("19900 more problem messages" in p for p in run.report["problems"])
+    assert run.report_path.stat().st_size < 2_000_000
