@@ -7,7 +7,7 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
+#include <fstream>
 #include <set>
 #include <string_view>
 
@@ -24,19 +24,15 @@ constexpr std::size_t k_files = 10'000;
 std::string read_small_file(const std::string& path, std::size_t limit)
 {
     std::string text;
-    std::FILE* file = std::fopen(path.c_str(), "rb");
-    if (!file)
-        return text;
+    std::ifstream file(path, std::ios::binary);
     std::array<char, 65536> buffer{};
-    std::size_t got = 0;
-    while ((got = std::fread(buffer.data(), 1, buffer.size(), file)) > 0) {
-        if (text.size() + got > limit) {
-            text.clear();
-            break;
-        }
+    while (file) {
+        file.read(buffer.data(), buffer.size());
+        const auto got = static_cast<std::size_t>(file.gcount());
+        if (text.size() + got > limit)
+            return {};
         text.append(buffer.data(), got);
     }
-    std::fclose(file);
     return text;
 }
 

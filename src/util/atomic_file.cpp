@@ -1,6 +1,7 @@
 #include "importscope/util/atomic_file.hpp"
 
 #include "importscope/util/console.hpp"
+#include "importscope/util/destination.hpp"
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>
@@ -17,12 +18,6 @@
 namespace importscope {
 
 namespace {
-
-std::filesystem::path directory_of(const std::filesystem::path& path)
-{
-    const auto parent = path.parent_path();
-    return parent.empty() ? std::filesystem::path(".") : parent;
-}
 
 /// Puts the finished temporary file at `path`; 0 or an errno. A file already there is swapped out
 /// (RENAME_EXCHANGE) and then removed, not renamed over: ext4 (auto_da_alloc) makes a rename over

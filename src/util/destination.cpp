@@ -23,12 +23,6 @@ namespace fs = std::filesystem;
 /// As many symlinks as the kernel follows in one path (MAXSYMLINKS) before ELOOP.
 constexpr int k_max_links = 40;
 
-fs::path directory_of(const fs::path& path)
-{
-    const auto parent = path.parent_path();
-    return parent.empty() ? fs::path(".") : parent;
-}
-
 /// The descriptor a path names, spelt in any way that means the same (`/dev//stdout`,
 /// `/dev/./fd/1`), or -1: /dev/stdout, /dev/stderr, /dev/stdin, /dev/fd/N, /proc/self/fd/N,
 /// /proc/thread-self/fd/N and /proc/<importscope's pid>/fd/N.
@@ -144,6 +138,12 @@ void check_not_an_input(const fs::path& path, const Destination& destination, co
 }
 
 } // namespace
+
+fs::path directory_of(const fs::path& path)
+{
+    const auto parent = path.parent_path();
+    return parent.empty() ? fs::path(".") : parent;
+}
 
 Destination inspect_destination(const fs::path& path)
 {

@@ -21,6 +21,9 @@ struct Destination {
 };
 Destination inspect_destination(const std::filesystem::path& path);
 
+/// The directory a new file at `path` goes into: its parent, or "." for a bare name.
+std::filesystem::path directory_of(const std::filesystem::path& path);
+
 /// What an existing regular file at the destination may be for the output to replace it.
 enum class Replaces {
     any_file,   ///< a rendering (`report`, `diff`): any file the user names
