@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 
 namespace importscope::report {
 
@@ -123,7 +124,8 @@ std::string markdown_text(std::string_view text)
     std::size_t digits = 0; // a leading "12." or "3)" starts an ordered list
     for (std::size_t i = 0; i < plain.size(); ++i) {
         const char c = plain[i];
-        const bool list_number = (c == '.' || c == ')') && digits == i && i > 0;
+        const bool list_number = (c == '.' || c == ')') && digits == i && i > 0 &&
+                                 (i + 1 == plain.size() || plain[i + 1] == ' ');
         if (std::isdigit(static_cast<unsigned char>(c)) && digits == i)
             ++digits;
         if (std::string_view("\\`*_[]<>|&!~").find(c) != std::string_view::npos || list_number ||
