@@ -48,6 +48,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/report/render_sarif.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/sarif_rules.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/markdown_text.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/escape.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/gate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/outcome.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/compare.cpp

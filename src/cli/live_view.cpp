@@ -1,5 +1,6 @@
 #include "cli/live_view.hpp"
 
+#include "importscope/report/escape.hpp"
 #include "importscope/util/clock.hpp"
 #include "importscope/util/console.hpp"
 
@@ -57,7 +58,9 @@ bool LiveView::update()
                                    findings.size(), findings.size() == 1 ? "" : "s");
     if (!findings.empty()) {
         const auto& newest = findings.back();
-        line += fmt::format(" | {} in pid {}: {}", newest.kind, newest.pid, newest.file);
+        // The path is the target's: a directory named with an escape sequence must not drive the terminal.
+        line += fmt::format(" | {} in pid {}: {}", report::terminal_text(newest.kind), newest.pid,
+                            report::terminal_text(newest.file));
     }
     draw(line);
     return error_found;
@@ -71,14 +74,14 @@ void LiveView::draw(std::string line)
         if (size.ws_row == 0)
             return;
     }
-    std::string text;
-    if (m_rows == 0) {
-        // The last row freed for the status line (index down, which scrolls the text up when the
-        // cursor is on that row and keeps its column, then up again), then the rows above it made
-        // the scrolling region, with the cursor put back where it was.
-        m_rows = size.ws_row;
-        text = fmt::format("\x1b" "D\x1b[1A{}\x1b[1;{}r{}", k_save_cursor, m_rows - 1, k_restore_cursor);
-    }
+    // Before every redraw the region is set again, as when it was first set: a target that reset
+    // it (printf '\e[r') scrolls the whole screen, and its current line may stand on the last row.
+    // The region reset to the whole screen, the last row freed (index down, which scrolls the text
+    // up when the cursor is on that row and keeps its column, then up again; a no-op anywhere else),
+    // then the rows above it made the scrolling region, with the cursor put back where it was.
+    m_rows = size.ws_row;
+    std::string text = fmt::format("{}\x1b[r{}\x1b" "D\x1b[1A{}\x1b[1;{}r{}", k_save_cursor, k_restore_cursor,
+                                   k_save_cursor, m_rows - 1, k_restore_cursor);
     const std::size_t width = size.ws_col - 1u;
     if (line.size() > width)
         line = line.substr(0, width - 3) + "...";

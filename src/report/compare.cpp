@@ -1,5 +1,7 @@
 #include "importscope/report/compare.hpp"
 
+#include "importscope/report/escape.hpp"
+
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>
@@ -87,15 +89,17 @@ std::string render_diff(const ReportDiff& diff)
     auto section = [&](const char* title, const std::vector<ReportedFinding>& findings) {
         out += fmt::format("{} ({}):\n", title, findings.size());
         for (const auto& f : findings)
-            out += fmt::format("  {} {}: {}\n", analysis::to_string(f.severity), f.kind, finding_key(f));
+            out += fmt::format("  {} {}: {}\n", analysis::to_string(f.severity), terminal_text(f.kind),
+                              terminal_text(finding_key(f)));
     };
     section("disappeared", diff.disappeared);
     section("appeared", diff.appeared);
     section("stayed", diff.stayed);
     out += fmt::format("package versions changed ({}):\n", diff.version_changes.size());
     for (const auto& [name, change] : diff.version_changes.items())
-        out += fmt::format("  {}: {} -> {}\n", name, change.at("old").is_null() ? "absent" : change.at("old").dump(),
-                           change.at("new").is_null() ? "absent" : change.at("new").dump());
+        out += fmt::format("  {}: {} -> {}\n", terminal_text(name),
+                           terminal_text(change.at("old").is_null() ? "absent" : change.at("old").dump()),
+                           terminal_text(change.at("new").is_null() ? "absent" : change.at("new").dump()));
     return out;
 }
 

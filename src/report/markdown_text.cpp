@@ -1,15 +1,14 @@
 #include "report/markdown_text.hpp"
 
+#include "importscope/report/escape.hpp"
+
 #include <algorithm>
 
 namespace importscope::report {
 
 std::string fenced(const std::vector<std::string>& lines, const std::string& indent, const char* info)
 {
-    std::string out = indent + "```" + info + "\n";
-    for (const std::string& line : lines)
-        out += indent + line + "\n";
-    return out + indent + "```\n";
+    return markdown_fence(lines, indent, info);
 }
 
 std::string advice_markdown(const std::string& label, const std::string& advice)
@@ -33,7 +32,7 @@ std::string advice_markdown(const std::string& label, const std::string& advice)
         } else {
             flush();
             if (!line.empty())
-                out += (after_code || start == 0 ? "" : "\n") + line;
+                out += (after_code || start == 0 ? "" : "\n") + markdown_text(line);
             after_code = false;
         }
         start = end + 1;

@@ -1,5 +1,7 @@
 #include "importscope/report/redact_paths.hpp"
 
+#include "importscope/report/escape.hpp"
+
 #include "importscope/util/redact.hpp"
 
 #include <fmt/format.h>
@@ -103,19 +105,6 @@ void redact_secrets_in(nlohmann::json& value)
     }
 }
 
-/// Control characters but newline and tab, as \xNN: a target's ESC or NUL never reaches a terminal.
-void escape_controls_in(std::string& text)
-{
-    const auto is_control = [](unsigned char c) { return (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f; };
-    if (std::none_of(text.begin(), text.end(), is_control))
-        return;
-    std::string out;
-    out.reserve(text.size() + 8);
-    for (const unsigned char c : text)
-        out += is_control(c) ? fmt::format("\\x{:02x}", c) : std::string(1, static_cast<char>(c));
-    text = std::move(out);
-}
-
 } // namespace
 
 void redact_secrets(nlohmann::json& report)
@@ -123,13 +112,18 @@ void redact_secrets(nlohmann::json& report)
     redact_secrets_in(report);
 }
 
-void escape_control_characters(nlohmann::json& value)
+void escape_control_characters(nlohmann::json& value, bool keep_newlines)
 {
-    if (value.is_string())
-        escape_controls_in(value.get_ref<std::string&>());
-    else if (value.is_structured())
+    if (value.is_string()) {
+        auto& text = value.get_ref<std::string&>();
+        text = terminal_text(text, keep_newlines);
+    } else if (value.is_object()) {
+        for (auto& [key, item] : value.items())
+            escape_control_characters(item, key == "advice" && item.is_string());
+    } else if (value.is_array()) {
         for (auto& item : value)
             escape_control_characters(item);
+    }
 }
 
 } // namespace importscope::report

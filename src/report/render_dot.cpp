@@ -1,5 +1,7 @@
 #include "importscope/report/render.hpp"
 
+#include "importscope/report/escape.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -16,13 +18,7 @@ constexpr std::array k_colors = {"#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#f
 
 std::string quoted(const std::string& text)
 {
-    std::string out = "\"";
-    for (const char c : text) {
-        if (c == '"' || c == '\\')
-            out += '\\';
-        out += c == '\n' ? ' ' : c;
-    }
-    return out + "\"";
+    return dot_string(text);
 }
 
 std::string basename(const std::string& path)

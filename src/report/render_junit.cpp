@@ -1,6 +1,7 @@
 #include "importscope/report/render.hpp"
 
 #include "importscope/analysis/finding.hpp"
+#include "importscope/report/escape.hpp"
 
 #include <fmt/format.h>
 
@@ -11,37 +12,6 @@ namespace importscope::report {
 namespace {
 
 using analysis::k_finding_kinds;
-
-/// Text and attribute values for XML 1.0: escapes markup, drops characters XML cannot hold.
-std::string xml_escape(const std::string& text)
-{
-    std::string out;
-    for (const unsigned char c : text) {
-        switch (c) {
-        case '&':
-            out += "&amp;";
-            break;
-        case '<':
-            out += "&lt;";
-            break;
-        case '>':
-            out += "&gt;";
-            break;
-        case '"':
-            out += "&quot;";
-            break;
-        case '\'':
-            out += "&apos;";
-            break;
-        default:
-            if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
-                out += ' ';
-            else
-                out += static_cast<char>(c);
-        }
-    }
-    return out;
-}
 
 } // namespace
 
@@ -54,7 +24,7 @@ std::string render_junit(const Document& report)
         for (const auto& f : report.findings)
             if (f.kind == kind)
                 found.push_back(&f);
-        cases += fmt::format("    <testcase classname=\"importscope\" name=\"{}\"", kind);
+        cases += fmt::format("    <testcase classname=\"importscope\" name=\"{}\"", xml_text(kind));
         if (found.empty()) {
             cases += "/>\n";
             continue;
@@ -67,8 +37,8 @@ std::string render_junit(const Document& report)
         const ReportedFinding& first = *found.front();
         cases +=
             fmt::format(">\n      <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>\n",
-                        xml_escape(analysis::to_string(first.severity)),
-                        xml_escape(fmt::format("{} finding(s): {}", found.size(), first.message)), xml_escape(details));
+                        xml_text(analysis::to_string(first.severity)),
+                        xml_text(fmt::format("{} finding(s): {}", found.size(), first.message)), xml_text(details));
     }
     return fmt::format("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                        "<testsuites name=\"importscope\" tests=\"{0}\" failures=\"{1}\">\n"

@@ -1,5 +1,6 @@
 #include "importscope/report/render.hpp"
 
+#include "importscope/report/escape.hpp"
 #include "importscope/report/redact_paths.hpp"
 #include "importscope/report/summary.hpp"
 #include "importscope/util/error.hpp"
@@ -18,14 +19,16 @@ using nlohmann::json;
 
 namespace {
 
-/// Text inside `code` spans: backticks would end the span.
-std::string code(const std::string& text)
+/// Text of the report as a code span; in a table, its "|" escaped as well.
+std::string code(const std::string& text, bool in_table = false)
 {
-    std::string out = text;
-    for (auto& c : out)
-        if (c == '`')
-            c = '\'';
-    return "`" + out + "`";
+    return markdown_code(text, in_table);
+}
+
+/// Text of the report in running Markdown text.
+std::string md(const std::string& text)
+{
+    return markdown_text(text);
 }
 
 std::string stack_block(const json& stack, const std::string& indent = "")
@@ -52,7 +55,7 @@ std::string causes_section(const std::vector<Cause>& causes)
     for (const Cause& cause : causes)
         out += fmt::format("### {}: {}\n\n{}\n\nIt explains {} of the findings below (caused by {}).\n\n"
                            "{}",
-                           analysis::to_string(cause.severity), cause.kind, cause.message, cause.findings,
+                           analysis::to_string(cause.severity), md(cause.kind), md(cause.message), cause.findings,
                            code(cause.id), advice_markdown("**Fix.**", cause.advice));
     return out;
 }
@@ -60,7 +63,8 @@ std::string causes_section(const std::vector<Cause>& causes)
 std::string finding_section(const ReportedFinding& f)
 {
     std::string out =
-        fmt::format("### {}: {}\n\n{}\n\n{}\n\n", analysis::to_string(f.severity), f.kind, f.message, f.explanation);
+        fmt::format("### {}: {}\n\n{}\n\n{}\n\n", analysis::to_string(f.severity), md(f.kind), md(f.message),
+                    md(f.explanation));
     if (f.caused_by)
         out += fmt::format("Caused by {} (see Root causes).\n\n", code(*f.caused_by));
     const json& evidence = f.evidence;
@@ -73,8 +77,8 @@ std::string finding_section(const ReportedFinding& f)
             const json& load = loads[i];
             const json& error = load.value("error", json());
             const std::string outcome = error.is_object()
-                                            ? fmt::format("{}: {}", error.value("type", ""), error.value("message", ""))
-                                            : load.value("status", "");
+                                            ? md(fmt::format("{}: {}", error.value("type", ""), error.value("message", "")))
+                                            : md(load.value("status", ""));
             out +=
                 fmt::format("{}. {}: {}, from {}\n\n", i + 1, code(load.value("module", "")), outcome, site_of(load));
             if (load.contains("stack") && !load.at("stack").empty())
@@ -88,11 +92,11 @@ std::string finding_section(const ReportedFinding& f)
     if (const json& known = f.known_issue; known.is_object()) {
         const json& links = known.value("links", json::array());
         const std::string id = links.empty()
-                                   ? known.value("id", "")
-                                   : fmt::format("[{}]({})", known.value("id", ""), links[0].get<std::string>());
-        out += fmt::format("**Known issue {}:** {}\n\n", id, known.value("title", ""));
+                                   ? md(known.value("id", ""))
+                                   : fmt::format("[{}]({})", md(known.value("id", "")), md(links[0].get<std::string>()));
+        out += fmt::format("**Known issue {}:** {}\n\n", id, md(known.value("title", "")));
         for (const json& advice : known.value("advice", json::array()))
-            out += "- " + advice.get<std::string>() + "\n";
+            out += "- " + md(advice.get<std::string>()) + "\n";
         out += "\n";
     }
     return out;
@@ -103,7 +107,7 @@ std::string scan_rows(const Scan& scan)
 {
     std::string out = fmt::format("| scanned | {} source files ({} parsed), {} extensions, nothing run |\n",
                                   scan.files.sources, scan.files.parsed, scan.files.extensions);
-    out += fmt::format("| python | {} ({}) |\n", code(scan.python.executable), scan.python.version);
+    out += fmt::format("| python | {} ({}) |\n", code(scan.python.executable, true), md(scan.python.version));
     return out;
 }
 
@@ -117,10 +121,10 @@ std::string run_rows(const Run& run, const Summary& summary)
     for (const std::string& arg : target.args)
         command += " " + arg;
 
-    std::string out = fmt::format("| target | {} |\n", code("python " + command));
-    out += fmt::format("| ended | {} |\n", run.exit.description);
+    std::string out = fmt::format("| target | {} |\n", code("python " + command, true));
+    out += fmt::format("| ended | {} |\n", md(run.exit.description));
     if (const auto& exc = run.exit.exception)
-        out += fmt::format("| uncaught | {} |\n", code(exc->type + ": " + exc->message));
+        out += fmt::format("| uncaught | {} |\n", code(exc->type + ": " + exc->message, true));
     out += fmt::format("| processes | {} ({} with findings) |\n", summary.processes, summary.processes_with_findings);
     out += fmt::format("| modules recorded | {} |\n", summary.modules);
     out += fmt::format("| extension inits | {} |\n", summary.extension_inits);
@@ -135,7 +139,7 @@ std::string render_markdown(const Document& report)
     out += fmt::format("| | |\n|---|---|\n");
     out += report.scan ? scan_rows(*report.scan) : run_rows(report.run.value_or(Run{}), report.summary);
     out += fmt::format("| findings | {} errors, {} warnings |\n", report.summary.errors, report.summary.warnings);
-    out += fmt::format("| importscope | {} (Python {}) |\n\n", report.tool.version, report.tool.python);
+    out += fmt::format("| importscope | {} (Python {}) |\n\n", md(report.tool.version), md(report.tool.python));
 
     out += causes_section(report.causes);
     out += "## Findings\n\n";
@@ -146,11 +150,17 @@ std::string render_markdown(const Document& report)
     if (!report.problems.empty()) {
         out += "## Gaps in the record\n\n";
         for (const std::string& p : report.problems)
-            out += "- " + p + "\n";
+            out += "- " + md(p) + "\n";
         out += "\n";
     }
-    out +=
-        "<details><summary>Environment</summary>\n\n```json\n" + report.environment.dump(2) + "\n```\n\n</details>\n";
+    std::vector<std::string> environment;
+    const std::string dump = report.environment.dump(2);
+    for (std::size_t start = 0; start <= dump.size();) {
+        const std::size_t end = std::min(dump.find('\n', start), dump.size());
+        environment.push_back(dump.substr(start, end - start));
+        start = end + 1;
+    }
+    out += "<details><summary>Environment</summary>\n\n" + fenced(environment, "", "json") + "\n</details>\n";
     return out;
 }
 

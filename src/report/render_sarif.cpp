@@ -2,6 +2,7 @@
 
 #include "importscope/analysis/finding.hpp"
 #include "importscope/version.hpp"
+#include "importscope/report/escape.hpp"
 #include "report/markdown_text.hpp"
 #include "report/sarif_rules.hpp"
 
@@ -182,7 +183,7 @@ std::string fingerprint(const std::vector<std::string>& parts)
 std::string markdown_of(const ReportedFinding& finding)
 {
     std::string out =
-        finding.message + "\n\n" + finding.explanation + "\n\n" + advice_markdown("**Fix:**", finding.advice);
+        markdown_text(finding.message) + "\n\n" + markdown_text(finding.explanation) + "\n\n" + advice_markdown("**Fix:**", finding.advice);
     if (const json& known = finding.known_issue; known.is_object()) {
         const json& links = member(known, "links");
         const std::string id = known.value("id", "");

@@ -1,5 +1,7 @@
 #include "importscope/report/summary.hpp"
 
+#include "importscope/report/escape.hpp"
+
 #include <fmt/color.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -211,7 +213,7 @@ std::string finding_text(const Document& report, const ReportedFinding& f, const
     out += settings_text(f);
     out += seen_text(f);
     out += fmt::format("  why: {}\n", f.explanation);
-    out += fmt::format("  fix: {}\n", f.advice);
+    out += fmt::format("  fix: {}\n", terminal_lines(f.advice, "  "));
     if (const json& known = f.known_issue; known.is_object()) {
         out += fmt::format("  known issue {}: {}\n", known.value("id", ""), known.value("title", ""));
         for (const json& advice : known.value("advice", json::array()))
@@ -257,7 +259,7 @@ std::string cause_text(const Document& report, const Cause& cause, std::vector<b
     if (const json& seen = cause.evidence.value("first_seen_at", json::array()); !seen.empty())
         out += fmt::format("  first used by an import at {}:{}\n", seen.back().value("file", "?"),
                            seen.back().value("line", 0));
-    out += fmt::format("  fix: {}\n", cause.advice);
+    out += fmt::format("  fix: {}\n", terminal_lines(cause.advice, "  "));
     bool whole_shown = false;
     std::size_t listed = 0, more = 0;
     for (std::size_t i = 0; i < findings.size(); ++i) {

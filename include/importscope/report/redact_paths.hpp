@@ -26,8 +26,9 @@ void redact_paths(nlohmann::json& report, const PathRedaction& redaction);
 /// values of secret-looking options.
 void redact_secrets(nlohmann::json& report);
 
-/// Control characters in every string (but newline and tab) written as a visible escape, for the
-/// renderers: what a target printed never drives the terminal that reads a summary.
-void escape_control_characters(nlohmann::json& value);
+/// Every string made terminal_text (escape.hpp), for the renderers: what a target printed never
+/// drives the terminal that reads a summary, nor starts a line of its own. Only a string under the
+/// key "advice" (a fix, whose code stands on lines of its own) keeps its newlines.
+void escape_control_characters(nlohmann::json& value, bool keep_newlines = false);
 
 } // namespace importscope::report

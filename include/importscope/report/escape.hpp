@@ -1,0 +1,41 @@
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+/// The one place where text a target controls (module names, paths, exception messages, command
+/// lines) is made safe for each kind of output: every renderer, the live status line and `diff` write
+/// such text only through these functions.
+namespace importscope::report {
+
+/// For a terminal: control characters (C0 with newline, CR and tab, DEL, C1), invalid UTF-8 bytes
+/// and the bidi overrides and line separators of Unicode written as visible escapes ("\n", "\x1b",
+/// "\u202e"); other text unchanged. With `keep_newlines`, newlines stay (text meant to span lines).
+std::string terminal_text(std::string_view text, bool keep_newlines = false);
+
+/// `text` that spans lines, for a terminal: each line escaped, the lines after the first indented
+/// by `indent`, so no line of it starts where the summary's own lines start.
+std::string terminal_lines(std::string_view text, std::string_view indent);
+
+/// Inline Markdown: terminal_text, then Markdown's punctuation and HTML backslash-escaped and a
+/// block marker at the start made literal, so the text is one run of plain text wherever it stands.
+std::string markdown_text(std::string_view text);
+
+/// A Markdown code span of `text`, its backtick fence longer than any run inside; `in_table` also
+/// escapes "|", which GFM tables split cells at even inside code spans.
+std::string markdown_code(std::string_view text, bool in_table = false);
+
+/// A fenced code block of `lines` (each terminal_text), each line after `indent`, its fence of
+/// backticks longer than any run inside.
+std::string markdown_fence(const std::vector<std::string>& lines, const std::string& indent = "",
+                           const char* info = "");
+
+/// XML 1.0 text and attribute values: terminal_text keeping newlines (XML cannot hold most
+/// control characters), then markup escaped.
+std::string xml_text(std::string_view text);
+
+/// A quoted Graphviz DOT string: terminal_text, then quotes and backslashes escaped.
+std::string dot_string(std::string_view text);
+
+} // namespace importscope::report
