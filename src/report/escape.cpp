@@ -136,6 +136,24 @@ std::string markdown_text(std::string_view text)
     return out;
 }
 
+std::string markdown_prose(std::string_view text)
+{
+    std::string out;
+    std::size_t at = 0;
+    while (at < text.size()) {
+        const std::size_t open = text.find('`', at);
+        const std::size_t close = open == std::string_view::npos ? open : text.find('`', open + 1);
+        if (close == std::string_view::npos) {
+            out += markdown_text(text.substr(at));
+            break;
+        }
+        out += markdown_text(text.substr(at, open - at));
+        out += markdown_code(text.substr(open + 1, close - open - 1));
+        at = close + 1;
+    }
+    return out;
+}
+
 std::string markdown_code(std::string_view text, bool in_table)
 {
     std::string body = terminal_text(text);

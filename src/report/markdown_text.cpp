@@ -32,7 +32,7 @@ std::string advice_markdown(const std::string& label, const std::string& advice)
         } else {
             flush();
             if (!line.empty())
-                out += (after_code || start == 0 ? "" : "\n") + markdown_text(line);
+                out += (after_code || start == 0 ? "" : "\n") + markdown_prose(line);
             after_code = false;
         }
         start = end + 1;

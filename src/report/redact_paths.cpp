@@ -112,17 +112,17 @@ void redact_secrets(nlohmann::json& report)
     redact_secrets_in(report);
 }
 
-void escape_control_characters(nlohmann::json& value, bool keep_newlines)
+void escape_control_characters(nlohmann::json& value, bool keep_newlines, bool newlines_everywhere)
 {
     if (value.is_string()) {
         auto& text = value.get_ref<std::string&>();
-        text = terminal_text(text, keep_newlines);
+        text = terminal_text(text, keep_newlines || newlines_everywhere);
     } else if (value.is_object()) {
         for (auto& [key, item] : value.items())
-            escape_control_characters(item, key == "advice" && item.is_string());
+            escape_control_characters(item, key == "advice" && item.is_string(), newlines_everywhere);
     } else if (value.is_array()) {
         for (auto& item : value)
-            escape_control_characters(item);
+            escape_control_characters(item, false, newlines_everywhere);
     }
 }
 

@@ -64,7 +64,7 @@ std::string finding_section(const ReportedFinding& f)
 {
     std::string out =
         fmt::format("### {}: {}\n\n{}\n\n{}\n\n", analysis::to_string(f.severity), md(f.kind), md(f.message),
-                    md(f.explanation));
+                    markdown_prose(f.explanation));
     if (f.caused_by)
         out += fmt::format("Caused by {} (see Root causes).\n\n", code(*f.caused_by));
     const json& evidence = f.evidence;
@@ -96,7 +96,7 @@ std::string finding_section(const ReportedFinding& f)
                                    : fmt::format("[{}]({})", md(known.value("id", "")), md(links[0].get<std::string>()));
         out += fmt::format("**Known issue {}:** {}\n\n", id, md(known.value("title", "")));
         for (const json& advice : known.value("advice", json::array()))
-            out += "- " + md(advice.get<std::string>()) + "\n";
+            out += "- " + markdown_prose(advice.get<std::string>()) + "\n";
         out += "\n";
     }
     return out;
@@ -186,7 +186,7 @@ std::string render(Document report, Format format, bool color)
     report.modules.clear();
     report.frames.clear();
     nlohmann::json tree = report;
-    escape_control_characters(tree);
+    escape_control_characters(tree, false, format == Format::sarif);
     report = tree.get<Document>();
     switch (format) {
     case Format::text:

@@ -183,7 +183,7 @@ std::string fingerprint(const std::vector<std::string>& parts)
 std::string markdown_of(const ReportedFinding& finding)
 {
     std::string out =
-        markdown_text(finding.message) + "\n\n" + markdown_text(finding.explanation) + "\n\n" + advice_markdown("**Fix:**", finding.advice);
+        markdown_text(finding.message) + "\n\n" + markdown_prose(finding.explanation) + "\n\n" + advice_markdown("**Fix:**", finding.advice);
     if (const json& known = finding.known_issue; known.is_object()) {
         const json& links = member(known, "links");
         const std::string id = known.value("id", "");

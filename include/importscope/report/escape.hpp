@@ -22,6 +22,12 @@ std::string terminal_lines(std::string_view text, std::string_view indent);
 /// block marker at the start made literal, so the text is one run of plain text wherever it stands.
 std::string markdown_text(std::string_view text);
 
+/// importscope's own prose, which marks code with backticks (`import deep_gemm.<sub>`) around
+/// names a target controls: each backtick-delimited part a code span (markdown_code), the rest
+/// markdown_text, an unpaired backtick literal. A backtick in a name can only move which parts
+/// are code; nothing in either kind of part is read as Markdown.
+std::string markdown_prose(std::string_view text);
+
 /// A Markdown code span of `text`, its backtick fence longer than any run inside; `in_table` also
 /// escapes "|", which GFM tables split cells at even inside code spans.
 std::string markdown_code(std::string_view text, bool in_table = false);
