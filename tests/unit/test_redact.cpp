@@ -141,7 +141,7 @@ TEST_CASE("secret names are told by their words", "[redact]")
         CHECK_FALSE(is_secret_name(name));
 }
 
-TEST_CASE("-p and secret-named options hide their values in every form", "[redact]")
+TEST_CASE("the values of -p and of secret-named options are hidden in every form", "[redact]")
 {
     Words argv = {"mysql", "-phunter2", "-p", "hunter3", "--db-pass", "x1", "--pat", "x2", "--cookie", "x3",
                   "deploy:pw@db", "--port", "3306", "--token", "--next", "password=x4", "--hf-token=x5"};
