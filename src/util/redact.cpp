@@ -57,15 +57,50 @@ bool is_secret_name(std::string_view name)
                        [&](const std::string& word) { return is_secret_word(word, count == 1); });
 }
 
+namespace {
+
+/// What a byte of a text is to may_hold_secret: a separator of a secret's shape ('=' ':' '@'), the
+/// first byte of a token's prefix, a JWT, a PEM block or an auth scheme, a token's byte, or else.
+enum class ByteClass : unsigned char { other, token, starts_shape, separator };
+
+constexpr std::array<ByteClass, 256> make_byte_classes()
+{
+    std::array<ByteClass, 256> classes{};
+    for (int c = 0; c < 256; ++c) {
+        const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (alnum || c == '_' || c == '-')
+            classes[c] = ByteClass::token;
+    }
+    for (const unsigned char c : std::string_view("egxhsAbB-"))
+        classes[c] = ByteClass::starts_shape;
+    for (const unsigned char c : std::string_view("=:@"))
+        classes[c] = ByteClass::separator;
+    return classes;
+}
+
+constexpr std::array<ByteClass, 256> k_byte_classes = make_byte_classes();
+
+} // namespace
+
 bool may_hold_secret(std::string_view text)
 {
+    bool word_start = true;
     for (std::size_t at = 0; at < text.size(); ++at) {
-        const unsigned char c = text[at];
-        if (c == '=' || c == ':' || c == '@')
+        switch (k_byte_classes[static_cast<unsigned char>(text[at])]) {
+        case ByteClass::separator:
             return true; // pairs, URLs, user:password@host
-        if ((at == 0 || !redaction::is_token_char(static_cast<unsigned char>(text[at - 1]))) &&
-            redaction::starts_secret_shape(text.substr(at)))
-            return true;
+        case ByteClass::starts_shape:
+            if (word_start && redaction::starts_secret_shape(text.substr(at)))
+                return true;
+            word_start = false;
+            break;
+        case ByteClass::token:
+            word_start = false;
+            break;
+        case ByteClass::other:
+            word_start = true;
+            break;
+        }
     }
     return false;
 }
