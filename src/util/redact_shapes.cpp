@@ -222,7 +222,8 @@ bool is_plain_constant(std::string_view value)
 
 void redact_secret_pairs(std::string& text)
 {
-    for (std::size_t sep = text.find_first_of("=:"); sep != std::string::npos; sep = text.find_first_of("=:", sep + 1)) {
+    for (std::size_t sep = text.find_first_of("=:"); sep != std::string::npos;
+         sep = text.find_first_of("=:", sep + 1)) {
         if (secret_key_before(text, sep) == std::string::npos)
             continue;
         std::size_t start = sep + 1;
@@ -263,8 +264,9 @@ void redact_known_tokens(std::string& text)
                 text.replace(at, jwt_end - at, k_redacted_text);
             continue;
         }
-        const auto prefix = std::find_if(k_token_prefixes.begin(), k_token_prefixes.end(),
-                                         [&](std::string_view p) { return std::string_view(text).substr(at).starts_with(p); });
+        const auto prefix = std::find_if(k_token_prefixes.begin(), k_token_prefixes.end(), [&](std::string_view p) {
+            return std::string_view(text).substr(at).starts_with(p);
+        });
         if (prefix != k_token_prefixes.end() && end - at >= prefix->size() + k_token_min_rest)
             text.replace(at, end - at, k_redacted_text);
     }
