@@ -10,6 +10,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/atomic_file.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/destination.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/redact.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/redact_shapes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/host.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/utf8.cpp

@@ -5,6 +5,7 @@
 // each compact on a line of its own, and never become a tree.
 
 #include "importscope/report/redact_paths.hpp"
+#include "importscope/util/redact.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/util/json_writers.hpp"
 #include "importscope/util/utf8.hpp"
@@ -38,8 +39,8 @@ public:
 
 using CompactWriter = json_writer::Compact<rapidjson::StringBuffer>;
 
-/// A writer, its buffer, and what each string passes through: valid UTF-8 (invalid bytes
-/// replaced) and --redact-paths when it was given.
+/// A writer, its buffer, and what each string of the model passes through: valid UTF-8 (invalid
+/// bytes replaced), the secret rules, and --redact-paths when it was given.
 template <typename Writer>
 class JsonStream {
 public:
@@ -62,10 +63,15 @@ public:
         m_writer.Key(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
     }
 
-    /// A string of the model's: through --redact-paths.
+    /// A string of the model's: through the secret rules (docs/secrets.md; most strings, names
+    /// and paths, pass may_hold_secret's one scan and no more) and --redact-paths.
     void string(std::string_view text)
     {
         std::string_view valid = valid_utf8(text, m_scratch);
+        if (may_hold_secret(valid)) {
+            m_unsecret = redact_text(valid);
+            valid = m_unsecret;
+        }
         if (m_redaction) {
             if (valid.data() != m_scratch.data())
                 m_scratch.assign(valid);
@@ -164,6 +170,7 @@ private:
     const TextSink& m_sink;
     const PathRedaction* m_redaction;
     std::string m_scratch;
+    std::string m_unsecret; ///< a string with its secrets redacted
 };
 
 using TreeStream = JsonStream<PrettyWriter>;

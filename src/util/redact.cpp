@@ -1,102 +1,170 @@
 #include "importscope/util/redact.hpp"
 
+#include "redact_shapes.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <initializer_list>
 #include <string>
+#include <vector>
 
 namespace importscope {
 
-bool is_secret_name(std::string_view name)
-{
-    std::string upper(name);
-    std::transform(upper.begin(), upper.end(), upper.begin(), [](unsigned char c) { return std::toupper(c); });
-    static constexpr std::array k_words = {"TOKEN", "KEY", "SECRET", "PASSWORD", "PASSWD", "AUTH", "CREDENTIAL"};
-    if (std::any_of(k_words.begin(), k_words.end(), [&](const char* word) { return upper.find(word) != std::string::npos; }))
-        return true;
-    // DB_PWD, MYSQL_PWD; not PWD and OLDPWD, the shell's working directories.
-    return upper.ends_with("_PWD") || upper.ends_with("-PWD");
-}
-
 namespace {
 
-bool is_token_char(unsigned char c)
+bool is_one_of(std::string_view word, std::initializer_list<std::string_view> words)
 {
-    return std::isalnum(c) || c == '_' || c == '-';
+    return std::find(words.begin(), words.end(), word) != words.end();
 }
 
-/// "user:PASSWORD@" in "scheme://user:PASSWORD@host/...": the password goes, the user stays; a
-/// user part alone that looks like a token ("https://ghp_...@github.com") goes too.
-void redact_url_credentials(std::string& text)
+bool ends_with_one_of(std::string_view word, std::initializer_list<std::string_view> ends)
 {
-    for (std::size_t scheme = text.find("://"); scheme != std::string::npos; scheme = text.find("://", scheme + 3)) {
-        const std::size_t start = scheme + 3;
-        const std::size_t end = std::min(text.find_first_of("/?# \t\n\"'<>", start), text.size());
-        const std::size_t at = text.rfind('@', end);
-        if (at == std::string::npos || at < start)
-            continue;
-        const std::size_t colon = text.find(':', start);
-        if (colon != std::string::npos && colon < at)
-            text.replace(colon + 1, at - colon - 1, k_redacted);
-        else if (looks_like_credential(std::string_view(text).substr(start, at - start)))
-            text.replace(start, at - start, k_redacted);
-    }
+    return std::any_of(ends.begin(), ends.end(), [&](std::string_view end) { return word.ends_with(end); });
 }
 
-/// Tokens of the known formats anywhere in a text ("invalid token hf_AbC..." in an error).
-void redact_known_tokens(std::string& text)
+/// One word of a name, upper case (DB, PASS in DB_PASS; APIKEY in apiKey). `alone`: the name's only word.
+bool is_secret_word(std::string_view word, bool alone)
 {
-    static constexpr std::array k_prefixes = {"hf_", "sk-", "ghp_", "gho_", "ghs_", "github_pat_", "glpat-", "xoxb-",
-                                              "xoxp-", "AKIA"};
-    for (const char* prefix : k_prefixes)
-        for (std::size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at + 1)) {
-            if (at > 0 && is_token_char(static_cast<unsigned char>(text[at - 1])))
-                continue; // inside a longer word ("task-", "disk-")
-            std::size_t end = at + std::string_view(prefix).size();
-            while (end < text.size() && is_token_char(static_cast<unsigned char>(text[end])))
-                ++end;
-            if (end - at >= std::string_view(prefix).size() + 8)
-                text.replace(at, end - at, k_redacted);
-        }
+    for (const std::string_view part : {"PASSWORD", "PASSWD", "PASSPHRASE", "SECRET", "CREDENTIAL", "PRIVATE"})
+        if (word.find(part) != std::string_view::npos)
+            return true;
+    if (ends_with_one_of(word, {"TOKEN", "TOKENS", "KEY", "KEYS", "PASS", "COOKIE", "COOKIES"}))
+        return true; // not TOKENIZERS, KEYBOARD, KEYRING, PASSTHROUGH
+    if (word.starts_with("AUTH") && !is_one_of(word, {"AUTHOR", "AUTHORS"}))
+        return true;
+    if (is_one_of(word, {"PAT", "JWT"}))
+        return true;
+    return word == "PWD" && !alone; // DB_PWD; not PWD and OLDPWD, the shell's working directories
 }
 
 } // namespace
 
+bool is_secret_name(std::string_view name)
+{
+    std::array<std::string, 8> words;
+    std::size_t count = 0;
+    for (std::size_t at = 0; at < name.size();) {
+        while (at < name.size() && !std::isalnum(static_cast<unsigned char>(name[at])))
+            ++at;
+        std::string word;
+        for (; at < name.size() && std::isalnum(static_cast<unsigned char>(name[at])); ++at)
+            word += static_cast<char>(std::toupper(static_cast<unsigned char>(name[at])));
+        if (!word.empty() && count < words.size())
+            words[count++] = std::move(word);
+    }
+    return std::any_of(words.begin(), words.begin() + count,
+                       [&](const std::string& word) { return is_secret_word(word, count == 1); });
+}
+
+namespace {
+
+/// What a byte of a text is to may_hold_secret: a separator of a secret's shape ('=' ':' '@'), the
+/// first byte of a token's prefix, a JWT, a PEM block or an auth scheme, a token's byte, or else.
+enum class ByteClass : unsigned char { other, token, starts_shape, separator };
+
+constexpr std::array<ByteClass, 256> make_byte_classes()
+{
+    std::array<ByteClass, 256> classes{};
+    for (int c = 0; c < 256; ++c) {
+        const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        if (alnum || c == '_' || c == '-')
+            classes[c] = ByteClass::token;
+    }
+    for (const unsigned char c : std::string_view("egxhsAbB-"))
+        classes[c] = ByteClass::starts_shape;
+    for (const unsigned char c : std::string_view("=:@"))
+        classes[c] = ByteClass::separator;
+    return classes;
+}
+
+constexpr std::array<ByteClass, 256> k_byte_classes = make_byte_classes();
+
+} // namespace
+
+bool may_hold_secret(std::string_view text)
+{
+    bool word_start = true;
+    for (std::size_t at = 0; at < text.size(); ++at) {
+        switch (k_byte_classes[static_cast<unsigned char>(text[at])]) {
+        case ByteClass::separator:
+            return true; // pairs, URLs, user:password@host
+        case ByteClass::starts_shape:
+            if (word_start && redaction::starts_secret_shape(text.substr(at)))
+                return true;
+            word_start = false;
+            break;
+        case ByteClass::token:
+            word_start = false;
+            break;
+        case ByteClass::other:
+            word_start = true;
+            break;
+        }
+    }
+    return false;
+}
+
 std::string redact_text(std::string_view text)
 {
     std::string out(text);
-    if (out.find("://") != std::string::npos)
-        redact_url_credentials(out);
-    redact_known_tokens(out);
+    if (!may_hold_secret(out))
+        return out;
+    redaction::redact_pem_blocks(out);
+    redaction::redact_url_credentials(out);
+    redaction::redact_userinfo(out);
+    redaction::redact_auth_schemes(out);
+    redaction::redact_secret_pairs(out);
+    redaction::redact_known_tokens(out);
     return out;
 }
 
+namespace {
+
+/// The value of "-p" (mysql's password option) and of an option with a secret name: redacted.
+/// Returns whether `argv[i]` was such an option; `i` then stands at the last word it took.
+bool redact_option(std::vector<std::string>& argv, std::size_t& i)
+{
+    std::string& word = argv[i];
+    if (word.size() < 2 || word[0] != '-')
+        return false;
+    const bool next_is_value = i + 1 < argv.size() && !argv[i + 1].starts_with("-");
+    if (word == "-p") {
+        if (next_is_value)
+            argv[++i] = k_redacted;
+        return true;
+    }
+    if (word.starts_with("-p") && word[1] != '-') {
+        word = std::string("-p") + k_redacted; // -pSECRET
+        return true;
+    }
+    const std::size_t eq = word.find('=');
+    const std::string_view name = std::string_view(word).substr(0, eq);
+    if (!is_secret_name(name))
+        return false;
+    if (eq != std::string::npos)
+        word = std::string(name) + "=" + k_redacted;
+    else if (next_is_value)
+        argv[++i] = k_redacted;
+    return true;
+}
+
+} // namespace
+
 void redact_arguments(std::vector<std::string>& argv)
 {
-    for (std::size_t i = 0; i < argv.size(); ++i) {
-        std::string& word = argv[i];
-        if (word.size() > 1 && word[0] == '-') {
-            const std::size_t eq = word.find('=');
-            const std::string_view name = std::string_view(word).substr(0, eq);
-            if (is_secret_name(name)) {
-                if (eq != std::string::npos)
-                    word = std::string(name) + "=" + k_redacted;
-                else if (i + 1 < argv.size() && !argv[i + 1].starts_with("-"))
-                    argv[++i] = k_redacted;
-                continue;
-            }
-        }
-        word = redact_text(word);
-    }
+    for (std::size_t i = 0; i < argv.size(); ++i)
+        if (!redact_option(argv, i))
+            argv[i] = redact_text(argv[i]);
 }
 
 bool looks_like_credential(std::string_view value)
 {
-    static constexpr std::array k_prefixes = {"hf_",         "sk-",    "ghp_",  "gho_",  "ghs_",
-                                              "github_pat_", "glpat-", "xoxb-", "xoxp-", "AKIA"};
-    for (const char* prefix : k_prefixes)
-        if (value.starts_with(prefix) && value.size() >= std::string_view(prefix).size() + 8)
-            return true;
+    if (redaction::is_jwt(value) || value.starts_with("-----BEGIN"))
+        return true;
+    if (redaction::starts_secret_shape(value) && value.size() >= 12 && !value.starts_with("eyJ") &&
+        std::all_of(value.begin(), value.end(), [](unsigned char c) { return redaction::is_token_char(c); }))
+        return true; // ghp_..., AKIA...: as redact_known_tokens finds them
     // Long base64 or hex-like blobs: only token characters, mixed letters and digits, no path.
     if (value.size() < 32 || value.front() == '/')
         return false;
@@ -115,7 +183,7 @@ std::string redact_variable(std::string_view name, std::string_view value)
 {
     if (is_secret_name(name) || looks_like_credential(value))
         return k_redacted;
-    return std::string(value);
+    return redact_text(value);
 }
 
 } // namespace importscope

@@ -55,3 +55,108 @@ TEST_CASE("control characters are escaped for the renderers", "[redact]")
     importscope::report::escape_control_characters(value);
     CHECK(value["message"] == "a\\x1b[2Jb\\x00c\nd");
 }
+
+// The corpus of docs/secrets.md: every shape the rules redact, and ordinary text they leave alone.
+// All the secrets here are made up.
+TEST_CASE("the secret rules redact every documented shape and leave ordinary text alone", "[redact]")
+{
+    const std::vector<std::pair<std::string, std::string>> corpus = {
+        // Tokens of a known prefix, alone, in a dotted name, in a sentence.
+        {"ghp_0123456789abcdefABCDEF0123456789abcd", "<redacted>"},
+        {"pkg.ghp_0123456789abcdefABCDEF0123456789abcd.sub", "pkg.<redacted>.sub"},
+        {"gho_abcdefghij0123456789", "<redacted>"},
+        {"use github_pat_11ABCDEFG0123456789_abcdefghij now", "use <redacted> now"},
+        {"glpat-abcdefghij12345", "<redacted>"},
+        {"xoxb-1234567890-abcdefghij", "<redacted>"},
+        {"xoxp-1234567890-abcdefghij", "<redacted>"},
+        {"key AKIAIOSFODNN7EXAMPLE", "key <redacted>"},
+        {"sk-proj-abcdefghijkl", "<redacted>"},
+        {"invalid token hf_abcdefghijklmnop given", "invalid token <redacted> given"},
+        // JWT, PEM private keys.
+        {"session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmYWtlIn0.c2lnbmF0dXJl end", "session <redacted> end"},
+        {"a\n-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----\nb", "a\n<redacted>\nb"},
+        {"-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1r", "<redacted>"},
+        // Passwords of URLs, and of user:password@host without a scheme.
+        {"postgres://app:s3cret@db:5432/x", "postgres://app:<redacted>@db:5432/x"},
+        {"see redis://:pw@cache:6379/0 now", "see redis://:<redacted>@cache:6379/0 now"},
+        {"https://ghp_abcdefghijklmnopqrst@github.com/o/r", "https://<redacted>@github.com/o/r"},
+        {"deploy:userpw-333@db.internal", "deploy:<redacted>@db.internal"},
+        {"mysql://root@localhost and root:toor@10.0.0.1", "mysql://root@localhost and root:<redacted>@10.0.0.1"},
+        // Pairs whose key is a secret name: key=value, key: value, JSON and Python dicts.
+        {"login failed: password=hunter2 user=bob", "login failed: password=<redacted> user=bob"},
+        {"api_key=abc123&page=2", "api_key=<redacted>&page=2"},
+        {"DB_PASS=\"x y\"", "DB_PASS=\"<redacted>\""},
+        {"{\"password\": \"hunter2\", \"user\": \"bob\"}", "{\"password\": \"<redacted>\", \"user\": \"bob\"}"},
+        {"{'client_secret': 'abc', 'n': 1}", "{'client_secret': '<redacted>', 'n': 1}"},
+        {"RuntimeError('{\\'password\\': \\'pw\\'}')", "RuntimeError('{\\'password\\': \\'<redacted>\\'}')"},
+        {"token: abc123", "token: <redacted>"},
+        {"accessToken=abc123", "accessToken=<redacted>"},
+        // Auth headers.
+        {"Authorization: Bearer abc.def", "Authorization: Bearer <redacted>"},
+        {"Authorization: Basic dXNlcjpwYXNz", "Authorization: Basic <redacted>"},
+        {"curl -H 'authorization: bearer abcdef'", "curl -H 'authorization: bearer <redacted>'"},
+        // Ordinary text: unchanged.
+        {"password_utils", "password_utils"},
+        {"keyring", "keyring"},
+        {"tokenizers.models", "tokenizers.models"},
+        {"/usr/lib/python3/dist-packages/x.py", "/usr/lib/python3/dist-packages/x.py"},
+        {"File \"/x/y.py\", line 3, in <module>", "File \"/x/y.py\", line 3, in <module>"},
+        {"KeyError: 'API_KEY'", "KeyError: 'API_KEY'"},
+        {"if password == expected:", "if password == expected:"},
+        {"json.dumps(x, sort_keys=True)", "json.dumps(x, sort_keys=True)"},
+        {"git@github.com:org/repo.git", "git@github.com:org/repo.git"},
+        {"mail bob@example.com at 12:30", "mail bob@example.com at 12:30"},
+        {"a task-scheduler and sk-short", "a task-scheduler and sk-short"},
+        {"std::string and a::b", "std::string and a::b"},
+        {"the Bearer of bad news", "the Bearer of bad news"},
+        {"eyJhbGciOiJIUzI1NiJ9", "eyJhbGciOiJIUzI1NiJ9"},
+    };
+    for (const auto& [input, expected] : corpus) {
+        INFO(input);
+        CHECK(redact_text(input) == expected);
+        if (input == expected)
+            CHECK(redact_text(expected) == expected);
+    }
+}
+
+TEST_CASE("may_hold_secret passes every string the rules would change", "[redact]")
+{
+    for (const std::string text : {"ghp_0123456789abcdefABCDEF", "a eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmYWtlIn0.c2ln",
+                                   "Bearer abcdef", "-----BEGIN RSA PRIVATE KEY-----", "password=x", "u:p@h"})
+        CHECK(importscope::may_hold_secret(text));
+    for (const std::string text : {"numpy.core._multiarray_umath", "/usr/lib/python3.11/importlib/__init__.py",
+                                   "<module>", "password_utils", "tokenizers"})
+        CHECK_FALSE(importscope::may_hold_secret(text));
+}
+
+TEST_CASE("secret names are told by their words", "[redact]")
+{
+    for (const char* name : {"MYAPP_DB_PASS", "DBPASS", "MYAPP_PASSPHRASE", "MYAPP_PRIVATE", "SSH_PRIVATE_KEY",
+                             "HF_TOKEN", "accessToken", "apiKey", "CLIENT_SECRET", "MYSQL_PASSWD", "DB_PWD", "AUTH",
+                             "Authorization", "--pat", "--cookie", "--db-pass", "--api-key", "SESSION_JWT",
+                             "AWS_CREDENTIALS"})
+        CHECK(is_secret_name(name));
+    for (const char* name : {"PYTHONPATH", "PATH", "KEYBOARD_LAYOUT", "TOKENIZERS_PARALLELISM", "PWD", "OLDPWD",
+                             "PASSTHROUGH", "AUTHOR", "--port", "HOME", "LANG"})
+        CHECK_FALSE(is_secret_name(name));
+}
+
+TEST_CASE("the values of -p and of secret-named options are hidden in every form", "[redact]")
+{
+    Words argv = {"mysql", "-phunter2", "-p", "hunter3", "--db-pass", "x1", "--pat", "x2", "--cookie", "x3",
+                  "deploy:pw@db", "--port", "3306", "--token", "--next", "password=x4", "--hf-token=x5"};
+    redact_arguments(argv);
+    CHECK(argv == Words{"mysql", "-p<redacted>", "-p", "<redacted>", "--db-pass", "<redacted>", "--pat",
+                        "<redacted>", "--cookie", "<redacted>", "deploy:<redacted>@db", "--port", "3306",
+                        "--token", "--next", "password=<redacted>", "--hf-token=<redacted>"});
+}
+
+TEST_CASE("a variable's value is redacted whole by its name or shape, in part by the text rules", "[redact]")
+{
+    using importscope::redact_variable;
+    CHECK(redact_variable("MYAPP_SESSION", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmYWtlIn0.c2lnbmF0dXJl") == "<redacted>");
+    CHECK(redact_variable("MYAPP_DB_PASS", "x") == "<redacted>");
+    CHECK(redact_variable("MYAPP_URL", "postgres://u:pw@h/db") == "postgres://u:<redacted>@h/db");
+    CHECK(redact_variable("KEYBOARD_LAYOUT", "us-intl") == "us-intl");
+    CHECK(redact_variable("TOKENIZERS_PARALLELISM", "false") == "false");
+}
