@@ -127,7 +127,8 @@ void write_report_file(const std::string& output, const nlohmann::json& report_j
             throw Error(fmt::format("{} (the journals are kept in {})", e.what(), run_dir.path().string()),
                         ExitStatus::tool_failure);
         }
-        throw Error(fmt::format("{} (the report is kept in {}, beside the journals)", e.what(), kept.string()),
+        throw Error(fmt::format("{} (the journals are kept in {}, and the report as {})", e.what(),
+                                run_dir.path().string(), kept.string()),
                     ExitStatus::tool_failure);
     }
 }

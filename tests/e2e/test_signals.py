@@ -148,7 +148,7 @@ def test_a_fifo_nobody_reads_fails_within_the_timeout_and_the_report_is_kept(tmp
     assert proc.returncode == 125, err
     assert time.monotonic() - started < 50
     assert "no process opened for reading" in err
-    kept = re.search(r"the report is kept in (\S+),", err).group(1)
+    kept = re.search(r"and the report as (\S+)\)", err).group(1)
     assert Path(kept).parent.parent == run_dirs
     validate(json.loads(Path(kept).read_text()))
 
