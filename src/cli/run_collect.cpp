@@ -31,6 +31,7 @@ void record_ends(report::RunInfo& info, const Launched& launched, const analysis
     info.exit.timed_out = end.timed_out;
     info.exit.stopped_on_finding = end.stopped;
     info.exit.forwarded_signal = end.forwarded_signal;
+    info.exit.grace_over = end.grace_over && end.forwarded_signal == SIGTERM;
     for (const auto& [pid, status] : end.reaped)
         info.seen_ends[pid] = to_exit_info(status, "reaped");
     // What outlived the run, even outside its process group or session, importscope ended.

@@ -4,8 +4,10 @@
 #include "importscope/analysis/untraced.hpp"
 #include "importscope/collect/collector.hpp"
 #include "importscope/supervisor/environment.hpp"
+#include "importscope/supervisor/signals.hpp"
 #include "importscope/util/keep_until_exit.hpp"
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <unistd.h>
@@ -71,10 +73,23 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
     return run;
 }
 
+/// How long a FIFO named by -o is waited for to have a reader: what is left of --timeout, counted
+/// from the target's start (at least a second), else k_reader_wait_s.
+double reader_wait(const RunRequest& request, const Launched& launched)
+{
+    if (!request.options.timeout_given)
+        return k_reader_wait_s;
+    const double ran_s = static_cast<double>(launched.ended_ns - launched.started_ns) / 1e9;
+    return std::max(1.0, request.options.timeout_s - ran_s);
+}
+
 int run_run(const RunOptions& options)
 {
     // Request: everything wrong with it is found before anything runs.
     const RunRequest request = make_request(options);
+    // From the launch to the exit, no signal ends importscope: while the target runs they are passed
+    // on, and once it ended the report is written whatever comes (a FIFO's wait is bounded).
+    const supervisor::HeldSignals held;
     report::RunInfo info = make_run_info(request);
     supervisor::RunDir run_dir;
     journal::ProblemInbox inbox;
@@ -123,7 +138,8 @@ int run_run(const RunOptions& options)
     // Report, and the exit status.
     report::Outcome outcome;
     const nlohmann::json report_json = make_report(request, info, model, findings, failures, outcome);
-    write_report_file(options.output, report_json, model, request.redact(), run_dir, shared.get(), &early_report);
+    write_report_file(options.output, report_json, model, request.redact(), run_dir, shared.get(), &early_report,
+                      reader_wait(request, launched));
     print_outcome(request, report_json, outcome);
 
     // The records are not freed one by one before the exit status.

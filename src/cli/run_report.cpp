@@ -101,16 +101,16 @@ void EarlyReport::drop()
 
 void write_report_file(const std::string& output, const nlohmann::json& report_json, const analysis::RunModel& model,
                        const report::PathRedaction* redact, supervisor::RunDir& run_dir,
-                       const journal::SharedJournal* shared, EarlyReport* early)
+                       const journal::SharedJournal* shared, EarlyReport* early, double reader_wait_s)
 {
+    const auto produce = [&](const TextSink& sink) { report::write_report(report_json, model, redact, sink); };
     try {
         if (early && early->holds(model)) {
             early->finish(report_json);
         } else {
             if (early)
                 early->drop();
-            write_file_atomically(
-                output, [&](const TextSink& sink) { report::write_report(report_json, model, redact, sink); });
+            write_file_atomically(output, produce, reader_wait_s);
         }
     } catch (const Error& e) {
         run_dir.keep();
@@ -120,7 +120,15 @@ void write_report_file(const std::string& output, const nlohmann::json& report_j
                                       journal::lines_of_records(shared->records(journal::SharedJournal::k_header)));
             } catch (const Error&) {
             }
-        throw Error(fmt::format("{} (the journals are kept in {})", e.what(), run_dir.path().string()),
+        const std::filesystem::path kept = run_dir.path() / "report.json";
+        try {
+            write_file_atomically(kept, produce);
+        } catch (const Error&) {
+            throw Error(fmt::format("{} (the journals are kept in {})", e.what(), run_dir.path().string()),
+                        ExitStatus::tool_failure);
+        }
+        throw Error(fmt::format("{} (the journals are kept in {}, and the report as {})", e.what(),
+                                run_dir.path().string(), kept.string()),
                     ExitStatus::tool_failure);
     }
 }

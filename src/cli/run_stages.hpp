@@ -190,10 +190,12 @@ private:
 };
 
 /// The report file, written atomically (or finished, if `early` holds the model's records); if it
-/// cannot be, the journals are kept for a later look and the Error says where.
+/// cannot be, the journals are kept for a later look, with the report as report.json beside them,
+/// and the Error says where. A FIFO is waited for to have a reader at most `reader_wait_s`.
 void write_report_file(const std::string& output, const nlohmann::json& report_json, const analysis::RunModel& model,
                        const report::PathRedaction* redact, supervisor::RunDir& run_dir,
-                       const journal::SharedJournal* shared, EarlyReport* early = nullptr);
+                       const journal::SharedJournal* shared, EarlyReport* early = nullptr,
+                       double reader_wait_s = k_reader_wait_s);
 
 /// The summary on stderr and the last line that says why the exit status is what it is.
 void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome);

@@ -59,6 +59,8 @@ std::string describe_exit(const ExitInfo& exit)
         text += " after the first error finding (--stop-on-finding)";
     else if (exit.forwarded_signal)
         text += fmt::format(" after importscope passed on {}", signal_name(*exit.forwarded_signal));
+    if (exit.grace_over)
+        text += ": it did not end after SIGTERM within the grace period of 10 s";
     return text;
 }
 

@@ -1,6 +1,8 @@
 #include "importscope/supervisor/supervisor.hpp"
 
 #include "importscope/supervisor/process_tree.hpp"
+#include "importscope/supervisor/signals.hpp"
+#include "supervisor/job_control.hpp"
 #include "importscope/util/clock.hpp"
 #include "importscope/util/error.hpp"
 
@@ -20,64 +22,9 @@ namespace importscope::supervisor {
 
 namespace {
 
-constexpr int k_forwarded_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-/// Passed on to the main process alone: a wrapper stands aside for them.
-constexpr int k_passed_signals[] = {SIGUSR1, SIGUSR2};
-/// Their default would end the supervisor; they concern none of its work.
-constexpr int k_ignored_signals[] = {SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO, SIGPWR, SIGSTKFLT};
 constexpr std::int64_t k_never = INT64_MAX;
-
-/// Blocks the signals the supervisor waits for, for as long as it lives; restores the mask after.
-class BlockedSignals {
-public:
-    BlockedSignals()
-    {
-        sigemptyset(&m_set);
-        sigaddset(&m_set, SIGCHLD);
-        for (int s : k_forwarded_signals)
-            sigaddset(&m_set, s);
-        for (int s : k_passed_signals)
-            sigaddset(&m_set, s);
-        for (int s : k_ignored_signals)
-            sigaddset(&m_set, s);
-        pthread_sigmask(SIG_BLOCK, &m_set, &m_old);
-    }
-    ~BlockedSignals() { pthread_sigmask(SIG_SETMASK, &m_old, nullptr); }
-    BlockedSignals(const BlockedSignals&) = delete;
-    BlockedSignals& operator=(const BlockedSignals&) = delete;
-
-    const sigset_t& set() const { return m_set; }
-    void restore_in_child() const { pthread_sigmask(SIG_SETMASK, &m_old, nullptr); }
-
-private:
-    sigset_t m_set{};
-    sigset_t m_old{};
-};
-
-/// Hands the terminal's foreground to a process group and back, when importscope owns the terminal.
-class TerminalForeground {
-public:
-    TerminalForeground() : m_owned(::isatty(STDIN_FILENO) && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp()) {}
-    bool owned() const { return m_owned; }
-    static void give_to(pid_t group)
-    {
-        // tcsetpgrp from a background group raises SIGTTOU; it is expected here.
-        struct sigaction ignore {
-        }, old{};
-        ignore.sa_handler = SIG_IGN;
-        sigaction(SIGTTOU, &ignore, &old);
-        ::tcsetpgrp(STDIN_FILENO, group);
-        sigaction(SIGTTOU, &old, nullptr);
-    }
-    ~TerminalForeground()
-    {
-        if (m_owned)
-            give_to(::getpgrp());
-    }
-
-private:
-    bool m_owned;
-};
+/// How long a target has to end after a forwarded SIGTERM before its group gets SIGKILL.
+constexpr double k_sigterm_grace_s = 10.0;
 
 timespec to_timespec(std::int64_t ns)
 {
@@ -107,7 +54,8 @@ class Ending {
 public:
     Ending(pid_t group, double grace_s) : m_group(group), m_grace_ns(seconds_to_ns(grace_s)) {}
     bool started() const { return m_started; }
-    void start(int first_signal)
+    void start(int first_signal) { start(first_signal, m_grace_ns); }
+    void start(int first_signal, std::int64_t grace_ns)
     {
         if (m_started) {
             kill_now();
@@ -115,7 +63,7 @@ public:
         }
         m_started = true;
         ::kill(-m_group, first_signal);
-        m_kill_at = monotonic_ns() + m_grace_ns;
+        m_kill_at = monotonic_ns() + grace_ns;
     }
     void kill_now()
     {
@@ -145,11 +93,6 @@ void reap_orphans(ProcessEnd& end, std::int64_t until)
             return; // ECHILD: nobody left
         ::usleep(10'000);
     }
-}
-
-bool is_one_of(int signal, const auto& signals)
-{
-    return std::find(std::begin(signals), std::end(signals), signal) != std::end(signals);
 }
 
 constexpr std::int64_t k_watch_ns = 250'000'000;
@@ -236,7 +179,7 @@ private:
             ::setpgid(0, 0);
             if (m_terminal.owned())
                 TerminalForeground::give_to(::getpid());
-            m_signals.restore_in_child();
+            HeldSignals::restore_in_child();
             std::signal(SIGPIPE, SIG_DFL); // NOLINT(cert-err33-c): the target's, as a shell gives it
             ::close(start_pipe[0]);
             if (m_guardian.fd() >= 0)
@@ -261,23 +204,38 @@ private:
     }
 
     /// Reaps the main process and the orphaned descendants handed to us; true once the main one ended.
+    /// A main process stopped by job control (Ctrl-Z) stops importscope with it until SIGCONT.
     bool reap()
     {
         bool main_done = false;
-        for (int status;;) {
+        int status = 0;
+        if (::waitpid(m_pid, &status, WNOHANG | WUNTRACED) == m_pid) {
+            if (!WIFSTOPPED(status)) {
+                record_main_end(status);
+                main_done = true;
+            } else if (is_job_control_stop(WSTOPSIG(status))) {
+                m_terminal.stop_with(m_pid, WSTOPSIG(status));
+            }
+        }
+        for (;;) {
             const pid_t done = ::waitpid(-1, &status, WNOHANG);
             if (done <= 0)
                 return main_done;
-            const WaitStatus w = to_wait_status(status);
             if (done == m_pid) {
-                m_end.code = w.code;
-                m_end.signal = w.signal;
-                m_end.core_dumped = w.core_dumped;
+                record_main_end(status);
                 main_done = true;
             } else {
-                m_end.reaped[done] = w;
+                m_end.reaped[done] = to_wait_status(status);
             }
         }
+    }
+
+    void record_main_end(int status)
+    {
+        const WaitStatus w = to_wait_status(status);
+        m_end.code = w.code;
+        m_end.signal = w.signal;
+        m_end.core_dumped = w.core_dumped;
     }
 
     /// The timeout, the escalation to SIGKILL, and the tick (which may ask to end the tree).
@@ -287,8 +245,10 @@ private:
             m_end.timed_out = true;
             m_ending->start(SIGINT); // Python shows where it was with a KeyboardInterrupt traceback
         }
-        if (now >= m_ending->kill_at())
+        if (now >= m_ending->kill_at()) {
+            m_end.grace_over = true;
             m_ending->kill_now();
+        }
         if (now >= m_next_tick) {
             m_next_tick = now + seconds_to_ns(m_options.tick_s);
             if (m_options.on_tick() && !m_ending->started()) {
@@ -320,15 +280,19 @@ private:
 
     void on_signal(int received)
     {
-        if (received <= 0 || received == SIGCHLD || is_one_of(received, k_ignored_signals))
-            return;
-        if (is_one_of(received, k_passed_signals)) {
+        const SignalRole role = received > 0 ? role_of(received) : SignalRole::other;
+        if (role == SignalRole::passed)
             ::kill(m_pid, received);
+        if (role != SignalRole::forwarded)
             return;
-        }
         if (!m_end.forwarded_signal && !m_ending->started()) {
             m_end.forwarded_signal = received;
-            ::kill(-m_pid, received);
+            // A target that ignores SIGTERM gets SIGKILL after a grace period: whoever sent it wants
+            // the run over. The others, Ctrl-C above all, are the target's to handle; a second one kills.
+            if (received == SIGTERM)
+                m_ending->start(SIGTERM, seconds_to_ns(k_sigterm_grace_s));
+            else
+                ::kill(-m_pid, received);
         } else {
             m_ending->kill_now(); // asked again: stop waiting for the target to wind down
         }
@@ -367,7 +331,7 @@ private:
     }
 
     const SuperviseOptions& m_options;
-    BlockedSignals m_signals; ///< first: nothing is delivered before the loop waits for it
+    HeldSignals m_signals; ///< first: nothing is delivered before the loop waits for it
     TerminalForeground m_terminal;
     Guardian m_guardian;
     std::set<int> m_not_of_the_tree;

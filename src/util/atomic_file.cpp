@@ -1,5 +1,6 @@
 #include "importscope/util/atomic_file.hpp"
 
+#include "importscope/util/clock.hpp"
 #include "importscope/util/console.hpp"
 #include "importscope/util/destination.hpp"
 #include "importscope/util/error.hpp"
@@ -54,6 +55,35 @@ void write_through(int fd, const std::string& name, const std::function<void(con
 
 void write_replacing(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce);
 
+/// Opens a device or FIFO for writing. A FIFO without a reader would block open(2) for ever: it is
+/// opened without blocking (ENXIO while nobody reads) until a reader comes or `reader_wait_s` is over.
+int open_written_through(const std::filesystem::path& path, double reader_wait_s)
+{
+    constexpr int k_flags = O_WRONLY | O_NOCTTY | O_CLOEXEC;
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISFIFO(st.st_mode)) {
+        const int fd = ::open(path.c_str(), k_flags);
+        if (fd < 0)
+            throw system_error(fmt::format("cannot write {}", path.string()), errno);
+        return fd;
+    }
+    const std::int64_t until = monotonic_ns() + static_cast<std::int64_t>(reader_wait_s * 1e9);
+    while (true) {
+        const int fd = ::open(path.c_str(), k_flags | O_NONBLOCK);
+        if (fd >= 0) {
+            ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK); // a slow reader is waited for
+            return fd;
+        }
+        if (errno != ENXIO && errno != EINTR)
+            throw system_error(fmt::format("cannot write {}", path.string()), errno);
+        if (monotonic_ns() >= until)
+            throw Error(fmt::format("cannot write {}: it is a named pipe that no process opened for reading within "
+                                    "{:g} s; start its reader before importscope, or give a file",
+                                    path.string(), reader_wait_s));
+        ::usleep(20'000);
+    }
+}
+
 } // namespace
 
 ReplacingFile::ReplacingFile(std::filesystem::path path)
@@ -93,7 +123,8 @@ void ReplacingFile::commit()
     m_committed = true;
 }
 
-void write_file_atomically(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce)
+void write_file_atomically(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce,
+                           double reader_wait_s)
 {
     const Destination destination = inspect_destination(path);
     if (destination.descriptor >= 0) {
@@ -101,9 +132,7 @@ void write_file_atomically(const std::filesystem::path& path, const std::functio
         return;
     }
     if (destination.write_through) {
-        const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-        if (fd < 0)
-            throw system_error(fmt::format("cannot write {}", path.string()), errno);
+        const int fd = open_written_through(path, reader_wait_s);
         try {
             write_through(fd, path.string(), produce);
         } catch (...) {

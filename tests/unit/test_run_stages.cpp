@@ -216,6 +216,7 @@ TEST_CASE("report: the outcome is in the tree, and a report that cannot be writt
                           Catch::Contains("the journals are kept in " + kept.string()));
     }
     CHECK(std::filesystem::is_directory(kept));
+    CHECK(std::filesystem::is_regular_file(kept / "report.json"));
     std::filesystem::remove_all(kept);
     cli::write_report_file((dir.path / "r.json").string(), tree, model, nullptr, *std::make_unique<supervisor::RunDir>(),
                            nullptr);

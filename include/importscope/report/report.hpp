@@ -32,6 +32,7 @@ struct ExitInfo {
     bool timed_out = false;              ///< importscope ended it because --timeout passed
     bool stopped_on_finding = false;     ///< importscope ended it at the first error finding
     std::optional<int> forwarded_signal; ///< SIGINT/SIGTERM that importscope received and passed on
+    bool grace_over = false;             ///< it outlived the grace period after a forwarded SIGTERM: SIGKILL
     /// How the end became known: "" for the main process (waited for), "exit", "os._exit" or
     /// "signal" (recorded by the process itself), "reaped" (an orphan importscope waited for),
     /// "killed" (a straggler importscope ended).

@@ -41,7 +41,10 @@ struct ProcessEnd {
     bool core_dumped = false;
     bool timed_out = false;
     bool stopped = false;                ///< on_tick asked to end the tree
-    std::optional<int> forwarded_signal; ///< the SIGINT/SIGTERM/SIGHUP/SIGQUIT importscope passed on
+    std::optional<int> forwarded_signal; ///< the SIGINT/SIGTERM/SIGHUP/SIGQUIT/... importscope passed on
+    /// The group did not end within the grace period after the timeout's SIGINT, a stop's or a
+    /// forwarded SIGTERM, and got SIGKILL.
+    bool grace_over = false;
     /// What the child wrote into its start channel before it ended or executed another program
     /// (embed::start_word): the handshake.
     std::string start_words;
@@ -55,12 +58,15 @@ struct ProcessEnd {
 };
 
 /// Forks a child that runs `child_main(start_fd)` (which must not return) in a process group of its own, gives
-/// it the terminal when importscope has it, and waits for it. SIGINT, SIGTERM, SIGHUP and SIGQUIT
-/// sent to importscope are passed on to the whole group (a second one kills it); SIGUSR1 and SIGUSR2
+/// it the terminal when importscope has it, and waits for it. SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+/// SIGBUS, SIGSYS, SIGTRAP and the real-time signals sent to importscope are passed on to the whole
+/// group (a second one kills it; a SIGTERM it outlives by 10 s too); SIGUSR1 and SIGUSR2
 /// to the main process; SIGALRM, SIGPIPE and the other signals whose default would end importscope
 /// are ignored. When the run is over no process of the tree is left: what outlives the main process
 /// (even outside its group or session) is ended, and a Guardian ends the tree if importscope dies. At the timeout the
 /// group gets SIGINT, so that Python reports where it was, then SIGKILL after the grace period.
+/// A main process stopped by SIGTSTP, SIGTTIN or SIGTTOU (Ctrl-Z) stops importscope too, until
+/// SIGCONT continues both (job_control.hpp).
 /// importscope is the child subreaper of the tree, so descendants whose parent died are reaped
 /// here and their end is known. `start_fd` is the close-on-exec write end of a pipe whose content
 /// comes back as ProcessEnd::start_words. The supervisor itself never runs Python.

@@ -25,10 +25,15 @@ using TextSink = std::function<void(std::string_view)>;
 /// 8.5 MB on ext4).
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
+/// How long a FIFO named as the destination is waited for to have a reader, by default.
+inline constexpr double k_reader_wait_s = 10.0;
+
 /// The same for content made piece by piece: `produce` hands each piece to the sink it is given,
 /// so that a large file never has to be held in memory whole. If `produce` throws, the old file
-/// stays and the exception passes on.
-void write_file_atomically(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce);
+/// stays and the exception passes on. A FIFO is opened without blocking, and waited for to have a
+/// reader at most `reader_wait_s` seconds; then Error.
+void write_file_atomically(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce,
+                           double reader_wait_s = k_reader_wait_s);
 
 /// A regular file being replaced atomically, piece by piece: a temporary file beside `path`
 /// (mode 0666 less the umask), put in place by commit(); removed if it is dropped before (a report
