@@ -53,7 +53,7 @@ TEST_CASE("control characters are escaped for the renderers", "[redact]")
 {
     nlohmann::json value = {{"message", std::string("a\x1b[2Jb\0c\nd", 10)}};
     importscope::report::escape_control_characters(value);
-    CHECK(value["message"] == "a\\x1b[2Jb\\x00c\nd");
+    CHECK(value["message"] == "a\\x1b[2Jb\\x00c\\nd"); // a newline too: no line of its own
 }
 
 // The corpus of docs/secrets.md: every shape the rules redact, and ordinary text they leave alone.
