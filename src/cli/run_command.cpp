@@ -120,7 +120,8 @@ int run_run(const RunOptions& options)
 
     // Report, and the exit status.
     report::Outcome outcome;
-    const nlohmann::json report_json = make_report(request, info, model, findings, failures, outcome);
+    const bool not_executed = program_not_executed(launched.end.start_words);
+    const nlohmann::json report_json = make_report(request, info, model, findings, failures, not_executed, outcome);
     write_report_file(options.output, report_json, model, request.redact(), run_dir, shared.get(), &early_report);
     print_outcome(request, report_json, outcome);
 

@@ -77,6 +77,28 @@ def test_a_missing_module_is_the_targets_failure(importscope):
                                            "finding that --fail-on selects")
 
 
+@pytest.mark.parametrize("code", [124, 125, 126, 127])
+def test_a_targets_exit_in_importscopes_own_range_is_passed_on_as_1(importscope, code):
+    run = importscope("-c", f"raise SystemExit({code})")
+    assert run.status == 1, run.stderr  # 124-127 always mean importscope's timeout, failure, cannot run, not found
+    assert run.exit["code"] == code     # the target's true status stays in the report
+    message = (f"the target exited with status {code} (passed on as 1: importscope keeps 124-127 for itself), "
+               "with no finding that --fail-on selects")
+    assert run.report["run"]["outcome"] == {"exit_status": 1, "reason": "target-failed", "failures": [],
+                                            "message": message}
+    assert run.stderr.splitlines()[-1] == f"importscope: exit status 1: {message}"
+
+
+def test_a_program_exiting_127_is_the_targets_and_one_not_executed_is_importscopes(importscope, tmp_path):
+    assert importscope("--", "/bin/sh", "-c", "exit 127").status == 1
+    assert importscope("--timeout", "0.5", "-c", "import time; time.sleep(30)").status == 124
+    broken = _script(tmp_path / "broken-interpreter", "#!/no/such/interpreter\n")
+    run = importscope("--", broken)
+    assert run.status == 127, run.stderr
+    assert run.report["run"]["outcome"]["reason"] == "not-executed"
+    assert importscope("--ignore-target-status", "--", broken).status == 127  # nothing ran: never green
+
+
 def test_a_killed_target_fails_with_128_plus_the_signal(importscope):
     assert importscope("-c", "import os; os.abort()").status == 128 + signal.SIGABRT
     assert importscope("-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)").status == 128 + signal.SIGKILL
