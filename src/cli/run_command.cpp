@@ -66,7 +66,7 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
         "names Python runs embedded; anything else (bash, srun, a binary) runs as it is, and every Python process "
         "it starts is traced.\n"
         "Exit status: 0 the target succeeded and no finding that --fail-on selects; 3 such a finding; the "
-        "target's own status when it failed (128+N for signal N); 124 --timeout ended it; 125 importscope "
+        "target's own status when it failed (128+N for signal N; its own 124-127 become 1); 124 --timeout ended it; 125 importscope "
         "itself failed (usage, set-up, hooks, journals, report); 126 COMMAND cannot be run; 127 not found.");
     return run;
 }

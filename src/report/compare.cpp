@@ -197,9 +197,12 @@ void merge_one(Document& merged, const Document& report, const Run& run)
 }
 
 /// What tells one run from another: its host, start, end, command line and processes. The same
-/// report given twice (a glob that matches it twice, a retried upload) has the same identity.
-std::string run_identity(const Document& report)
+/// report given twice (a glob that matches it twice, a retried upload) has the same identity; a
+/// run without its start (a hand-made report) has none and is never taken for another.
+std::optional<std::string> run_identity(const Document& report)
 {
+    if (report.run->started_at.empty())
+        return std::nullopt;
     std::vector<int> pids;
     for (const auto& p : report.processes)
         pids.push_back(p.pid);
@@ -228,11 +231,14 @@ Document merge_reports(const std::vector<Document>& reports)
     merged.environment = first.environment;
     merged.run->merged_from.emplace();
     std::map<std::string, std::size_t> times_given; // by run_identity
-    for (const Document& report : reports)
-        if (++times_given[run_identity(report)] == 1)
+    for (const Document& report : reports) {
+        const auto identity = run_identity(report);
+        if (!identity || ++times_given[*identity] == 1)
             merge_one(merged, report, *report.run);
+    }
     for (const Document& report : reports)
-        if (const auto it = times_given.find(run_identity(report)); it != times_given.end() && it->second > 1) {
+        if (const auto it = times_given.find(run_identity(report).value_or(""));
+            it != times_given.end() && it->second > 1) {
             merged.problems.push_back(fmt::format("{}: the run started at {} was given {} times; it is merged once",
                                                   report.run->host, report.run->started_at, it->second));
             times_given.erase(it);

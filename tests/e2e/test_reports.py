@@ -196,13 +196,16 @@ def as_schema_1(report):
 def test_a_report_of_schema_1_reads_as_its_schema_2(tmp_path):
     report = json.loads(FIXTURE.read_text())
     assert report["frames"] and any(m["stack"] for m in report["modules"])
-    old = _write(tmp_path / "old.json", json.dumps(as_schema_1(report)))
+    old_report = as_schema_1(report)
+    old = _write(tmp_path / "old.json", json.dumps(old_report))
     for fmt in sorted(EXTENSIONS):
         proc = importscope_cmd("report", old, "--format", fmt)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout == (GOLDEN / f"report.{EXTENSIONS[fmt]}").read_text(), fmt
-    # merge writes schema 2, whose records name the same frames.
-    proc = importscope_cmd("merge", old, FIXTURE, "-o", tmp_path / "merged.json")
+    # merge writes schema 2, whose records name the same frames (of another run: one run is merged once).
+    old_report["run"]["started_at"] = "2031-01-01T00:00:00.000Z"
+    another = _write(tmp_path / "another.json", json.dumps(old_report))
+    proc = importscope_cmd("merge", another, FIXTURE, "-o", tmp_path / "merged.json")
     assert proc.returncode == 0, proc.stderr
     merged = json.loads((tmp_path / "merged.json").read_text())
     validate(merged)

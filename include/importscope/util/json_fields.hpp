@@ -78,19 +78,37 @@ void check_integer(const nlohmann::json& value, const std::string& where)
                                                 std::numeric_limits<I>::min(), std::numeric_limits<I>::max()));
 }
 
+/// An integer, or an optional or a vector of integers: the integer type, else void.
+template <typename M>
+struct IntegerIn {
+    using type = void;
+};
+template <Integer I>
+struct IntegerIn<I> {
+    using type = I;
+};
+template <Integer I>
+struct IntegerIn<std::optional<I>> {
+    using type = I;
+};
+template <Integer I, typename A>
+struct IntegerIn<std::vector<I, A>> {
+    using type = I;
+};
+
 /// check_integer for an integer member, an optional one that is not null, or each of a vector's.
 template <typename M>
 void check_number_fits(const nlohmann::json& value, const std::string& where)
 {
-    if constexpr (Integer<M>) {
-        check_integer<M>(value, where);
-    } else if constexpr (IsOptional<M>::value && Integer<typename M::value_type>) {
-        if (!value.is_null())
-            check_integer<typename M::value_type>(value, where);
-    } else if constexpr (IsVector<M>::value && Integer<typename M::value_type>) {
+    using I = typename IntegerIn<M>::type;
+    if constexpr (std::is_void_v<I>) {
+        return;
+    } else if constexpr (IsVector<M>::value) {
         if (value.is_array())
             for (std::size_t i = 0; i < value.size(); ++i)
-                check_integer<typename M::value_type>(value[i], fmt::format("{}[{}]", where, i));
+                check_integer<I>(value[i], fmt::format("{}[{}]", where, i));
+    } else if (!value.is_null()) {
+        check_integer<I>(value, where);
     }
 }
 
