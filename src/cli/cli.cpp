@@ -108,7 +108,7 @@ int run_cli(int argc, char** argv)
 {
     // A closed descriptor 2 would be taken by the next file opened; a reader that went away
     // (2>&1 | head -c1) must be an error to handle, not SIGPIPE.
-    ensure_standard_descriptors();
+    const unsigned closed_at_start = ensure_standard_descriptors();
     std::signal(SIGPIPE, SIG_IGN); // NOLINT(cert-err33-c): SIG_IGN cannot fail for SIGPIPE
     CLI::App app{"importscope: find native extensions that Python initializes under two module names.", "importscope"};
     app.set_version_flag("--version", [] { return version_text(); });
@@ -132,6 +132,7 @@ int run_cli(int argc, char** argv)
         return static_cast<int>(ExitStatus::usage);
     }
     run_options.argv.assign(argv, argv + argc);
+    run_options.stdin_closed = (closed_at_start & 1U) != 0;
     scan_options.argv = run_options.argv;
     std::size_t at = 0;
     while (at < words.size() && words[at].starts_with("-"))

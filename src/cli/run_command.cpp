@@ -68,7 +68,7 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
         "names Python runs embedded; anything else (bash, srun, a binary) runs as it is, and every Python process "
         "it starts is traced.\n"
         "Exit status: 0 the target succeeded and no finding that --fail-on selects; 3 such a finding; the "
-        "target's own status when it failed (128+N for signal N); 124 --timeout ended it; 125 importscope "
+        "target's own status when it failed (128+N for signal N; its own 124-127 become 1); 124 --timeout ended it; 125 importscope "
         "itself failed (usage, set-up, hooks, journals, report); 126 COMMAND cannot be run; 127 not found.");
     return run;
 }
@@ -137,7 +137,8 @@ int run_run(const RunOptions& options)
 
     // Report, and the exit status.
     report::Outcome outcome;
-    const nlohmann::json report_json = make_report(request, info, model, findings, failures, outcome);
+    const bool not_executed = program_not_executed(launched.end.start_words);
+    const nlohmann::json report_json = make_report(request, info, model, findings, failures, not_executed, outcome);
     write_report_file(options.output, report_json, model, request.redact(), run_dir, shared.get(), &early_report,
                       reader_wait(request, launched));
     print_outcome(request, report_json, outcome);

@@ -20,6 +20,7 @@ struct RunOptions {
     bool quiet = false;
     bool redact_paths = false;  ///< replace the home directory and user name in every path
     bool ignore_target_status = false; ///< the exit status looks at findings (and importscope's failures) only
+    bool stdin_closed = false; ///< importscope started with descriptor 0 closed (<&-): so does the target
     std::string fail_on = "error";         ///< which findings make the exit status 3
     std::string format = "text";           ///< the form of the summary on stderr
     std::vector<std::string> env_prefixes; ///< --env-prefix: more environment variables to record

@@ -73,4 +73,10 @@ std::string start_failure(const std::string& words, const report::ExitInfo& exit
                        program ? "it executed the program" : "the interpreter was ready to run the target");
 }
 
+bool program_not_executed(const std::string& start_words)
+{
+    return start_words.size() > 1 && start_words[0] == embed::start_word::exec &&
+           start_words[1] == embed::start_word::failed;
+}
+
 } // namespace importscope::cli

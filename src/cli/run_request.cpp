@@ -94,6 +94,21 @@ std::vector<std::filesystem::path> files_to_run(const RunOptions& options, const
     return files;
 }
 
+/// A --match PATTERN with a control character (a newline from $'torch\n', a tab) matches no module
+/// name, and a newline would split it in two for the children (journal::join_patterns): refused,
+/// never stripped, so that the quoting mistake is seen.
+void check_pattern(const std::string& pattern)
+{
+    const auto control = std::find_if(pattern.begin(), pattern.end(), [](char c) {
+        const auto byte = static_cast<unsigned char>(c);
+        return byte < 0x20 || byte == 0x7f;
+    });
+    if (control != pattern.end())
+        throw Error(fmt::format("--match {:?} has a control character (byte 0x{:02x} at {}), which no module name "
+                                "has; check the quoting",
+                                pattern, static_cast<unsigned char>(*control), control - pattern.begin()));
+}
+
 /// The checks of the options alone, before the target or the interpreter is looked for.
 void check_options(const RunOptions& options)
 {
@@ -104,6 +119,26 @@ void check_options(const RunOptions& options)
                                 k_max_timeout_s));
     if (options.match.empty())
         throw Error("--match needs at least one PATTERN");
+    for (const std::string& pattern : options.match)
+        check_pattern(pattern);
+}
+
+/// The bootstrap directory goes first on the children's PYTHONPATH: refused before anything runs
+/// when that makes the variable longer than execve takes, which would fail every exec of the
+/// target's (E2BIG) under importscope only.
+void check_children_python_path(const std::string& bootstrap_dir)
+{
+    if (bootstrap_dir.empty())
+        return;
+    const std::string path = embed::children_python_path(bootstrap_dir);
+    const std::size_t length = std::string_view("PYTHONPATH=").size() + path.size() + 1;
+    if (length > embed::k_max_env_string)
+        throw Error(fmt::format("PYTHONPATH is {} bytes; with importscope's directory {} before it, it would be {} "
+                                "bytes, more than one environment variable may be ({} with its name), and every "
+                                "program the target started would fail (E2BIG); shorten PYTHONPATH by {} bytes, "
+                                "or run with --no-follow",
+                                path.size() - bootstrap_dir.size() - 1, bootstrap_dir, length,
+                                embed::k_max_env_string, length - embed::k_max_env_string));
 }
 
 } // namespace
@@ -126,6 +161,7 @@ RunRequest make_request(const RunOptions& options)
     if (request.resolved.target.kind != embed::TargetKind::program)
         request.runtime = supervisor::choose_runtime(request.python, request.layout.runtime_dir);
     request.bootstrap_dir = options.no_follow ? std::string{} : bootstrap_dir(request.layout);
+    check_children_python_path(request.bootstrap_dir);
     if (options.redact_paths)
         request.redaction.emplace(home_directory(), user_name());
     return request;
@@ -172,6 +208,7 @@ embed::WorkerPlan make_worker_plan(const RunRequest& request, const supervisor::
     plan.problem_address = inbox.address();
     plan.follow = !request.options.no_follow;
     plan.bootstrap_dir = request.bootstrap_dir;
+    plan.stdin_closed = request.options.stdin_closed;
     if (shared)
         plan.shared_journal = shared->writer();
     return plan;

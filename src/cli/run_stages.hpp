@@ -94,6 +94,9 @@ Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journa
 /// importscope or its user ended the run first).
 std::string start_failure(const std::string& start_words, const report::ExitInfo& exit, bool program);
 
+/// The program's exec failed (the worker said `exec`, then `failed`): its 126 or 127 is importscope's.
+bool program_not_executed(const std::string& start_words);
+
 // ---- collect ----
 
 /// How each process ended, as the supervisor saw it, and what outlived the run and was ended.
@@ -140,9 +143,10 @@ nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const anal
 // ---- report ----
 
 /// The report tree (but its module records), with the outcome, secrets and --redact-paths.
+/// `not_executed`: the program could not be executed (program_not_executed).
 nlohmann::json make_report(const RunRequest& request, const report::RunInfo& info, const analysis::RunModel& model,
                            const std::vector<analysis::Finding>& findings, const std::vector<std::string>& failures,
-                           report::Outcome& outcome);
+                           bool not_executed, report::Outcome& outcome);
 
 /// The report file begun before the target has ended. Once the main process is finalizing (its
 /// atexit handlers have run), its module records are final but for the rare import that comes

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <optional>
 #include <string>
+#include <unistd.h>
 
 namespace importscope::embed {
 
@@ -116,6 +117,20 @@ void preinitialize(const WorkerPlan& plan)
     check_status(Py_PreInitializeFromBytesArgs(&preconfig, command_line.argc(), command_line.argv()));
 }
 
+namespace {
+
+/// importscope started with descriptor 0 closed (<&-), and has had /dev/null there since: the
+/// target starts as python would have, with sys.stdin and sys.__stdin__ None and descriptor 0
+/// closed, for the next file it opens. The journal and channels opened before are above 2.
+void close_standard_input()
+{
+    if (PySys_SetObject("stdin", Py_None) != 0 || PySys_SetObject("__stdin__", Py_None) != 0)
+        throw capi::PythonError("cannot set sys.stdin to None");
+    ::close(STDIN_FILENO);
+}
+
+} // namespace
+
 Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on_core_ready,
                          const std::function<void()>& on_main_ready)
 {
@@ -141,6 +156,8 @@ Interpreter::Interpreter(const WorkerPlan& plan, const std::function<void()>& on
     on_core_ready();
     check_status(_Py_InitializeMain());
     on_main_ready();
+    if (plan.stdin_closed)
+        close_standard_input();
 }
 
 Interpreter::~Interpreter()

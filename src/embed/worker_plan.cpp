@@ -18,11 +18,15 @@ void export_to_children(const WorkerPlan& plan)
     if (!plan.fallback_dynload.empty())
         ::setenv(journal::k_env_fallback_dynload, plan.fallback_dynload.c_str(), 1);
     if (plan.follow && !plan.bootstrap_dir.empty()) {
-        const char* old = std::getenv("PYTHONPATH");
-        const std::string path = old && *old ? plan.bootstrap_dir + ":" + old : plan.bootstrap_dir;
-        ::setenv("PYTHONPATH", path.c_str(), 1);
+        ::setenv("PYTHONPATH", children_python_path(plan.bootstrap_dir).c_str(), 1);
         ::setenv(journal::k_env_bootstrap, plan.bootstrap_dir.c_str(), 1);
     }
+}
+
+std::string children_python_path(const std::string& bootstrap_dir)
+{
+    const char* old = std::getenv("PYTHONPATH");
+    return old && *old ? bootstrap_dir + ":" + old : bootstrap_dir;
 }
 
 std::optional<std::string> target_python_path(const WorkerPlan& plan, std::string_view children_path)

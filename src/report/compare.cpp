@@ -108,8 +108,8 @@ namespace {
 /// Which of two runs' outcomes a merged report shows: the one a CI gate must not miss.
 int outcome_rank(const std::optional<Outcome>& outcome)
 {
-    static const std::array<const char*, 5> k_order = {"ok", "target-failed", "timed-out", "tool-failure",
-                                                       "findings"};
+    static const std::array<const char*, 6> k_order = {"ok",           "target-failed", "timed-out",
+                                                       "not-executed", "tool-failure",  "findings"};
     if (!outcome)
         return -1;
     for (std::size_t i = 0; i < k_order.size(); ++i)
@@ -200,6 +200,22 @@ void merge_one(Document& merged, const Document& report, const Run& run)
         merged.run->outcome = run.outcome;
 }
 
+/// What tells one run from another: its host, start, end, command line and processes. The same
+/// report given twice (a glob that matches it twice, a retried upload) has the same identity; a
+/// run without its start (a hand-made report) has none and is never taken for another.
+std::optional<std::string> run_identity(const Document& report)
+{
+    if (report.run->started_at.empty())
+        return std::nullopt;
+    std::vector<int> pids;
+    for (const auto& p : report.processes)
+        pids.push_back(p.pid);
+    std::sort(pids.begin(), pids.end());
+    const Run& run = *report.run;
+    return fmt::format("{}\n{}\n{}\n{}\n{}", run.host, run.started_at, run.ended_at, fmt::join(run.argv, "\x1f"),
+                       fmt::join(pids, ","));
+}
+
 } // namespace
 
 Document merge_reports(const std::vector<Document>& reports)
@@ -218,8 +234,19 @@ Document merge_reports(const std::vector<Document>& reports)
     merged.aliases = first.aliases;
     merged.environment = first.environment;
     merged.run->merged_from.emplace();
+    std::map<std::string, std::size_t> times_given; // by run_identity
+    for (const Document& report : reports) {
+        const auto identity = run_identity(report);
+        if (!identity || ++times_given[*identity] == 1)
+            merge_one(merged, report, *report.run);
+    }
     for (const Document& report : reports)
-        merge_one(merged, report, *report.run);
+        if (const auto it = times_given.find(run_identity(report).value_or(""));
+            it != times_given.end() && it->second > 1) {
+            merged.problems.push_back(fmt::format("{}: the run started at {} was given {} times; it is merged once",
+                                                  report.run->host, report.run->started_at, it->second));
+            times_given.erase(it);
+        }
     merged.summary = count_merged(merged);
     return merged;
 }

@@ -25,6 +25,8 @@ namespace {
         argv.push_back(word.data());
     argv.push_back(nullptr);
     start.tell(embed::start_word::exec);
+    if (plan.stdin_closed)
+        ::close(STDIN_FILENO); // as the shell gave it to importscope (<&-), not the /dev/null in its place
     ::execv(plan.target.value.c_str(), argv.data());
     int err = errno;
     if (err == ENOEXEC) { // a script without a #! line: a shell runs it with sh, and so does this

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -34,6 +35,15 @@ int put_in_place(const std::string& temp, const std::filesystem::path& path)
     }
     // Nothing to swap with, or a file system without the exchange (EINVAL): a plain rename.
     return ::rename(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
+}
+
+/// The temporary's path beside `path`: `.NAME.XXXXXX`, or `.importscope-XXXXXX` when that would
+/// be longer than a file name can be (NAME_MAX), which a report's own name may still fit.
+std::string temporary_beside(const std::filesystem::path& path)
+{
+    const std::string name = path.filename().string();
+    const std::string derived = "." + name + ".XXXXXX";
+    return (directory_of(path) / (derived.size() <= NAME_MAX ? derived : ".importscope-XXXXXX")).string();
 }
 
 } // namespace
@@ -87,7 +97,7 @@ int open_written_through(const std::filesystem::path& path, double reader_wait_s
 } // namespace
 
 ReplacingFile::ReplacingFile(std::filesystem::path path)
-    : m_path(std::move(path)), m_temp((directory_of(m_path) / ("." + m_path.filename().string() + ".XXXXXX")).string())
+    : m_path(std::move(path)), m_temp(temporary_beside(m_path))
 {
     m_fd = ::mkstemp(m_temp.data());
     if (m_fd < 0)

@@ -28,16 +28,19 @@ void print_to_stderr(std::string_view text) noexcept
     (void)write_all(STDERR_FILENO, text); // nowhere to tell a failure: the exit status still does
 }
 
-void ensure_standard_descriptors() noexcept
+unsigned ensure_standard_descriptors() noexcept
 {
+    unsigned closed = 0;
     for (int fd = 0; fd < 3; ++fd)
         if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            closed |= 1U << fd;
             const int opened = ::open("/dev/null", O_RDWR);
             if (opened >= 0 && opened != fd) {
                 ::dup2(opened, fd);
                 ::close(opened);
             }
         }
+    return closed;
 }
 
 bool stderr_wants_color() noexcept

@@ -77,6 +77,28 @@ def test_a_missing_module_is_the_targets_failure(importscope):
                                            "finding that --fail-on selects")
 
 
+@pytest.mark.parametrize("code", [124, 125, 126, 127])
+def test_a_targets_exit_in_importscopes_own_range_is_passed_on_as_1(importscope, code):
+    run = importscope("-c", f"raise SystemExit({code})")
+    assert run.status == 1, run.stderr  # 124-127 always mean importscope's timeout, failure, cannot run, not found
+    assert run.exit["code"] == code     # the target's true status stays in the report
+    message = (f"the target exited with status {code} (passed on as 1: importscope keeps 124-127 for itself), "
+               "with no finding that --fail-on selects")
+    assert run.report["run"]["outcome"] == {"exit_status": 1, "reason": "target-failed", "failures": [],
+                                            "message": message}
+    assert run.stderr.splitlines()[-1] == f"importscope: exit status 1: {message}"
+
+
+def test_a_program_exiting_127_is_the_targets_and_one_not_executed_is_importscopes(importscope, tmp_path):
+    assert importscope("--", "/bin/sh", "-c", "exit 127").status == 1
+    assert importscope("--timeout", "0.5", "-c", "import time; time.sleep(30)").status == 124
+    broken = _script(tmp_path / "broken-interpreter", "#!/no/such/interpreter\n")
+    run = importscope("--", broken)
+    assert run.status == 127, run.stderr
+    assert run.report["run"]["outcome"]["reason"] == "not-executed"
+    assert importscope("--ignore-target-status", "--", broken).status == 127  # nothing ran: never green
+
+
 def test_a_killed_target_fails_with_128_plus_the_signal(importscope):
     assert importscope("-c", "import os; os.abort()").status == 128 + signal.SIGABRT
     assert importscope("-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)").status == 128 + signal.SIGKILL
@@ -340,3 +362,45 @@ def test_the_status_line_never_covers_what_the_target_wrote(tmp_path):
     assert rows[:2] == ["first line", "." * 20 + " done"]
     assert rows[-1] == f"importscope: report written to {tmp_path / 'r.json'}"
     assert not any(row.startswith("importscope: ") and "|" in row for row in rows)  # erased at the end
+
+
+def test_standard_input_closed_stays_closed_for_the_target(tmp_path):
+    code = "import os, sys; print(sys.stdin is None, sys.__stdin__ is None); print(os.open('/dev/null', os.O_RDONLY))"
+    plain = subprocess.run(f"{PYTHON} -c \"{code}\" <&-", shell=True, capture_output=True, text=True,
+                           cwd=tmp_path, executable="/bin/bash")
+    assert plain.stdout == "True True\n0\n", plain.stderr
+    report = tmp_path / "report.json"
+    traced = subprocess.run(f"{BIN} run -o {report} --python {PYTHON} -c \"{code}\" <&-", shell=True,
+                            capture_output=True, text=True, cwd=tmp_path, executable="/bin/bash", timeout=120)
+    assert traced.returncode == 0, traced.stderr
+    assert traced.stdout == plain.stdout
+    program = subprocess.run(f"{BIN} run -o {report} -- /bin/sh -c '[ -e /proc/$$/fd/0 ] || echo closed' <&-",
+                             shell=True, capture_output=True, text=True, cwd=tmp_path,
+                             executable="/bin/bash", timeout=120)
+    assert (program.returncode, program.stdout) == (0, "closed\n"), program.stderr
+    with_stdin = subprocess.run([BIN, "run", "-o", report, "--python", PYTHON, "-c", code], input="",
+                                capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert with_stdin.stdout.splitlines()[0] == "False False"
+
+
+def test_a_pythonpath_too_long_for_the_bootstrap_is_refused_before_the_run(importscope, tmp_path):
+    value = ("/x" * 65536)[:131072 - len("PYTHONPATH=") - 10]  # fits execve's 128 KiB per string, by 10
+    code = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'pass'], check=True); print('child ran')"
+    env = dict(os.environ, PYTHONPATH=value)
+    plain = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert plain.stdout == "child ran\n", plain.stderr  # python itself runs its children
+    run = importscope("-c", code, env=env)
+    assert run.status == 125, run.stderr
+    assert run.stdout == "" and run.report is None  # nothing ran
+    assert "PYTHONPATH is 131051 bytes" in run.stderr and "E2BIG" in run.stderr and "--no-follow" in run.stderr
+    assert run.stderr.count("\n") == 1
+    shorter = dict(os.environ, PYTHONPATH=value[:100_000])
+    assert importscope("-c", code, env=shorter).stdout == "child ran\n"
+
+
+@pytest.mark.parametrize("pattern", ["torch\n", "torch\t", "\x1b[31mtorch"])
+def test_a_match_pattern_with_a_control_character_is_refused(importscope, pattern):
+    run = importscope("--match", pattern, "-c", "print('ran')")
+    assert run.status == 125, run.stderr
+    assert run.stdout == "" and run.report is None
+    assert "has a control character" in run.stderr and "check the quoting" in run.stderr

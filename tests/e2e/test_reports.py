@@ -196,13 +196,16 @@ def as_schema_1(report):
 def test_a_report_of_schema_1_reads_as_its_schema_2(tmp_path):
     report = json.loads(FIXTURE.read_text())
     assert report["frames"] and any(m["stack"] for m in report["modules"])
-    old = _write(tmp_path / "old.json", json.dumps(as_schema_1(report)))
+    old_report = as_schema_1(report)
+    old = _write(tmp_path / "old.json", json.dumps(old_report))
     for fmt in sorted(EXTENSIONS):
         proc = importscope_cmd("report", old, "--format", fmt)
         assert proc.returncode == 0, proc.stderr
         assert proc.stdout == (GOLDEN / f"report.{EXTENSIONS[fmt]}").read_text(), fmt
-    # merge writes schema 2, whose records name the same frames.
-    proc = importscope_cmd("merge", old, FIXTURE, "-o", tmp_path / "merged.json")
+    # merge writes schema 2, whose records name the same frames (of another run: one run is merged once).
+    old_report["run"]["started_at"] = "2031-01-01T00:00:00.000Z"
+    another = _write(tmp_path / "another.json", json.dumps(old_report))
+    proc = importscope_cmd("merge", another, FIXTURE, "-o", tmp_path / "merged.json")
     assert proc.returncode == 0, proc.stderr
     merged = json.loads((tmp_path / "merged.json").read_text())
     validate(merged)
@@ -277,3 +280,50 @@ def test_the_markdown_report_renders_its_code_as_code_under_commonmark():
     assert fixes and all(c.startswith("for name, module") for c in fixes), blocks.code
     stacks = [inside for c, inside in zip(blocks.code, blocks.in_list) if " in <module>" in c]
     assert stacks and all(stacks), "every import stack stays inside its numbered item"
+
+
+def test_merge_of_one_run_given_many_times_counts_it_once(tmp_path):
+    out = tmp_path / "merged.json"
+    proc = importscope_cmd("merge", *([FIXTURE] * 2000), "-o", out)
+    assert proc.returncode == 0, proc.stderr
+    merged = json.loads(out.read_text())
+    validate(merged)
+    original = json.loads(FIXTURE.read_text())
+    assert len(merged["processes"]) == merged["summary"]["processes"] == 1
+    assert merged["summary"]["processes_with_findings"] == 1
+    assert len(merged["findings"]) == merged["summary"]["findings"] == len(original["findings"])
+    assert len(merged["modules"]) == len(original["modules"])
+    assert len(merged["run"]["merged_from"]) == 1
+    host = original["run"]["host"]
+    assert f"{host}: the run started at {original['run']['started_at']} was given 2000 times; it is merged once" \
+        in merged["problems"]
+
+
+@pytest.mark.parametrize("where, value, field", [
+    ("frame line", 2 ** 64, "frames[0].line"),
+    ("frame line", 2 ** 31, "frames[0].line"),
+    ("pid", 2 ** 63, "processes[0].pid"),
+    ("pid", -(2 ** 63), "processes[0].pid"),
+], ids=["line-2^64", "line-2^31", "pid-2^63", "pid--2^63"])
+def test_out_of_range_integers_in_a_report_are_refused(tmp_path, where, value, field):
+    report = json.loads(FIXTURE.read_text())
+    if where == "pid":
+        report["processes"][0]["pid"] = value
+    else:
+        report["frames"][0]["line"] = value
+    crafted = _write(tmp_path / "crafted.json", json.dumps(report))
+    out = tmp_path / "merged.json"
+    for args in (["merge", FIXTURE, crafted, "-o", out], ["report", crafted]):
+        proc = importscope_cmd(*args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1, proc.stderr
+        assert f"{field} is " in proc.stderr and ", not an integer from " in proc.stderr, proc.stderr
+        assert not out.exists()
+
+
+def test_a_250_character_report_name_is_written(importscope, tmp_path):
+    name = tmp_path / ("r" * 245 + ".json")
+    run = importscope("-c", "pass", output=name)
+    assert run.status == 0, run.stderr
+    assert json.loads(name.read_text())["run"]["outcome"]["reason"] == "ok"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left

@@ -1,6 +1,7 @@
 #include "importscope/report/outcome.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <csignal>
 
@@ -66,4 +67,29 @@ TEST_CASE("ignoring the target's status looks at findings and importscope's fail
     CHECK(decide_outcome({{}, 0, exited(1), true}).status == 0);
     CHECK(decide_outcome({{}, 1, exited(1), true}).status == 3);
     CHECK(decide_outcome({{"no handshake"}, 0, exited(1), true}).status == 125);
+}
+
+TEST_CASE("a target's own 124-127 is passed on as 1: those are importscope's", "[outcome]")
+{
+    for (const int code : {124, 125, 126, 127}) {
+        const auto outcome = decide_outcome({{}, 0, exited(code), false});
+        CHECK(outcome.status == 1);
+        CHECK(outcome.reason == "target-failed");
+        CHECK(outcome.message == fmt::format("the target exited with status {} (passed on as 1: importscope keeps "
+                                             "124-127 for itself), with no finding that --fail-on selects",
+                                             code));
+    }
+    CHECK(decide_outcome({{}, 0, exited(123), false}).status == 123);
+    CHECK(decide_outcome({{}, 0, exited(128), false}).status == 128);
+}
+
+TEST_CASE("a program that could not be executed keeps 126 or 127, even with --ignore-target-status", "[outcome]")
+{
+    for (const bool ignore : {false, true}) {
+        const auto missing = decide_outcome({{}, 0, exited(127), ignore, true});
+        CHECK(missing.status == 127);
+        CHECK(missing.reason == "not-executed");
+        CHECK(decide_outcome({{}, 0, exited(126), ignore, true}).status == 126);
+    }
+    CHECK(decide_outcome({{}, 1, exited(127), false, true}).status == 3);
 }

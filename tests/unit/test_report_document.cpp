@@ -6,9 +6,11 @@
 #include "importscope/util/error.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -152,7 +154,9 @@ TEST_CASE("merged and scan reports are read back as they were written", "[report
                     {"reason", "r"},
                     {"advice", "a"}});
     const report::Document one = report::parse_report(golden.dump(), "a.json");
-    const json merged = report::merge_reports({one, one});
+    report::Document another = one; // another run of the same command on the same host
+    another.run->started_at = "2031-01-01T00:00:00.000Z";
+    const json merged = report::merge_reports({one, another});
     CHECK(merged.at("run").at("merged_from").size() == 2);
     CHECK(merged.at("untraced")[1].at("host") == golden.at("run").at("host"));
     CHECK(merged.at("findings")[3].at("host") == golden.at("run").at("host"));
@@ -177,4 +181,42 @@ TEST_CASE("merged and scan reports are read back as they were written", "[report
     CHECK(read.scan->outcome->status == 1);
     CHECK(read.scan->rest.at("paths") == json{"/s"});
     CHECK(json(read) == scan);
+}
+
+TEST_CASE("a run given twice is merged once, and said so", "[report]")
+{
+    const report::Document one = report::parse_report(golden_text(), "a.json");
+    const json merged = report::merge_reports({one, one, one});
+    const json golden = json::parse(golden_text());
+    CHECK(merged.at("run").at("merged_from").size() == 1);
+    CHECK(merged.at("processes").size() == golden.at("processes").size());
+    CHECK(merged.at("findings").size() == golden.at("findings").size());
+    CHECK(merged.at("summary").at("processes") == golden.at("summary").at("processes"));
+    CHECK(merged.at("summary").at("processes_with_findings") == golden.at("summary").at("processes_with_findings"));
+    CHECK(merged.at("problems").back() ==
+          fmt::format("{}: the run started at {} was given 3 times; it is merged once",
+                      golden.at("run").at("host").get<std::string>(),
+                      golden.at("run").at("started_at").get<std::string>()));
+}
+
+TEST_CASE("an integer that its field cannot hold is refused, naming the field", "[report]")
+{
+    json crafted = json::parse(golden_text());
+    crafted.at("frames")[0].at("line") = 2147483648U; // 2^31
+    CHECK_THAT(refusal(crafted),
+               Catch::Contains("frames[0].line is 2147483648, not an integer from -2147483648 to 2147483647"));
+    crafted = json::parse(golden_text());
+    crafted.at("processes")[0].at("pid") = std::uint64_t{1} << 63;
+    CHECK_THAT(refusal(crafted), Catch::Contains("processes[0].pid is 9223372036854775808, not an integer from"));
+    crafted.at("processes")[0].at("pid") = std::numeric_limits<std::int64_t>::min();
+    CHECK_THAT(refusal(crafted), Catch::Contains("processes[0].pid is -9223372036854775808, not an integer from"));
+
+    // 2^64 is past every JSON integer the parser holds: it is read as a double, and refused too.
+    crafted = json::parse(golden_text());
+    crafted.at("frames")[0].at("line") = std::numeric_limits<std::uint64_t>::max();
+    std::string text = crafted.dump();
+    const std::string max = std::to_string(std::numeric_limits<std::uint64_t>::max());
+    text.replace(text.find(max), max.size(), "18446744073709551616");
+    CHECK_THROWS_WITH(report::parse_report(text, "r.json"), Catch::Contains("frames[0].line is ") &&
+                                                                Catch::Contains(", not an integer from"));
 }

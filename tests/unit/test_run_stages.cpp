@@ -202,7 +202,7 @@ TEST_CASE("report: the outcome is in the tree, and a report that cannot be writt
     report::RunInfo info = cli::make_run_info(request);
     info.exit.code = 0;
     report::Outcome outcome;
-    const nlohmann::json tree = cli::make_report(request, info, model, findings, {}, outcome);
+    const nlohmann::json tree = cli::make_report(request, info, model, findings, {}, false, outcome);
     CHECK(outcome.status == 3);
     CHECK(tree.at("run").at("outcome").at("reason") == "findings");
 

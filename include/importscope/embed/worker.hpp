@@ -90,6 +90,7 @@ struct WorkerPlan {
     std::string problem_address;    ///< where traced processes report a journal they cannot write
     bool follow = true;             ///< follow Python children (bootstrap on PYTHONPATH, forks)
     std::string bootstrap_dir;      ///< holds the children's sitecustomize and hook module
+    bool stdin_closed = false;      ///< descriptor 0 was closed: the target starts with it closed (sys.stdin None)
     journal::SharedJournalWriter shared_journal; ///< the supervisor's journal::SharedJournal, or none: a file
 };
 
@@ -103,6 +104,13 @@ using WorkerEntry = void (*)(const WorkerPlan* plan, int start_fd);
 /// Sets what Python children need to trace themselves: the run's settings, and the bootstrap
 /// directory first on PYTHONPATH so that their site imports its sitecustomize.
 void export_to_children(const WorkerPlan& plan);
+
+/// The PYTHONPATH export_to_children gives Python children: `bootstrap_dir`, then the environment's.
+std::string children_python_path(const std::string& bootstrap_dir);
+
+/// The longest environment string ("NAME=value" and its NUL) that execve takes, Linux's
+/// MAX_ARG_STRLEN (32 pages of 4 KiB): a longer one makes every exec fail with E2BIG.
+inline constexpr std::size_t k_max_env_string = 32 * 4096;
 
 /// The target's own PYTHONPATH, given the one export_to_children made for the children
 /// (`children_path`): without the bootstrap directory, empty when that was all of it; nothing when

@@ -14,12 +14,14 @@ struct OutcomeInputs {
     std::size_t selected_findings = 0;      ///< findings that --fail-on selects
     ExitInfo target;                        ///< how the main process ended
     bool ignore_target_status = false;      ///< --ignore-target-status: the gate looks at findings only
+    /// The program could not be executed: its status (126 or 127, as a shell's) is importscope's.
+    bool not_executed = false;
 };
 
 /// The exit status and the one line that says why (docs/ci-gate.md, "Exit status").
 struct Outcome {
     int status = 0;
-    std::string reason;  ///< "ok", "findings", "tool-failure", "timed-out", "target-failed"
+    std::string reason;  ///< "ok", "findings", "tool-failure", "timed-out", "not-executed", "target-failed"
     std::string message; ///< e.g. "the target exited with status 1, with no finding that --fail-on selects"
     std::vector<std::string> failures; ///< OutcomeInputs::tool_failures
 
@@ -34,9 +36,10 @@ struct Outcome {
     }
 };
 
-/// In order: findings (3); importscope's own failure (125); --timeout (124); the target's failure
-/// passed on, its exit status or 128+N for signal N, as shells report it (128+N too when
-/// importscope passed on signal N and the target still exited 0); else 0.
+/// In order: findings (3); importscope's own failure (125); --timeout (124); a program that could
+/// not be executed (126, 127); the target's failure passed on, its exit status or 128+N for signal
+/// N, as shells report it (128+N too when importscope passed on signal N and the target still
+/// exited 0), but an exit status of 124-127, importscope's own, becomes 1; else 0.
 Outcome decide_outcome(const OutcomeInputs& inputs);
 
 using json_fields::from_json;

@@ -13,8 +13,8 @@ bool write_all(int fd, std::string_view data) noexcept;
 void print_to_stderr(std::string_view text) noexcept;
 
 /// Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed, so that no file importscope
-/// opens later takes their place.
-void ensure_standard_descriptors() noexcept;
+/// opens later takes their place; returns which were closed (bit N for descriptor N).
+unsigned ensure_standard_descriptors() noexcept;
 
 /// Whether text for stderr may be coloured: it is a terminal and NO_COLOR is unset or empty.
 bool stderr_wants_color() noexcept;

@@ -5,11 +5,14 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 /// JSON for plain records that declare their fields once, in a static `fields(f, record)`: each field
@@ -49,6 +52,65 @@ concept DeclaredVector = IsVector<T>::value && Declared<typename T::value_type>;
 
 template <Declared T>
 void read_record(const nlohmann::json& value, T& record, const std::string& path);
+
+template <typename T>
+struct IsOptional : std::false_type {
+};
+template <typename T>
+struct IsOptional<std::optional<T>> : std::true_type {
+};
+
+template <typename T>
+concept Integer = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+
+/// A number read into an integer member is one JSON integer that the member holds exactly: never
+/// a 2^64 read as INT_MIN, a 2^63 pid as 0 or 1.5 as 1. What is thrown names the field.
+template <Integer I>
+void check_integer(const nlohmann::json& value, const std::string& where)
+{
+    if (!value.is_number())
+        return; // get_to says it has the wrong type
+    const bool fits = value.is_number_unsigned() ? std::in_range<I>(value.get<std::uint64_t>())
+                      : value.is_number_integer() ? std::in_range<I>(value.get<std::int64_t>())
+                                                  : false;
+    if (!fits)
+        throw std::invalid_argument(fmt::format("{} is {}, not an integer from {} to {}", where, value.dump(),
+                                                std::numeric_limits<I>::min(), std::numeric_limits<I>::max()));
+}
+
+/// An integer, or an optional or a vector of integers: the integer type, else void.
+template <typename M>
+struct IntegerIn {
+    using type = void;
+};
+template <Integer I>
+struct IntegerIn<I> {
+    using type = I;
+};
+template <Integer I>
+struct IntegerIn<std::optional<I>> {
+    using type = I;
+};
+template <Integer I, typename A>
+struct IntegerIn<std::vector<I, A>> {
+    using type = I;
+};
+
+/// check_integer for an integer member, an optional one that is not null, or each of a vector's.
+template <typename M>
+void check_number_fits(const nlohmann::json& value, const std::string& where)
+{
+    using I = typename IntegerIn<M>::type;
+    if constexpr (std::is_void_v<I>) {
+        return;
+    } else if constexpr (IsVector<M>::value) {
+        if (value.is_array())
+            for (std::size_t i = 0; i < value.size(); ++i)
+                check_integer<I>(value[i], fmt::format("{}[{}]", where, i));
+    } else if (!value.is_null()) {
+        check_integer<I>(value, where);
+    }
+}
 
 /// Writes each declared field into a JSON object.
 class Writer {
@@ -150,6 +212,7 @@ private:
             for (std::size_t i = 0; i < value.size(); ++i)
                 read_record(value[i], member[i], fmt::format("{}[{}]", child(key), i));
         } else {
+            check_number_fits<M>(value, child(key));
             try {
                 value.get_to(member);
             } catch (const nlohmann::json::type_error&) {
