@@ -90,7 +90,7 @@ ProcessEnvironmentReads environment_reads(const ProcessRecord& process)
         }
         const auto [it, inserted] = variable_index.emplace(read.name, out.variables.size());
         if (inserted)
-            out.variables.push_back({read.name, read.set, read.value, {}});
+            out.variables.push_back({read.name, read.set, read.value, {}, {}});
         out.variables[it->second].read_at.push_back(read.frame);
         out.variables[it->second].read_seq.push_back(read.seq);
     }
