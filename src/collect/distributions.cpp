@@ -32,6 +32,25 @@ std::optional<analysis::Distribution> read_metadata(const fs::path& file)
     return found;
 }
 
+/// The `*.dist-info` and `*.egg-info` directories of `directory`, in order of their names.
+std::vector<fs::path> metadata_directories_in(const std::string& directory)
+{
+    std::error_code ec;
+    std::vector<fs::path> found;
+    for (const auto& entry : fs::directory_iterator(directory, ec))
+        if (const std::string extension = entry.path().extension().string();
+            extension == ".dist-info" || extension == ".egg-info")
+            found.push_back(entry.path());
+    std::sort(found.begin(), found.end());
+    return found;
+}
+
+/// A metadata directory's header file: METADATA, or an egg's PKG-INFO.
+fs::path metadata_file(const fs::path& metadata)
+{
+    return metadata / (metadata.extension() == ".dist-info" ? "METADATA" : "PKG-INFO");
+}
+
 /// The top-level name a path of RECORD or of an importable directory gives: "pkg/x.py" -> "pkg",
 /// "mod.py" -> "mod", "_ext.cpython-311-x86_64-linux-gnu.so" -> "_ext".
 std::string top_level_of(std::string_view path)
@@ -95,15 +114,8 @@ const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const 
     auto [it, inserted] = m_directories.try_emplace(directory);
     if (!inserted)
         return it->second;
-    std::error_code ec;
-    std::vector<fs::path> metadata_directories;
-    for (const auto& entry : fs::directory_iterator(directory, ec))
-        if (const std::string extension = entry.path().extension().string();
-            extension == ".dist-info" || extension == ".egg-info")
-            metadata_directories.push_back(entry.path());
-    std::sort(metadata_directories.begin(), metadata_directories.end());
-    for (const fs::path& path : metadata_directories) {
-        const auto distribution = read_metadata(path / (path.extension() == ".dist-info" ? "METADATA" : "PKG-INFO"));
+    for (const fs::path& path : metadata_directories_in(directory)) {
+        const auto distribution = read_metadata(metadata_file(path));
         if (!distribution)
             continue;
         for (const std::string& name : top_level_names(path)) {
@@ -137,20 +149,13 @@ std::map<std::string, std::optional<std::string>> installed_versions(const std::
         wanted[normalized(name)].push_back(name);
     }
     for (const std::string& directory : path) {
-        std::error_code ec;
-        std::vector<fs::path> metadata_directories;
-        for (const auto& entry : fs::directory_iterator(directory, ec))
-            if (const std::string extension = entry.path().extension().string();
-                extension == ".dist-info" || extension == ".egg-info")
-                metadata_directories.push_back(entry.path());
-        std::sort(metadata_directories.begin(), metadata_directories.end());
-        for (const fs::path& metadata : metadata_directories) {
+        for (const fs::path& metadata : metadata_directories_in(directory)) {
             // "<name>-<version>.dist-info", "<name>.egg-info": only a name asked for is read.
             const std::string stem = metadata.stem().string();
             const auto asked = wanted.find(normalized(stem.substr(0, stem.find('-'))));
             if (asked == wanted.end() || versions[asked->second.front()])
                 continue;
-            if (const auto found = read_metadata(metadata / (metadata.extension() == ".dist-info" ? "METADATA" : "PKG-INFO")))
+            if (const auto found = read_metadata(metadata_file(metadata)))
                 for (const std::string& name : asked->second)
                     versions[name] = found->version;
         }
