@@ -50,7 +50,11 @@ Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journa
     };
     launched.started_ns = wall_ns();
     launched.end = supervisor::supervise(
-        [&](int start_fd) { supervisor::launch_worker(plan, request.runtime, start_fd); }, supervise_options);
+        [&](int start_fd) {
+            inbox.close_in_forked_child();
+            supervisor::launch_worker(plan, request.runtime, start_fd);
+        },
+        supervise_options);
     launched.ended_ns = wall_ns();
     take_inbox();
     if (std::string dropped = inbox.dropped(); !dropped.empty())

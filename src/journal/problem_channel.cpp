@@ -65,6 +65,11 @@ ProblemInbox::~ProblemInbox()
     ::close(m_fd);
 }
 
+void ProblemInbox::close_in_forked_child() const noexcept
+{
+    ::close(m_fd);
+}
+
 std::vector<std::string> ProblemInbox::take()
 {
     std::vector<std::string> messages;

@@ -222,3 +222,21 @@ def test_a_flood_of_problem_messages_is_cut_short_and_counted(importscope, tmp_p
     assert len(kept) == 100
     assert any("19900 more problem messages" in p for p in run.report["problems"])
     assert run.report_path.stat().st_size < 2_000_000
+
+
+def test_the_target_has_the_descriptors_it_has_under_python(importscope, tmp_path):
+    # importscope's own descriptors (the problem inbox's socket) are never the target's: under a
+    # tight `ulimit -n` a spawn that works under python must work under importscope.
+    code = ("import os\n"
+            "open_fds = []\n"
+            "for name in os.listdir('/proc/self/fd'):\n"
+            "    try:\n"
+            "        os.fstat(int(name))\n"
+            "        open_fds.append(int(name))\n"
+            "    except OSError:\n"
+            "        pass  # the listing's own, closed by now\n"
+            "print(sorted(open_fds))\n")
+    plain = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, timeout=60)
+    run = importscope("-c", code)
+    assert run.status == 0, run.stderr
+    assert run.stdout == plain.stdout

@@ -36,6 +36,11 @@ public:
 
     static constexpr std::size_t k_problems_kept = 100;
 
+    /// In a child forked from the supervisor that runs the target: closes the inbox's descriptor,
+    /// which close-on-exec does not close in a child that execs nothing, so that the target has
+    /// every descriptor it would have under python (a `ulimit -n` counts them).
+    void close_in_forked_child() const noexcept;
+
 private:
     int m_fd = -1;
     std::string m_address;
