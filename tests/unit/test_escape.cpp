@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -9,16 +10,32 @@ using namespace importscope::report;
 
 namespace {
 
+/// Text of these bytes: the bidi controls are spelt by their bytes, never in a literal, which
+/// would make this source itself misleading to read.
+std::string bytes(std::initializer_list<int> values)
+{
+    std::string text;
+    for (const int value : values)
+        text += static_cast<char>(value);
+    return text;
+}
+
+const std::string k_rlo = bytes({0xe2, 0x80, 0xae});  // U+202E RIGHT-TO-LEFT OVERRIDE
+const std::string k_lri = bytes({0xe2, 0x81, 0xa6});  // U+2066 LEFT-TO-RIGHT ISOLATE
+const std::string k_pdi = bytes({0xe2, 0x81, 0xa9});  // U+2069 POP DIRECTIONAL ISOLATE
+const std::string k_lsep = bytes({0xe2, 0x80, 0xa8}); // U+2028 LINE SEPARATOR
+const std::string k_csi = bytes({0xc2, 0x9b});        // U+009B, C1's CSI
+
 /// Strings a target can put into a module name, a path or an exception message.
 const std::vector<std::string> k_hostile = {
     "a\nimportscope: no findings",
     "\x1b[2J\x1b[H",
     "bell\x07 and \r return",
     "\x1b]0;title\x07",
-    "c1 \xc2\x9b" "2J csi",
-    "bidi \xe2\x80\xae" "txt.exe",
-    "isolate \xe2\x81\xa6 x \xe2\x81\xa9",
-    "line\xe2\x80\xa8sep",
+    "c1 " + k_csi + "2J csi",
+    "bidi " + k_rlo + "txt.exe",
+    "isolate " + k_lri + " x " + k_pdi,
+    "line" + k_lsep + "sep",
     "bad \xff\xc0\x9b utf-8",
     "\n## No findings, all clear\n",
     "![x](http://e/x.png) <img src=x> a|b",
@@ -36,8 +53,8 @@ bool has_raw_control(const std::string& text, bool newline_allowed = false)
         if (c == 0xc2 && i + 1 < text.size() && static_cast<unsigned char>(text[i + 1]) <= 0x9f)
             return true;
     }
-    return text.find("\xe2\x80\xae") != std::string::npos || text.find("\xe2\x81\xa6") != std::string::npos ||
-           text.find("\xe2\x80\xa8") != std::string::npos;
+    return text.find(k_rlo) != std::string::npos || text.find(k_lri) != std::string::npos ||
+           text.find(k_lsep) != std::string::npos;
 }
 
 } // namespace
@@ -50,7 +67,7 @@ TEST_CASE("terminal text makes every control, C1 and bidi character visible", "[
         CHECK(terminal_text(terminal_text(text)) == terminal_text(text)); // escaping twice changes nothing
     }
     CHECK(terminal_text("a\nb\x1b[2J\x07\r\t") == "a\\nb\\x1b[2J\\x07\\r\\t");
-    CHECK(terminal_text("\xc2\x9b" "x\xe2\x80\xae") == "\\u009bx\\u202e");
+    CHECK(terminal_text(k_csi + "x" + k_rlo) == "\\u009bx\\u202e");
     CHECK(terminal_text("\xff") == "\\xff");
     CHECK(terminal_text("a\nb", true) == "a\nb");
 }

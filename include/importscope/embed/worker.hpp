@@ -110,7 +110,7 @@ std::string children_python_path(const std::string& bootstrap_dir);
 
 /// The longest environment string ("NAME=value" and its NUL) that execve takes, Linux's
 /// MAX_ARG_STRLEN (32 pages of 4 KiB): a longer one makes every exec fail with E2BIG.
-inline constexpr std::size_t k_max_env_string = 32 * 4096;
+inline constexpr std::size_t k_max_env_string = std::size_t{32} * 4096;
 
 /// The target's own PYTHONPATH, given the one export_to_children made for the children
 /// (`children_path`): without the bootstrap directory, empty when that was all of it; nothing when
