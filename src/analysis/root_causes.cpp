@@ -16,7 +16,8 @@ using nlohmann::json;
 
 bool under(const std::string& name, const std::string& package)
 {
-    return name == package || (name.size() > package.size() && name.starts_with(package) && name[package.size()] == '.');
+    return name == package ||
+           (name.size() > package.size() && name.starts_with(package) && name[package.size()] == '.');
 }
 
 /// "PYTHONPATH", "the script's directory", "a line of /site/x.pth", "an entry the program added".
@@ -53,8 +54,8 @@ RootCause cause_named_by(const Finding& f)
             cause.evidence["set_at"] = evidence.at("alias_set_at");
         if (evidence.contains("alias_set_in_code"))
             cause.evidence["set_in_code"] = evidence.at("alias_set_in_code");
-        cause.message = fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not: ",
-                                    key, evidence.value("original", ""));
+        cause.message = fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not: ", key,
+                                    evidence.value("original", ""));
         cause.message += evidence.value("nothing_ran_twice", false)
                              ? fmt::format("imports through \"{}.\" find the package's files again, but each "
                                            "extension's init reached that way gave back the module it had made, "
@@ -70,32 +71,28 @@ RootCause cause_named_by(const Finding& f)
     const std::string kind = named.value("kind", "");
     if (kind == "sys.modules alias") {
         cause.id = "alias:" + named.value("key", "");
-        cause.kind = kind;
-        cause.evidence = named;
         cause.message = fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not",
                                     named.value("key", ""), named.value("module", ""));
-        cause.advice = f.advice;
     } else if (kind == "package directory on sys.path") {
         cause.id = "sys.path:" + named.value("entry", "");
-        cause.kind = kind;
-        cause.evidence = named;
         cause.message = fmt::format("{}, the directory of the package {}, is on sys.path: its modules import again "
                                     "under top-level names",
                                     named.value("entry", ""), named.value("package", ""));
         if (const json& origin = named.value("added_by", json()); origin.is_object())
             cause.message += fmt::format(" (it is there as {})", origin_phrase(origin));
-        cause.advice = f.advice;
     } else if (kind == "load by path") {
         cause.id = "path-load:" + named.value("module", "");
-        cause.kind = kind;
-        cause.evidence = named;
         cause.message = fmt::format("{} was loaded by its file's path, outside the import system, from the file "
                                     "that {} had loaded",
                                     named.value("module", ""), named.value("loaded_first_as", ""));
         if (const json& at = named.value("at", json()); at.is_object())
             cause.message += fmt::format(" (at {}:{})", at.value("file", ""), at.value("line", 0));
-        cause.advice = f.advice;
+    } else {
+        return cause; // "unknown": no cause to group under
     }
+    cause.kind = kind;
+    cause.evidence = named;
+    cause.advice = f.advice;
     return cause;
 }
 

@@ -14,9 +14,10 @@ namespace {
 std::size_t utf8_sequence(std::string_view text, std::size_t at, char32_t& code_point)
 {
     const auto lead = static_cast<unsigned char>(text[at]);
-    const std::size_t length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3
-                                                            : lead >= 0xf0 && lead <= 0xf4   ? 4
-                                                                                             : 0;
+    const std::size_t length = lead >= 0xc2 && lead <= 0xdf   ? 2
+                               : lead >= 0xe0 && lead <= 0xef ? 3
+                               : lead >= 0xf0 && lead <= 0xf4 ? 4
+                                                              : 0;
     if (length == 0 || at + length > text.size())
         return 0;
     code_point = lead & (0x7f >> length);
@@ -124,8 +125,8 @@ std::string markdown_text(std::string_view text)
     std::size_t digits = 0; // a leading "12." or "3)" starts an ordered list
     for (std::size_t i = 0; i < plain.size(); ++i) {
         const char c = plain[i];
-        const bool list_number = (c == '.' || c == ')') && digits == i && i > 0 &&
-                                 (i + 1 == plain.size() || plain[i + 1] == ' ');
+        const bool list_number =
+            (c == '.' || c == ')') && digits == i && i > 0 && (i + 1 == plain.size() || plain[i + 1] == ' ');
         if (std::isdigit(static_cast<unsigned char>(c)) && digits == i)
             ++digits;
         if (std::string_view("\\`*_[]<>|&!~").find(c) != std::string_view::npos || list_number ||
@@ -219,6 +220,20 @@ std::string dot_string(std::string_view text)
         out += c;
     }
     return out + "\"";
+}
+
+void escape_control_characters(nlohmann::json& value, bool keep_newlines, bool newlines_everywhere)
+{
+    if (value.is_string()) {
+        auto& text = value.get_ref<std::string&>();
+        text = terminal_text(text, keep_newlines || newlines_everywhere);
+    } else if (value.is_object()) {
+        for (auto& [key, item] : value.items())
+            escape_control_characters(item, key == "advice" && item.is_string(), newlines_everywhere);
+    } else if (value.is_array()) {
+        for (auto& item : value)
+            escape_control_characters(item, false, newlines_everywhere);
+    }
 }
 
 } // namespace importscope::report

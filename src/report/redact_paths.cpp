@@ -1,6 +1,5 @@
 #include "importscope/report/redact_paths.hpp"
 
-#include "importscope/report/escape.hpp"
 
 #include "importscope/util/redact.hpp"
 
@@ -110,20 +109,6 @@ void redact_secrets_in(nlohmann::json& value)
 void redact_secrets(nlohmann::json& report)
 {
     redact_secrets_in(report);
-}
-
-void escape_control_characters(nlohmann::json& value, bool keep_newlines, bool newlines_everywhere)
-{
-    if (value.is_string()) {
-        auto& text = value.get_ref<std::string&>();
-        text = terminal_text(text, keep_newlines || newlines_everywhere);
-    } else if (value.is_object()) {
-        for (auto& [key, item] : value.items())
-            escape_control_characters(item, key == "advice" && item.is_string(), newlines_everywhere);
-    } else if (value.is_array()) {
-        for (auto& item : value)
-            escape_control_characters(item, false, newlines_everywhere);
-    }
 }
 
 } // namespace importscope::report

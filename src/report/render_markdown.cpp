@@ -19,31 +19,20 @@ using nlohmann::json;
 
 namespace {
 
-/// Text of the report as a code span; in a table, its "|" escaped as well.
-std::string code(const std::string& text, bool in_table = false)
-{
-    return markdown_code(text, in_table);
-}
-
-/// Text of the report in running Markdown text.
-std::string md(const std::string& text)
-{
-    return markdown_text(text);
-}
-
 std::string stack_block(const json& stack, const std::string& indent = "")
 {
     std::vector<std::string> lines;
     for (const json& frame : stack)
-        lines.push_back(fmt::format("{}:{} in {}", frame.value("file", "?"), frame.value("line", 0),
-                                    frame.value("function", "?")));
+        lines.push_back(
+            fmt::format("{}:{} in {}", frame.value("file", "?"), frame.value("line", 0), frame.value("function", "?")));
     return fenced(lines, indent);
 }
 
 std::string site_of(const json& load)
 {
     const json& site = load.value("call_site", json());
-    return site.is_object() ? code(fmt::format("{}:{}", site.value("file", "?"), site.value("line", 0))) : "unknown";
+    return site.is_object() ? markdown_code(fmt::format("{}:{}", site.value("file", "?"), site.value("line", 0)))
+                            : "unknown";
 }
 
 /// Each root cause with its fix, and how many of the findings below it explains.
@@ -55,18 +44,17 @@ std::string causes_section(const std::vector<Cause>& causes)
     for (const Cause& cause : causes)
         out += fmt::format("### {}: {}\n\n{}\n\nIt explains {} of the findings below (caused by {}).\n\n"
                            "{}",
-                           analysis::to_string(cause.severity), md(cause.kind), md(cause.message), cause.findings,
-                           code(cause.id), advice_markdown("**Fix.**", cause.advice));
+                           analysis::to_string(cause.severity), markdown_text(cause.kind), markdown_text(cause.message),
+                           cause.findings, markdown_code(cause.id), advice_markdown("**Fix.**", cause.advice));
     return out;
 }
 
 std::string finding_section(const ReportedFinding& f)
 {
-    std::string out =
-        fmt::format("### {}: {}\n\n{}\n\n{}\n\n", analysis::to_string(f.severity), md(f.kind), md(f.message),
-                    markdown_prose(f.explanation));
+    std::string out = fmt::format("### {}: {}\n\n{}\n\n{}\n\n", analysis::to_string(f.severity), markdown_text(f.kind),
+                                  markdown_text(f.message), markdown_prose(f.explanation));
     if (f.caused_by)
-        out += fmt::format("Caused by {} (see Root causes).\n\n", code(*f.caused_by));
+        out += fmt::format("Caused by {} (see Root causes).\n\n", markdown_code(*f.caused_by));
     const json& evidence = f.evidence;
     const json& loads = evidence.contains("initializations") ? evidence.at("initializations")
                         : evidence.contains("executions")    ? evidence.at("executions")
@@ -76,11 +64,12 @@ std::string finding_section(const ReportedFinding& f)
         for (std::size_t i = 0; i < loads.size(); ++i) {
             const json& load = loads[i];
             const json& error = load.value("error", json());
-            const std::string outcome = error.is_object()
-                                            ? md(fmt::format("{}: {}", error.value("type", ""), error.value("message", "")))
-                                            : md(load.value("status", ""));
-            out +=
-                fmt::format("{}. {}: {}, from {}\n\n", i + 1, code(load.value("module", "")), outcome, site_of(load));
+            const std::string outcome =
+                error.is_object()
+                    ? markdown_text(fmt::format("{}: {}", error.value("type", ""), error.value("message", "")))
+                    : markdown_text(load.value("status", ""));
+            out += fmt::format("{}. {}: {}, from {}\n\n", i + 1, markdown_code(load.value("module", "")), outcome,
+                               site_of(load));
             if (load.contains("stack") && !load.at("stack").empty())
                 out += "   <details><summary>import stack</summary>\n\n" + stack_block(load.at("stack"), "   ") +
                        "\n   </details>\n\n";
@@ -91,10 +80,10 @@ std::string finding_section(const ReportedFinding& f)
     out += advice_markdown("**Fix:**", f.advice);
     if (const json& known = f.known_issue; known.is_object()) {
         const json& links = known.value("links", json::array());
-        const std::string id = links.empty()
-                                   ? md(known.value("id", ""))
-                                   : fmt::format("[{}]({})", md(known.value("id", "")), md(links[0].get<std::string>()));
-        out += fmt::format("**Known issue {}:** {}\n\n", id, md(known.value("title", "")));
+        const std::string id = links.empty() ? markdown_text(known.value("id", ""))
+                                             : fmt::format("[{}]({})", markdown_text(known.value("id", "")),
+                                                           markdown_text(links[0].get<std::string>()));
+        out += fmt::format("**Known issue {}:** {}\n\n", id, markdown_text(known.value("title", "")));
         for (const json& advice : known.value("advice", json::array()))
             out += "- " + markdown_prose(advice.get<std::string>()) + "\n";
         out += "\n";
@@ -107,7 +96,8 @@ std::string scan_rows(const Scan& scan)
 {
     std::string out = fmt::format("| scanned | {} source files ({} parsed), {} extensions, nothing run |\n",
                                   scan.files.sources, scan.files.parsed, scan.files.extensions);
-    out += fmt::format("| python | {} ({}) |\n", code(scan.python.executable, true), md(scan.python.version));
+    out += fmt::format("| python | {} ({}) |\n", markdown_code(scan.python.executable, true),
+                       markdown_text(scan.python.version));
     return out;
 }
 
@@ -121,10 +111,10 @@ std::string run_rows(const Run& run, const Summary& summary)
     for (const std::string& arg : target.args)
         command += " " + arg;
 
-    std::string out = fmt::format("| target | {} |\n", code("python " + command, true));
-    out += fmt::format("| ended | {} |\n", md(run.exit.description));
+    std::string out = fmt::format("| target | {} |\n", markdown_code("python " + command, true));
+    out += fmt::format("| ended | {} |\n", markdown_text(run.exit.description));
     if (const auto& exc = run.exit.exception)
-        out += fmt::format("| uncaught | {} |\n", code(exc->type + ": " + exc->message, true));
+        out += fmt::format("| uncaught | {} |\n", markdown_code(exc->type + ": " + exc->message, true));
     out += fmt::format("| processes | {} ({} with findings) |\n", summary.processes, summary.processes_with_findings);
     out += fmt::format("| modules recorded | {} |\n", summary.modules);
     out += fmt::format("| extension inits | {} |\n", summary.extension_inits);
@@ -139,7 +129,8 @@ std::string render_markdown(const Document& report)
     out += fmt::format("| | |\n|---|---|\n");
     out += report.scan ? scan_rows(*report.scan) : run_rows(report.run.value_or(Run{}), report.summary);
     out += fmt::format("| findings | {} errors, {} warnings |\n", report.summary.errors, report.summary.warnings);
-    out += fmt::format("| importscope | {} (Python {}) |\n\n", md(report.tool.version), md(report.tool.python));
+    out += fmt::format("| importscope | {} (Python {}) |\n\n", markdown_text(report.tool.version),
+                       markdown_text(report.tool.python));
 
     out += causes_section(report.causes);
     out += "## Findings\n\n";
@@ -150,7 +141,7 @@ std::string render_markdown(const Document& report)
     if (!report.problems.empty()) {
         out += "## Gaps in the record\n\n";
         for (const std::string& p : report.problems)
-            out += "- " + md(p) + "\n";
+            out += "- " + markdown_text(p) + "\n";
         out += "\n";
     }
     std::vector<std::string> environment;

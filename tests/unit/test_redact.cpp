@@ -1,3 +1,4 @@
+#include "importscope/report/escape.hpp"
 #include "importscope/report/redact_paths.hpp"
 #include "importscope/util/redact.hpp"
 

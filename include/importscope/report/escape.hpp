@@ -1,5 +1,7 @@
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,5 +45,12 @@ std::string xml_text(std::string_view text);
 
 /// A quoted Graphviz DOT string: terminal_text, then quotes and backslashes escaped.
 std::string dot_string(std::string_view text);
+
+/// Every string made terminal_text, for the renderers: what a target printed never
+/// drives the terminal that reads a summary, nor starts a line of its own. Only a string under the
+/// key "advice" (a fix, whose code stands on lines of its own) keeps its newlines.
+/// With `newlines_everywhere` (a JSON output such as SARIF, whose strings carry lines safely), no
+/// newline is escaped.
+void escape_control_characters(nlohmann::json& value, bool keep_newlines = false, bool newlines_everywhere = false);
 
 } // namespace importscope::report

@@ -26,11 +26,4 @@ void redact_paths(nlohmann::json& report, const PathRedaction& redaction);
 /// values of secret-looking options.
 void redact_secrets(nlohmann::json& report);
 
-/// Every string made terminal_text (escape.hpp), for the renderers: what a target printed never
-/// drives the terminal that reads a summary, nor starts a line of its own. Only a string under the
-/// key "advice" (a fix, whose code stands on lines of its own) keeps its newlines.
-/// With `newlines_everywhere` (a JSON output such as SARIF, whose strings carry lines safely), no
-/// newline is escaped.
-void escape_control_characters(nlohmann::json& value, bool keep_newlines = false, bool newlines_everywhere = false);
-
 } // namespace importscope::report
