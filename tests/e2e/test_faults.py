@@ -5,6 +5,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import time
 
 import pytest
@@ -195,14 +196,30 @@ for i in range(int(sys.argv[2])):
 """
 
 
+AS_NOBODY = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+def python_nobody_can_run():
+    # The matrix's CPythons live under /root, which user nobody cannot enter: the sender is any
+    # Python that nobody can start.
+    for python in (PYTHON, "/usr/bin/python3", sys.executable):
+        if python and subprocess.run(AS_NOBODY + [python, "-S", "-c", "pass"], cwd="/", capture_output=True,
+                                     env={"PATH": os.environ["PATH"]}).returncode == 0:
+            return python
+    return None
+
+
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("setpriv"), reason="sends as another user")
 def test_the_problem_inbox_refuses_another_users_datagrams(importscope, tmp_path):
     # The inbox's name is in world-readable /proc/net/unix: user nobody must not turn a clean run
     # into importscope's failure, nor write into its report.
+    sender = python_nobody_can_run()
+    if sender is None:
+        pytest.skip("no Python that user nobody can run")
     code = ("import os, subprocess, sys\n"
-            f"subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', sys.executable, '-S', "
+            f"subprocess.run({AS_NOBODY!r} + [{sender!r}, '-S', "
             f"'-c', {SEND_PROBLEM!r}, os.environ['IMPORTSCOPE_PROBLEMS'], '3', 'FORGED: the journal cannot be "
-            "written'], check=True, cwd='/', env={k: v for k, v in os.environ.items() if k in ('PATH', 'LD_LIBRARY_PATH')})\n")
+            "written'], check=True, cwd='/', env={'PATH': os.environ['PATH']})\n")
     run = importscope("-c", code)
     assert run.status == 0, run.stderr
     assert not any("FORGED" in p for p in run.report["problems"])
