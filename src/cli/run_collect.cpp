@@ -65,4 +65,26 @@ std::vector<std::string> tool_failures(const Launched& launched, const report::R
     return failures;
 }
 
+std::vector<std::string> supervision_notes(const Launched& launched, const report::RunInfo& info)
+{
+    std::vector<std::string> notes;
+    if (!launched.inbox_refused.empty())
+        notes.push_back(launched.inbox_refused);
+    if (std::string note = interrupted_start(launched.end.start_words, info.exit); !note.empty())
+        notes.push_back(std::move(note));
+    for (const supervisor::GuardianEnd& guardian : launched.end.guardian_ends) {
+        const std::string ended = report::describe_exit(to_exit_info(guardian.status, ""));
+        notes.push_back(guardian.replaced_by > 0
+                            ? fmt::format("importscope's guardian (pid {}), which ends the tree if importscope dies, {} "
+                                          "while the run went on, killed by the target most likely; pid {} took its "
+                                          "place",
+                                          guardian.pid, ended, guardian.replaced_by)
+                            : fmt::format("importscope's guardian (pid {}), which ends the tree if importscope dies, {} "
+                                          "while the run went on and none could take its place: had importscope been "
+                                          "killed, the tree could have outlived it",
+                                          guardian.pid, ended));
+    }
+    return notes;
+}
+
 } // namespace importscope::cli

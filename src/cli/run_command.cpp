@@ -126,8 +126,8 @@ int run_run(const RunOptions& options)
     record_ends(info, launched, model);
     const std::vector<std::string> failures = tool_failures(launched, info, request.is_program(), run_dir, shared.get());
     model.problems.insert(model.problems.end(), failures.begin(), failures.end());
-    if (!launched.inbox_refused.empty())
-        model.problems.push_back(launched.inbox_refused);
+    for (std::string& note : supervision_notes(launched, info))
+        model.problems.push_back(std::move(note));
 
     // Analyze.
     const std::vector<analysis::Finding> findings = find_hazards(model, data_dir, hash_file, distribution_of);

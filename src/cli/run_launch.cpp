@@ -63,18 +63,46 @@ Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journa
     return launched;
 }
 
+namespace {
+
+/// importscope (its timeout, --stop-on-finding) or its user (a signal it passed on) ended the run.
+bool ended_by_request(const report::ExitInfo& exit)
+{
+    return exit.timed_out || exit.forwarded_signal || exit.stopped_on_finding;
+}
+
+bool start_failed(const std::string& words)
+{
+    return !words.empty() && words[0] == embed::start_word::failed;
+}
+
+std::string failed_start_message(const std::string& words)
+{
+    return words.size() > 1 ? words.substr(1) : "the worker could not start the target";
+}
+
+} // namespace
+
 std::string start_failure(const std::string& words, const report::ExitInfo& exit, bool program)
 {
     if (!words.empty() && (words[0] == embed::start_word::ready || words[0] == embed::start_word::exited))
         return {};
     if (program && words.starts_with(embed::start_word::exec))
         return {}; // executed, or not executable (126, 127), as a shell would say
-    if (!words.empty() && words[0] == embed::start_word::failed)
-        return words.size() > 1 ? words.substr(1) : "the worker could not start the target";
-    if (exit.timed_out || exit.forwarded_signal || exit.stopped_on_finding)
-        return {}; // ended by importscope (or its user) before the target started
+    if (ended_by_request(exit))
+        return {}; // ended by importscope (or its user) before the target started: a Ctrl-C in site
+    if (start_failed(words))
+        return failed_start_message(words);
     return fmt::format("the worker {} before {}", report::describe_exit(exit),
                        program ? "it executed the program" : "the interpreter was ready to run the target");
+}
+
+std::string interrupted_start(const std::string& words, const report::ExitInfo& exit)
+{
+    if (!ended_by_request(exit) || !start_failed(words))
+        return {};
+    return fmt::format("the run was ended during the interpreter's start-up, which then failed: {}",
+                       failed_start_message(words));
 }
 
 bool program_not_executed(const std::string& start_words)

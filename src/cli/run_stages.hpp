@@ -94,6 +94,10 @@ Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journa
 /// importscope or its user ended the run first).
 std::string start_failure(const std::string& start_words, const report::ExitInfo& exit, bool program);
 
+/// A start-up that failed after importscope or its user ended the run (a Ctrl-C while site runs):
+/// a note for the report, since python itself fails the same way; empty otherwise.
+std::string interrupted_start(const std::string& start_words, const report::ExitInfo& exit);
+
 /// The program's exec failed (the worker said `exec`, then `failed`): its 126 or 127 is importscope's.
 bool program_not_executed(const std::string& start_words);
 
@@ -106,6 +110,10 @@ void record_ends(report::RunInfo& info, const Launched& launched, const analysis
 /// sent, a journal that filled up, a run directory the target took away.
 std::vector<std::string> tool_failures(const Launched& launched, const report::RunInfo& info, bool program,
                                        const supervisor::RunDir& run_dir, const journal::SharedJournal* shared);
+
+/// What the report says of the supervision that is no failure: datagrams from other users refused,
+/// a start-up cut short by the user's signal, a guardian the target killed and its replacement.
+std::vector<std::string> supervision_notes(const Launched& launched, const report::RunInfo& info);
 
 // ---- analyze ----
 

@@ -275,6 +275,11 @@ std::vector<int> kill_descendants(const std::set<int>& excluded)
 
 Guardian::Guardian()
 {
+    start();
+}
+
+void Guardian::start()
+{
     int lifeline[2];
     if (::pipe2(lifeline, O_CLOEXEC) != 0)
         return; // no guardian: a SIGKILL of importscope may then leave processes behind
@@ -320,8 +325,27 @@ void Guardian::watch(int pid, bool group)
     (void)!::write(m_fd, line.data(), line.size()); // a guardian that is gone guards nothing
 }
 
+int Guardian::replace()
+{
+    if (m_released)
+        return -1;
+    if (m_fd >= 0)
+        ::close(m_fd);
+    m_fd = -1;
+    m_pid = -1;
+    start();
+    if (m_fd < 0)
+        return -1;
+    std::string lines;
+    for (int told : m_told)
+        lines += fmt::format("{}{}\n", told < 0 ? 'g' : 'p', told < 0 ? -told : told);
+    (void)!::write(m_fd, lines.data(), lines.size()); // the new guardian reads as it is written
+    return m_pid;
+}
+
 void Guardian::release()
 {
+    m_released = true;
     if (m_fd < 0)
         return;
     (void)!::write(m_fd, "done\n", 5);

@@ -79,22 +79,6 @@ private:
     std::int64_t m_kill_at = k_never;
 };
 
-/// Collects descendants handed to us (we are their subreaper) until none is left or `until`.
-void reap_orphans(ProcessEnd& end, std::int64_t until)
-{
-    while (true) {
-        int status = 0;
-        const pid_t done = ::waitpid(-1, &status, WNOHANG);
-        if (done > 0) {
-            end.reaped[done] = to_wait_status(status);
-            continue;
-        }
-        if (done < 0 || monotonic_ns() >= until)
-            return; // ECHILD: nobody left
-        ::usleep(10'000);
-    }
-}
-
 constexpr std::int64_t k_watch_ns = 250'000'000;
 
 std::vector<int> merged(std::vector<int> a, const std::vector<int>& b)
@@ -103,25 +87,6 @@ std::vector<int> merged(std::vector<int> a, const std::vector<int>& b)
         if (std::find(a.begin(), a.end(), pid) == a.end())
             a.push_back(pid);
     return a;
-}
-
-/// At a natural end: descendants still running get SIGTERM and up to `grace_s` to end. False when
-/// there were none (the common case: one walk of /proc and no more).
-bool terminate_then_wait(const std::set<int>& not_of_the_tree, ProcessEnd& end, double grace_s, PythonWatch& pythons)
-{
-    const std::vector<int> left = descendants_of(static_cast<int>(::getpid()), not_of_the_tree);
-    pythons.look(left);
-    if (left.empty())
-        return false;
-    for (int pid : left)
-        if (::kill(pid, SIGTERM) == 0)
-            end.ended_by_importscope.push_back(pid);
-    const std::int64_t until = monotonic_ns() + seconds_to_ns(grace_s);
-    while (monotonic_ns() < until && !descendants_of(static_cast<int>(::getpid()), not_of_the_tree).empty()) {
-        reap_orphans(end, 0);
-        ::usleep(10'000);
-    }
-    return true;
 }
 
 /// What the child left in the start pipe: its writer has ended, executed a program or closed it.
@@ -225,9 +190,55 @@ private:
                 record_main_end(status);
                 main_done = true;
             } else {
-                m_end.reaped[done] = to_wait_status(status);
+                record_orphan_end(done, status);
             }
         }
+    }
+
+    /// Collects the descendants handed to us (we are their subreaper) that have ended.
+    void reap_orphans()
+    {
+        int status = 0;
+        for (pid_t done; (done = ::waitpid(-1, &status, WNOHANG)) > 0;)
+            record_orphan_end(done, status);
+    }
+
+    void record_orphan_end(pid_t pid, int status)
+    {
+        if (pid == m_guardian.pid())
+            replace_guardian(status);
+        else
+            m_end.reaped[pid] = to_wait_status(status);
+    }
+
+    /// At a natural end: descendants still running get SIGTERM and up to the grace period to end.
+    /// False when there were none (the common case: one walk of /proc and no more).
+    bool terminate_then_wait()
+    {
+        const std::vector<int> left = descendants_of(static_cast<int>(::getpid()), m_not_of_the_tree);
+        m_pythons.look(left);
+        if (left.empty())
+            return false;
+        for (int pid : left)
+            if (::kill(pid, SIGTERM) == 0)
+                m_end.ended_by_importscope.push_back(pid);
+        const std::int64_t until = monotonic_ns() + seconds_to_ns(m_options.grace_s);
+        while (monotonic_ns() < until && !descendants_of(static_cast<int>(::getpid()), m_not_of_the_tree).empty()) {
+            reap_orphans();
+            ::usleep(10'000);
+        }
+        return true;
+    }
+
+    /// The guardian died before the run was over (the target can see and kill it, its sibling):
+    /// another takes its place at once, so that importscope's own death still ends the tree.
+    void replace_guardian(int status)
+    {
+        GuardianEnd end{m_guardian.pid(), to_wait_status(status), -1};
+        end.replaced_by = m_guardian.replace();
+        if (end.replaced_by > 0)
+            m_not_of_the_tree.insert(end.replaced_by);
+        m_end.guardian_ends.push_back(end);
     }
 
     void record_main_end(int status)
@@ -318,15 +329,15 @@ private:
             // Let the rest of the group wind down (a resource tracker sees its pipe close).
             const std::int64_t until = monotonic_ns() + seconds_to_ns(m_options.linger_s);
             while (::kill(-m_pid, 0) == 0 && monotonic_ns() < until) {
-                reap_orphans(m_end, 0);
+                reap_orphans();
                 ::usleep(10'000);
             }
-            reap_orphans(m_end, 0);
-            left_over = terminate_then_wait(m_not_of_the_tree, m_end, m_options.grace_s, m_pythons);
+            reap_orphans();
+            left_over = terminate_then_wait();
         }
         if (left_over)
             m_end.ended_by_importscope = merged(m_end.ended_by_importscope, kill_descendants(m_not_of_the_tree));
-        reap_orphans(m_end, 0); // those it killed are zombies by now
+        reap_orphans(); // those it killed are zombies by now
         m_guardian.release();
     }
 

@@ -224,10 +224,10 @@ def test_a_dangling_symlink_is_followed_and_a_loop_refused(tmp_path):
 TREE = TARGETS / "tree_that_hides.py"
 
 
-def _tree_pids(pid_file):
+def _tree_pids(pid_file, at_least=4):
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        if pid_file.exists() and len(pid_file.read_text().split()) >= 4:
+        if pid_file.exists() and len(pid_file.read_text().split()) >= at_least:
             return [int(p) for p in pid_file.read_text().split()]
         time.sleep(0.05)
     raise AssertionError("the tree did not start")
@@ -261,6 +261,48 @@ def test_no_process_of_the_tree_survives(tmp_path, ending):
         # Each traced process's end is known: recorded by itself (SIGTERM at a natural end), or
         # the SIGKILL importscope sent.
         assert all(p["exit"] is not None for p in report["processes"]), report["processes"]
+
+
+KILL_THE_SIBLINGS = """
+import os, signal, subprocess, sys, time
+me, parent = os.getpid(), os.getppid()
+siblings = [int(pid) for task in os.listdir(f"/proc/{parent}/task")
+            for pid in open(f"/proc/{parent}/task/{task}/children").read().split() if int(pid) != me]
+for pid in siblings:
+    os.kill(pid, signal.SIGKILL)  # importscope's guardian among them
+time.sleep(float(sys.argv[2]))
+hidden = subprocess.Popen(["sleep", "1000"], start_new_session=True)
+open(sys.argv[1], "w").write(f"{me} {hidden.pid} " + " ".join(map(str, siblings)))
+if sys.argv[3] == "wait":
+    time.sleep(1000)
+"""
+
+
+def test_a_target_that_kills_the_guardian_still_ends_with_importscope(tmp_path):
+    # The guardian is the target's visible sibling: killed, another takes its place, and a SIGKILL
+    # of importscope still ends the target and what it hid in a session of its own.
+    script = tmp_path / "kill_the_siblings.py"
+    script.write_text(KILL_THE_SIBLINGS)
+    pid_file = tmp_path / "pids"
+    proc = subprocess.Popen([BIN, "run", "--python", PYTHON, "-o", str(tmp_path / "r.json"), str(script),
+                             str(pid_file), "0.5", "wait"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=dict(os.environ, TMPDIR=str(tmp_path)))
+    target, hidden, *siblings = _tree_pids(pid_file, at_least=3)
+    assert siblings, "no guardian among the target's siblings"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait(timeout=60)
+    left = _all_gone([target, hidden])
+    for pid in left if left is not True else []:
+        os.kill(pid, signal.SIGKILL)  # the test's own leftovers
+    assert left is True, "the tree outlived importscope"
+
+
+def test_a_guardian_the_target_killed_is_named_in_the_report_and_fails_nothing(importscope, tmp_path):
+    run = importscope("-c", KILL_THE_SIBLINGS, str(tmp_path / "pids"), "0.3", "end")
+    assert run.status == 0, run.stderr
+    notes = [p for p in run.report["problems"] if "guardian" in p]
+    assert len(notes) == 1 and "killed by SIGKILL" in notes[0] and "took its place" in notes[0], run.report["problems"]
+    assert run.report["run"]["outcome"]["reason"] == "ok"
 
 
 def test_signals_a_target_sends_its_parent_never_kill_importscope(importscope):

@@ -198,3 +198,26 @@ def test_a_target_that_ignores_sigterm_is_killed_after_the_grace_period(tmp_path
     exit_ = json.loads(report.read_text())["run"]["exit"]
     assert (exit_["signal"], exit_["forwarded_signal"]) == (signal.SIGKILL, "SIGTERM")
     assert "did not end after SIGTERM" in exit_["description"]
+
+
+def test_ctrl_c_while_site_runs_ends_as_python_ends_not_as_importscopes_failure(tmp_path):
+    # A KeyboardInterrupt in sitecustomize makes CPython's start-up fail ("Failed to import the site
+    # module"): the user's Ctrl-C, not importscope's failure to start the target.
+    (tmp_path / "sitecustomize.py").write_text("import time\nprint('ready', flush=True)\ntime.sleep(30)\n")
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+
+    def interrupted(command):
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        assert proc.stdout.readline().strip() == "ready"
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+        return proc.returncode, err
+
+    python_status, _ = interrupted([PYTHON, "-c", "print('ran')"])
+    report = tmp_path / "report.json"
+    status, err = interrupted([BIN, "run", "--python", PYTHON, "-o", str(report), "-c", "print('ran')"])
+    assert status == python_status != 0, err
+    assert "could not do its job" not in err
+    document = json.loads(report.read_text())
+    assert document["run"]["exit"]["forwarded_signal"] == "SIGINT"
+    assert any("ended during the interpreter's start-up" in p and "site" in p for p in document["problems"])

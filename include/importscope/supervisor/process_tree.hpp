@@ -55,7 +55,9 @@ private:
 /// The guardian: a small process, forked before the worker, that ends the whole tree if importscope
 /// itself dies without ending it (SIGKILL, say), when nothing of importscope is left to do it.
 /// It learns the tree's pids as the supervisor learns them, through a pipe whose end of file is
-/// the supervisor's death; "done" on that pipe lets it go without killing anything.
+/// the supervisor's death; "done" on that pipe lets it go without killing anything. It is a child
+/// of importscope, and so a sibling the target can see and kill: the supervisor, which reaps it,
+/// then starts another (`replace`) and tells it all the old one knew.
 class Guardian {
 public:
     Guardian();
@@ -68,12 +70,19 @@ public:
     int fd() const { return m_fd; }
     /// Tells it a process of the tree (and the process group of the worker, for `group`).
     void watch(int pid, bool group = false);
+    /// The guardian died (reaped by the supervisor) before its release: a new one takes its place,
+    /// told every process the old one was. Returns the new one's pid, or -1 when none could be made
+    /// or the guardian was released already.
+    int replace();
     /// The tree has been ended, or ended by itself: the guardian leaves it alone and exits.
     void release();
 
 private:
+    void start();
+
     int m_pid = -1;
     int m_fd = -1;
+    bool m_released = false;
     std::set<int> m_told;
 };
 

@@ -33,6 +33,13 @@ struct WaitStatus {
     bool core_dumped = false;
 };
 
+/// A guardian (process_tree.hpp) that died while the run went on, and the one that took its place.
+struct GuardianEnd {
+    int pid = 0;
+    WaitStatus status;
+    int replaced_by = -1; ///< the new guardian's pid, or -1 when none could be started
+};
+
 /// How the supervised process ended.
 struct ProcessEnd {
     int pid = 0;
@@ -55,6 +62,8 @@ struct ProcessEnd {
     std::vector<int> ended_by_importscope;
     /// Python interpreters seen running in the tree (every 250 ms, and at the end).
     std::vector<SeenPython> pythons_seen;
+    /// Guardians that died before the run was over, killed by the target most likely.
+    std::vector<GuardianEnd> guardian_ends;
 };
 
 /// Forks a child that runs `child_main(start_fd)` (which must not return) in a process group of its own, gives
