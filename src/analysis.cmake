@@ -53,6 +53,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/report/gate.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/outcome.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/compare.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/report/merge.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/redact_paths.cpp
 )
 target_include_directories(importscope_analysis PUBLIC

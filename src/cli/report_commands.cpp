@@ -1,6 +1,7 @@
 #include "cli/report_commands.hpp"
 
 #include "importscope/report/compare.hpp"
+#include "importscope/report/merge.hpp"
 #include "importscope/report/gate.hpp"
 #include "importscope/report/reader.hpp"
 #include "importscope/report/render.hpp"
@@ -125,15 +126,16 @@ int run_diff(const DiffOptions& options)
 int run_merge(const MergeOptions& options)
 {
     check_output(options.output, {options.inputs.begin(), options.inputs.end()}, Replaces::report_only);
-    std::vector<report::Document> reports;
+    // One report at a time: a job's thousands of rank reports are never held at once.
+    report::ReportMerge merge;
     for (const auto& input : options.inputs) {
-        reports.push_back(report::read_report(input));
+        const report::Document document = report::read_report(input);
         // Checked as `report` checks it, by the renderers that read what the reader kept as JSON: a
         // merge of a wrongly typed report would be one too.
-        with_report_errors(input, [&] { return report::render(reports.back(), report::Format::markdown, false); });
+        with_report_errors(input, [&] { return report::render(document, report::Format::markdown, false); });
+        merge.add(document, input);
     }
-    const std::string text = report::pretty_text(report::merge_reports(reports));
-    write_file_atomically(options.output, text);
+    write_file_atomically(options.output, [&](const TextSink& sink) { merge.write(sink); });
     return static_cast<int>(ExitStatus::ok);
 }
 

@@ -1,5 +1,6 @@
 #include "importscope/report/summary.hpp"
 
+#include "importscope/report/compare.hpp"
 #include "importscope/report/escape.hpp"
 
 #include <fmt/color.h>
@@ -197,13 +198,73 @@ std::string seen_text(const ReportedFinding& f)
     return places.empty() ? std::string() : fmt::format("  seen at {}\n", fmt::join(places, ", "));
 }
 
+/// A merged report's finding as the runs share it (across_runs), or null.
+const SharedFinding* shared_of(const Document& report, const ReportedFinding& f)
+{
+    if (!report.across_runs)
+        return nullptr;
+    const std::string key = finding_key(f);
+    for (const SharedFinding& shared : report.across_runs->findings)
+        if (shared.key == key)
+            return &shared;
+    return nullptr;
+}
+
+/// "in 31 of 32 runs (ranks 0-6,8-31) on 4 hosts (a1, a2, a3, a4)": where a merged report's
+/// finding was found.
+std::string runs_text(const AcrossRuns& across, const SharedFinding& shared)
+{
+    constexpr std::size_t k_named_hosts = 4;
+    const std::string ranks = shared.ranks ? fmt::format(" (ranks {})", *shared.ranks) : "";
+    std::string hosts = fmt::format("{}", fmt::join(shared.hosts.begin(),
+                                                     shared.hosts.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                                                shared.hosts.size(), k_named_hosts)),
+                                                     ", "));
+    if (shared.hosts.size() > k_named_hosts)
+        hosts += fmt::format(", ... {}", shared.hosts.back());
+    return fmt::format("in {} of {} runs{} on {} ({})", shared.runs, across.runs, ranks,
+                       plural(shared.hosts.size(), "host", "hosts"), hosts);
+}
+
+/// A merged report's first lines: the runs, and each finding once with the runs that found it and
+/// those that found nothing.
+std::string across_runs_text(const Document& report, const AcrossRuns& across, const Painter& paint)
+{
+    constexpr std::size_t k_named_clean = 8;
+    std::string out = fmt::format("importscope: merged {} on {}{}\n", plural(across.runs, "run", "runs"),
+                                  plural(across.hosts, "host", "hosts"),
+                                  across.ranks ? fmt::format(" (ranks {})", *across.ranks) : "");
+    for (const SharedFinding& shared : across.findings)
+        out += fmt::format("importscope: {}: {} {}\n", severity_label(shared.severity, paint), shared.kind,
+                           runs_text(across, shared));
+    if (across.clean.empty() || across.findings.empty())
+        return out;
+    std::vector<std::string> clean;
+    const auto& runs = report.run ? report.run->merged_from.value_or(std::vector<MergedRun>{}) : std::vector<MergedRun>{};
+    for (std::size_t index : across.clean) {
+        if (clean.size() == k_named_clean || index >= runs.size())
+            break;
+        const MergedRun& run = runs[index];
+        std::string rank;
+        if (run.job && run.job->rank)
+            rank = fmt::format("rank {} on ", *run.job->rank);
+        clean.push_back(fmt::format("{}{}{}", rank, run.host, run.source ? fmt::format(" ({})", *run.source) : ""));
+    }
+    const std::size_t more = across.clean.size() - clean.size();
+    out += fmt::format("importscope: clean: {}: {}{}\n", plural(across.clean.size(), "run", "runs"),
+                       fmt::join(clean, ", "), more > 0 ? fmt::format(" and {} more", more) : "");
+    return out;
+}
+
 /// A finding whole: what, in which processes, the loads, why, the fix, the known issue.
 std::string finding_text(const Document& report, const ReportedFinding& f, const std::vector<int>& pids,
                          const Painter& paint)
 {
     std::string out = fmt::format("importscope: {}: {}: {}\n", severity_label(f.severity, paint), f.kind, f.message);
     const std::size_t process_count = report.summary.processes;
-    if (process_count > 1)
+    if (const SharedFinding* shared = shared_of(report, f))
+        out += fmt::format("  {}\n", runs_text(*report.across_runs, *shared));
+    else if (process_count > 1)
         out += fmt::format("  {} of {} processes initialized {} under {} names ({})\n", pids.size(), process_count,
                            f.file, f.module_names.size(), pids_text(report, pids));
     const json& inits = f.evidence.value("initializations", json::array());
@@ -327,9 +388,16 @@ std::string render_summary(const Document& report, bool color)
     const Painter paint(color);
     std::string out = report.scan ? scan_header(*report.scan) : run_header(report, report.run.value_or(Run{}));
 
-    // Each root cause first, with the findings it explains nested under it; then the rest.
+    // Each root cause first, with the findings it explains nested under it; then the rest. A merged
+    // report's finding is shown once, in its first run, with the runs that found it.
     const auto& findings = report.findings;
     std::vector<bool> shown(findings.size(), false);
+    if (report.across_runs) {
+        out += across_runs_text(report, *report.across_runs, paint);
+        std::set<std::string> keys;
+        for (std::size_t i = 0; i < findings.size(); ++i)
+            shown[i] = !keys.insert(finding_key(findings[i])).second;
+    }
     for (const Cause& cause : report.causes)
         out += cause_text(report, cause, shown, paint);
     for (std::size_t i = 0; i < findings.size(); ++i)

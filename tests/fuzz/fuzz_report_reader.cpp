@@ -3,6 +3,7 @@
 // nlohmann's own exceptions are caught by run_cli as well, so only real crashes count.
 
 #include "importscope/report/compare.hpp"
+#include "importscope/report/merge.hpp"
 #include "importscope/report/reader.hpp"
 #include "importscope/report/render.hpp"
 #include "importscope/util/error.hpp"

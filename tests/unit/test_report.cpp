@@ -2,6 +2,7 @@
 
 #include "importscope/analysis/finding.hpp"
 #include "importscope/report/compare.hpp"
+#include "importscope/report/merge.hpp"
 #include "importscope/report/reader.hpp"
 #include "importscope/report/redact_paths.hpp"
 #include "importscope/report/report.hpp"

@@ -1,5 +1,6 @@
 #include "importscope/analysis/finding.hpp"
 #include "importscope/report/compare.hpp"
+#include "importscope/report/merge.hpp"
 #include "importscope/report/document.hpp"
 #include "importscope/report/reader.hpp"
 #include "importscope/report/scan_report.hpp"

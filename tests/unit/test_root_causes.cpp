@@ -1,5 +1,6 @@
 #include "importscope/analysis/root_causes.hpp"
 #include "importscope/report/compare.hpp"
+#include "importscope/report/merge.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -27,11 +27,4 @@ ReportDiff diff_reports(const Document& old_report, const Document& new_report);
 /// The diff for a terminal or a CI log.
 std::string render_diff(const ReportDiff& diff);
 
-/// One report from the reports of several nodes or ranks: processes keep the host they ran on,
-/// findings, frames and modules are concatenated (each record's frame indexes moved along), the
-/// summary is counted again. A run given more than once (the same host, start, end, command line
-/// and processes) is merged once, and `problems` says so. The reports are read_report's (report/2). Throws Error (status 2)
-/// when given no report, or a scan's.
-Document merge_reports(const std::vector<Document>& reports);
-
 } // namespace importscope::report

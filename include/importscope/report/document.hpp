@@ -128,6 +128,9 @@ struct MergedRun {
     std::string started_at;
     Exit exit;
     std::optional<Outcome> outcome;
+    std::optional<Job> job;               ///< its run.job, where its report had one
+    std::optional<std::size_t> findings;  ///< how many findings its report held
+    std::optional<std::string> source;    ///< the report file it was read from
 
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
@@ -137,6 +140,54 @@ struct MergedRun {
         f.field("started_at", e.started_at);
         f.field("exit", e.exit);
         f.nullable("outcome", e.outcome);
+        f.optional("job", e.job);
+        f.optional("findings", e.findings);
+        f.optional("source", e.source);
+    }
+};
+
+/// across_runs.findings: one finding as the merged runs share it (matched by finding_key).
+struct SharedFinding {
+    std::string key; ///< "kind | module names | relative file"
+    std::string kind;
+    analysis::Severity severity = analysis::Severity::warning;
+    std::string message;             ///< the first run's
+    std::size_t runs = 0;            ///< the runs that found it
+    std::size_t processes = 0;       ///< the processes that found it, in all those runs
+    std::optional<std::string> ranks; ///< "0-6,8-31": the ranks of those runs, where their reports say them
+    std::vector<std::string> hosts;  ///< the hosts of those runs, each once, sorted
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("key", e.key);
+        f.field("kind", e.kind);
+        f.field("severity", e.severity);
+        f.field("message", e.message);
+        f.field("runs", e.runs);
+        f.field("processes", e.processes);
+        f.nullable("ranks", e.ranks);
+        f.field("hosts", e.hosts);
+    }
+};
+
+/// A merged report's "across_runs": the whole job at a glance, each finding once with the runs,
+/// ranks and hosts that found it, and the runs that found nothing.
+struct AcrossRuns {
+    std::size_t runs = 0;
+    std::size_t hosts = 0;
+    std::optional<std::string> ranks; ///< every merged run's rank, as ranges
+    std::vector<SharedFinding> findings;
+    std::vector<std::size_t> clean; ///< the indexes into run.merged_from of the runs without a finding
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("runs", e.runs);
+        f.field("hosts", e.hosts);
+        f.nullable("ranks", e.ranks);
+        f.field("findings", e.findings);
+        f.field("clean", e.clean);
     }
 };
 
@@ -345,6 +396,7 @@ struct Document {
     std::vector<Hosted<analysis::UntracedProcess>> untraced;
     nlohmann::json environment; ///< the environment fingerprint, or null
     Summary summary;
+    std::optional<AcrossRuns> across_runs; ///< a merged report's
 
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
@@ -363,6 +415,7 @@ struct Document {
         f.field("untraced", e.untraced);
         f.field("environment", e.environment);
         f.required("summary", e.summary);
+        f.optional("across_runs", e.across_runs);
     }
 };
 
