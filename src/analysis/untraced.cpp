@@ -45,9 +45,10 @@ std::string interpreter_flags(const std::vector<std::string>& argv)
 /// A Ray worker, by its command line (default_worker.py) or the title it gives itself ("ray::IDLE").
 bool is_ray_worker(const std::vector<std::string>& argv)
 {
-    return std::any_of(argv.begin(), argv.end(),
-                       [](const std::string& word) { return word.ends_with("/ray/_private/workers/default_worker.py"); }) ||
-           (!argv.empty() && argv.front().starts_with("ray::"));
+    constexpr std::string_view k_worker = "/ray/_private/workers/default_worker.py";
+    if (!argv.empty() && argv.front().starts_with("ray::"))
+        return true;
+    return std::any_of(argv.begin(), argv.end(), [&](const std::string& word) { return word.ends_with(k_worker); });
 }
 
 /// Why a Python program was not traced, and what to do.
