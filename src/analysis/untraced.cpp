@@ -42,6 +42,15 @@ std::string interpreter_flags(const std::vector<std::string>& argv)
     return flags;
 }
 
+/// A Ray worker, by its command line (default_worker.py) or the title it gives itself ("ray::IDLE").
+bool is_ray_worker(const std::vector<std::string>& argv)
+{
+    constexpr std::string_view k_worker = "/ray/_private/workers/default_worker.py";
+    if (!argv.empty() && argv.front().starts_with("ray::"))
+        return true;
+    return std::any_of(argv.begin(), argv.end(), [&](const std::string& word) { return word.ends_with(k_worker); });
+}
+
 /// Why a Python program was not traced, and what to do.
 std::pair<std::string, std::string> explain(const journal::ProgramStart& program, std::optional<int> minor,
                                             const std::vector<int>& traced_minors)
@@ -56,6 +65,12 @@ std::pair<std::string, std::string> explain(const journal::ProgramStart& program
     if (flags.find('S') != std::string::npos)
         return {"-S: it does not import site, which loads importscope's bootstrap",
                 "drop -S from that command while you diagnose, or run it on its own under importscope"};
+    if (program.env == "no-bootstrap-path" && is_ray_worker(program.argv))
+        return {"a Ray worker whose runtime_env sets PYTHONPATH (env_vars): Ray gives the worker that PYTHONPATH in "
+                "place of the one that carried importscope's bootstrap",
+                "keep the inherited PYTHONPATH behind your own: runtime_env={\"env_vars\": {\"PYTHONPATH\": "
+                "os.pathsep.join([YOUR_PATH, os.environ[\"PYTHONPATH\"]])}}, or ship the code with runtime_env "
+                "working_dir or py_modules, which add to PYTHONPATH"};
     if (program.env == "no-bootstrap-path")
         return {"its environment is a copy of its parent's from which PYTHONPATH, which carries importscope's "
                 "bootstrap, was removed or replaced (venv does so on purpose when it runs ensurepip)",
@@ -87,18 +102,34 @@ bool is_python_program(const journal::ProgramStart& program, const ProcessRecord
     return minor && interpreter_flags(program.argv).find_first_of("Vh") == std::string::npos;
 }
 
+/// Whether the program `seen` shows is one that a traced process journaled: a record of that pid has
+/// its command line, or the last of them (one that retitled itself since, say) exec'd nothing. A
+/// traced Python that exec'd a program which ran Python without the bootstrap (Ray's setup_worker.py,
+/// through `bash -c "exec python ..."`, under a runtime_env that sets PYTHONPATH) is not.
+bool is_traced(const RunModel& model, const ObservedPython& seen)
+{
+    const ProcessRecord* last = nullptr;
+    for (const ProcessRecord& p : model.processes) {
+        if (p.pid != seen.pid)
+            continue;
+        if (p.argv == seen.argv)
+            return true;
+        if (!last || p.start_wall_ns >= last->start_wall_ns)
+            last = &p;
+    }
+    return last && std::none_of(last->programs.begin(), last->programs.end(),
+                                [](const journal::ProgramStart& program) { return program.via == "os.exec"; });
+}
+
 /// The running Python processes that no traced process is, and no untraced start named already.
 void add_observed(const RunModel& model, const std::vector<int>& traced_minors, const std::vector<ObservedPython>& observed,
                   std::vector<UntracedProcess>& untraced)
 {
     const std::size_t starts = untraced.size(); // the entries of program starts, before any seen
     std::set<std::size_t> claimed;
-    std::set<int> traced;
-    for (const ProcessRecord& p : model.processes)
-        traced.insert(p.pid);
     for (const ObservedPython& seen : observed) {
         // `python --version` or `-h` runs no Python code: nothing to trace.
-        if (traced.count(seen.pid) || seen.argv.empty() ||
+        if (seen.argv.empty() || is_traced(model, seen) ||
             interpreter_flags(seen.argv).find_first_of("Vh") != std::string::npos)
             continue;
         // The start of this very process, if a traced process named it: one entry for one process,

@@ -67,8 +67,10 @@ std::vector<analysis::ObservedPython> observed_pythons(const supervisor::Process
                                                        const std::filesystem::path& run_dir)
 {
     std::vector<analysis::ObservedPython> observed = hookless_children(run_dir);
+    const auto hookless = static_cast<std::ptrdiff_t>(observed.size());
     for (const auto& seen : end.pythons_seen)
-        if (std::none_of(observed.begin(), observed.end(), [&](const auto& o) { return o.pid == seen.pid; }))
+        if (std::none_of(observed.begin(), observed.begin() + hookless,
+                         [&](const auto& o) { return o.pid == seen.pid; }))
             observed.push_back({seen.pid, seen.ppid, seen.executable, seen.argv, seen.environment, std::nullopt});
     return observed;
 }

@@ -17,6 +17,7 @@
 #include <linux/kcmp.h>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -192,6 +193,26 @@ std::string executable_of(int pid)
     return std::filesystem::read_symlink(fmt::format("/proc/{}/exe", pid), ec).string();
 }
 
+/// What tells one program that `pid` runs from the next it exec's, even of the same executable
+/// (a traced Python that exec's `bash -c "exec python ..."`, as Ray's worker set-up does): the
+/// executable, and the addresses of the stack, arguments and environment that exec(2) chose
+/// (/proc/PID/stat fields 28 and 48 to 51), which a program retitling itself (setproctitle) keeps.
+std::string image_of(int pid)
+{
+    std::ifstream in(fmt::format("/proc/{}/stat", pid));
+    std::string stat;
+    std::getline(in, stat);
+    std::vector<std::string> fields; // from field 3 (state) on: comm, field 2, may hold spaces
+    std::istringstream rest(stat.substr(std::min(stat.size(), stat.rfind(')') + 1)));
+    for (std::string field; rest >> field;)
+        fields.push_back(std::move(field));
+    std::string image = executable_of(pid);
+    for (std::size_t field : {28, 48, 49, 50, 51})
+        if (field - 3 < fields.size())
+            image += ' ' + fields[field - 3];
+    return image;
+}
+
 bool shares_parent_memory(int pid)
 {
     const int parent = parent_of(pid);
@@ -208,6 +229,9 @@ std::optional<SeenPython> describe_if_python(int pid)
     seen.ppid = parent_of(pid);
     seen.executable = std::move(executable);
     seen.argv = proc_strings(pid, "cmdline");
+    // A retitled process (setproctitle: Ray's "ray::IDLE") pads its title with NULs.
+    while (seen.argv.size() > 1 && seen.argv.back().empty())
+        seen.argv.pop_back();
     std::string run_dir, bootstrap, python_path;
     for (const std::string& entry : proc_strings(pid, "environ")) {
         if (entry.starts_with("IMPORTSCOPE_RUN_DIR="))
@@ -225,22 +249,19 @@ std::optional<SeenPython> describe_if_python(int pid)
 void PythonWatch::look(const std::vector<int>& descendants)
 {
     for (int pid : descendants) {
-        std::string executable = executable_of(pid);
-        auto [it, inserted] = m_executables.try_emplace(pid, executable);
-        if (!inserted && it->second == executable)
+        std::string image = image_of(pid);
+        auto [it, inserted] = m_images.try_emplace(pid, image);
+        if (!inserted && it->second == image)
             continue;
-        it->second = std::move(executable);
+        it->second = std::move(image);
         if (auto seen = describe_if_python(pid))
-            m_pythons[pid] = std::move(*seen);
+            m_pythons.push_back(std::move(*seen));
     }
 }
 
 std::vector<SeenPython> PythonWatch::seen() const
 {
-    std::vector<SeenPython> all;
-    for (const auto& [pid, seen] : m_pythons)
-        all.push_back(seen);
-    return all;
+    return m_pythons;
 }
 
 std::vector<int> descendants_of(int root, const std::set<int>& excluded)

@@ -334,3 +334,33 @@ def test_a_command_that_ran_no_traced_python_says_so(importscope):
     assert run.status == 0, run.stderr
     assert run.report["summary"]["processes"] == 0
     assert "no Python process was traced, and none was seen running" in run.stderr
+
+
+def test_a_python_that_a_traced_python_execs_through_a_shell_without_the_bootstrap_is_named_once(importscope):
+    # Ray's worker set-up under a runtime_env: a traced Python sets PYTHONPATH anew and exec's
+    # `bash -c "exec python ..."`; the Python it ends as has the traced one's pid, and no hooks.
+    code = ("import os, sys\n"
+            "os.environ['PYTHONPATH'] = os.getcwd()\n"
+            "worker = sys.executable + ' -c \"import time; time.sleep(1.0)\" worker'\n"
+            "os.execvp('sh', ['sh', '-c', 'exec ' + worker])\n")
+    run = importscope("-c", f"import subprocess, sys; subprocess.run([sys.executable, '-c', {code!r}], check=True)")
+    assert run.status == 0, run.stderr
+    [worker] = run.report["untraced"]
+    assert worker["via"] == "seen running" and worker["argv"][-1] == "worker"
+    assert "PYTHONPATH, which carries importscope's bootstrap, was removed or replaced" in worker["reason"]
+
+
+def test_a_traced_python_that_retitles_itself_is_not_named_as_untraced(importscope):
+    # setproctitle (Ray's "ray::IDLE") writes over argv: /proc/PID/cmdline changes, the program does not.
+    retitle = ("import time\n"
+               "stat = open('/proc/self/stat').read().rsplit(')', 1)[1].split()\n"
+               "start, end = int(stat[45]), int(stat[46])\n"
+               "with open('/proc/self/mem', 'r+b', buffering=0) as mem:\n"
+               "    mem.seek(start)\n"
+               "    mem.write(b'retitled'.ljust(end - start, b'\\0'))\n"
+               "assert open('/proc/self/cmdline').read().startswith('retitled')\n"
+               "time.sleep(1.0)\n")
+    run = importscope("-c", f"import subprocess, sys; subprocess.run([sys.executable, '-c', {retitle!r}], check=True)")
+    assert run.status == 0, run.stderr
+    assert len(run.report["processes"]) == 2
+    assert run.report["untraced"] == []

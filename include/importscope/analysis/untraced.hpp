@@ -47,9 +47,9 @@ struct ObservedPython {
 
 /// The programs traced processes started that are Python interpreters (by file name, or the
 /// starter's own sys.executable) and that no traced process matches (the same argv, started by
-/// that parent or, for exec, in its place); then the Python processes seen running that no traced
-/// process has the pid of (started by a shell wrapper, say). `traced_minors` are the CPython 3
-/// minors importscope has hooks for.
+/// that parent or, for exec, in its place); then the Python programs seen running that no traced
+/// process is (started by a shell wrapper, say, or exec'd by one that a traced process exec'd).
+/// `traced_minors` are the CPython 3 minors importscope has hooks for.
 std::vector<UntracedProcess> find_untraced(const RunModel& model, const std::vector<int>& traced_minors,
                                            const std::vector<ObservedPython>& observed = {});
 

@@ -40,16 +40,17 @@ bool shares_parent_memory(int pid);
 /// parent's memory (shares_parent_memory); nullopt otherwise or when it is gone.
 std::optional<SeenPython> describe_if_python(int pid);
 
-/// Keeps the Python processes seen among the descendants, looking again at a pid whose executable
-/// changed (a shell that exec'd Python).
+/// Keeps the Python processes seen among the descendants, looking again at a pid that exec'd
+/// another program (a shell that exec'd Python, a Python that exec'd Python again): one SeenPython
+/// for each Python program a pid was seen to run, in the order seen.
 class PythonWatch {
 public:
     void look(const std::vector<int>& descendants);
     std::vector<SeenPython> seen() const;
 
 private:
-    std::map<int, std::string> m_executables;
-    std::map<int, SeenPython> m_pythons;
+    std::map<int, std::string> m_images; ///< each pid's program as last seen (image_of)
+    std::vector<SeenPython> m_pythons;
 };
 
 /// The guardian: a small process, forked before the worker, that ends the whole tree if importscope
