@@ -223,7 +223,9 @@ def test_the_problem_inbox_refuses_another_users_datagrams(importscope, tmp_path
     run = importscope("-c", code)
     assert run.status == 0, run.stderr
     assert not any("FORGED" in p for p in run.report["problems"])
-    assert "FORGED" not in run.stderr
+    # The sender itself may be listed as an untraced Python (its command line holds the text); no
+    # line of importscope's own says the forged problem.
+    assert not [line for line in run.stderr.splitlines() if line.startswith("importscope:") and "FORGED" in line]
     assert any("3 datagrams from another user (uid 65534)" in p and "refused" in p for p in run.report["problems"])
 
 
