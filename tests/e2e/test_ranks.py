@@ -5,7 +5,7 @@ import json
 import os
 import subprocess
 
-from conftest import BIN, PYTHON, validate
+from conftest import BIN, BUILD, PYTHON, validate
 
 LAUNCHER_VARIABLES = ("SLURM_", "RANK", "LOCAL_RANK", "WORLD_SIZE", "OMPI_", "PMI_", "PMIX_", "TORCHELASTIC_")
 
@@ -71,3 +71,36 @@ def test_runs_given_the_same_output_lose_no_report(tmp_path):
     assert len(moved) == 3, errors
     assert all(os.path.exists(line.split("this run's report is ")[1].split(" ")[0])
                for e in moved for line in e.splitlines() if "this run's report is" in line)
+
+
+def test_merge_of_a_jobs_ranks_says_which_ranks_found_it_and_which_were_clean(tmp_path):
+    # Ranks 0, 1 and 3 run the DeepGEMM reproducer; rank 2 runs the fixed one.
+    probe = BUILD / "probes" / "deepgemm_capi"
+    (tmp_path / "reports").mkdir()
+    ranks = [_run(tmp_path, "reports/{host}-{rank}.json", probe / ("fixed.py" if rank == 2 else "broken.py"),
+                  SLURM_JOB_ID="7", SLURM_PROCID=str(rank), SLURM_LOCALID=str(rank), SLURM_NTASKS="4")
+             for rank in range(4)]
+    for rank, proc in enumerate(ranks):
+        assert proc.wait(timeout=60) == (0 if rank == 2 else 3), proc.stderr.read()
+    reports = sorted(str(p) for p in (tmp_path / "reports").iterdir())
+    merged_path = tmp_path / "merged.json"
+    merge = subprocess.run([BIN, "merge", *reports, "-o", merged_path], capture_output=True, text=True)
+    assert merge.returncode == 0, merge.stderr
+    merged = json.loads(merged_path.read_text())
+    validate(merged)
+    across = merged["across_runs"]
+    host = os.uname().nodename.split(".")[0]
+    assert (across["runs"], across["hosts"], across["ranks"]) == (4, 1, "0-3")
+    duplicate = [f for f in across["findings"] if f["kind"] == "duplicate-extension-init"]
+    assert len(duplicate) == 1
+    assert (duplicate[0]["runs"], duplicate[0]["ranks"], duplicate[0]["hosts"]) == (3, "0-1,3", [host])
+    clean_runs = [merged["run"]["merged_from"][i] for i in across["clean"]]
+    assert [r["job"]["rank"] for r in clean_runs] == [2]
+    assert clean_runs[0]["source"].endswith(f"{host}-2.json")
+    # Each rank's records are kept whole, each with its own host and pid.
+    assert len(merged["findings"]) == sum(len(json.loads(open(r).read())["findings"]) for r in reports)
+    text = subprocess.run([BIN, "report", merged_path], capture_output=True, text=True).stdout
+    assert "merged 4 runs on 1 host (ranks 0-3)" in text
+    assert "duplicate-extension-init in 3 of 4 runs (ranks 0-1,3)" in text
+    assert f"clean: 1 run: rank 2 on {host}" in text
+    assert text.count("importscope: error: duplicate-extension-init:") == 1  # shown whole once, not per rank

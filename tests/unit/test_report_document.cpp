@@ -221,3 +221,10 @@ TEST_CASE("an integer that its field cannot hold is refused, naming the field", 
     CHECK_THROWS_WITH(report::parse_report(text, "r.json"), Catch::Contains("frames[0].line is ") &&
                                                                 Catch::Contains(", not an integer from"));
 }
+
+TEST_CASE("ranks are written as ranges", "[merge]")
+{
+    CHECK(report::ranges_text({}).empty());
+    CHECK(report::ranges_text({7}) == "7");
+    CHECK(report::ranges_text({0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 31}) == "0-6,8-10,31");
+}
