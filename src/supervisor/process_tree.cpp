@@ -1,6 +1,7 @@
 #include "importscope/supervisor/process_tree.hpp"
 
 #include "importscope/util/clock.hpp"
+#include "importscope/util/task_launcher.hpp"
 
 #include <fmt/format.h>
 
@@ -222,7 +223,15 @@ std::optional<SeenPython> describe_if_python(int pid)
     return seen;
 }
 
-void PythonWatch::look(const std::vector<int>& descendants)
+std::optional<SeenLauncher> describe_if_launcher(int pid)
+{
+    std::string executable = executable_of(pid);
+    if (!task_launcher_named(std::filesystem::path(executable).filename().string()))
+        return std::nullopt;
+    return SeenLauncher{pid, parent_of(pid), std::move(executable), proc_strings(pid, "cmdline")};
+}
+
+void ProgramWatch::look(const std::vector<int>& descendants)
 {
     for (int pid : descendants) {
         std::string executable = executable_of(pid);
@@ -232,13 +241,23 @@ void PythonWatch::look(const std::vector<int>& descendants)
         it->second = std::move(executable);
         if (auto seen = describe_if_python(pid))
             m_pythons[pid] = std::move(*seen);
+        else if (auto launcher = describe_if_launcher(pid))
+            m_launchers[pid] = std::move(*launcher);
     }
 }
 
-std::vector<SeenPython> PythonWatch::seen() const
+std::vector<SeenPython> ProgramWatch::pythons() const
 {
     std::vector<SeenPython> all;
     for (const auto& [pid, seen] : m_pythons)
+        all.push_back(seen);
+    return all;
+}
+
+std::vector<SeenLauncher> ProgramWatch::launchers() const
+{
+    std::vector<SeenLauncher> all;
+    for (const auto& [pid, seen] : m_launchers)
         all.push_back(seen);
     return all;
 }
