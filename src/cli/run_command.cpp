@@ -1,5 +1,6 @@
 #include "cli/run_command.hpp"
 
+#include "cli/job_place.hpp"
 #include "cli/run_stages.hpp"
 #include "importscope/analysis/task_launchers.hpp"
 #include "importscope/analysis/untraced.hpp"
@@ -27,7 +28,9 @@ CLI::App* setup_run(CLI::App& app, RunOptions& options)
         ->default_str("deep_gemm")
         ->allow_extra_args(false)
         ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-    run->add_option("-o,--output", options.output, "Where to write the JSON report")
+    run->add_option("-o,--output", options.output,
+                    fmt::format("Where to write the JSON report. Placeholders give each rank of a job its own: {}",
+                                k_output_placeholders))
         ->type_name("FILE")
         ->capture_default_str();
     run->add_option("--python", options.python,
@@ -114,7 +117,8 @@ int run_run(const RunOptions& options)
     collector->follow(shared.get());
     analysis::RunModel model;
     Launched launched;
-    EarlyReport early_report(options.output, request.redact(), *collector); // the records, while the target finalizes
+    const std::string& output = request.options.output; // its placeholders expanded
+    EarlyReport early_report(output, request.redact(), *collector, request.output_before); // the records, while the target finalizes
     {
         LiveView live(*collector, !options.quiet && ::isatty(STDERR_FILENO));
         launched = launch(request, make_worker_plan(request, run_dir, inbox, shared.get()), inbox, live,
@@ -143,9 +147,10 @@ int run_run(const RunOptions& options)
     report::Outcome outcome;
     const bool not_executed = program_not_executed(launched.end.start_words);
     const nlohmann::json report_json = make_report(request, info, model, findings, failures, not_executed, outcome);
-    write_report_file(options.output, report_json, model, request.redact(), run_dir, shared.get(), &early_report,
-                      reader_wait(request, launched));
-    print_outcome(request, report_json, outcome);
+    const std::filesystem::path written = write_report_file(output, report_json, model, request.redact(), run_dir,
+                                                            shared.get(), &early_report, reader_wait(request, launched),
+                                                            request.output_before);
+    print_outcome(request, report_json, outcome, written);
 
     // The records are not freed one by one before the exit status.
     keep_until_exit(std::move(model));

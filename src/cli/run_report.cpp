@@ -30,8 +30,8 @@ nlohmann::json make_report(const RunRequest& request, const report::RunInfo& inf
 }
 
 EarlyReport::EarlyReport(const std::string& output, const report::PathRedaction* redact,
-                         const collect::Collector& collector)
-    : m_output(output), m_redact(redact), m_collector(collector)
+                         const collect::Collector& collector, std::optional<FileSnapshot> before)
+    : m_output(output), m_redact(redact), m_before(before), m_collector(collector)
 {
 }
 
@@ -87,10 +87,15 @@ bool EarlyReport::holds(const analysis::RunModel& model) const
     return true;
 }
 
-void EarlyReport::finish(const nlohmann::json& report_json)
+std::filesystem::path EarlyReport::finish(const nlohmann::json& report_json)
 {
     m_writer->write_rest(report_json);
-    m_file->commit();
+    if (!m_before) {
+        m_file->commit();
+        return m_output;
+    }
+    const std::filesystem::path written = m_file->commit_unless_replaced(*m_before);
+    return written == inspect_destination(m_output).path ? std::filesystem::path(m_output) : written;
 }
 
 void EarlyReport::drop()
@@ -99,19 +104,19 @@ void EarlyReport::drop()
     m_file.reset();
 }
 
-void write_report_file(const std::string& output, const nlohmann::json& report_json, const analysis::RunModel& model,
-                       const report::PathRedaction* redact, supervisor::RunDir& run_dir,
-                       const journal::SharedJournal* shared, EarlyReport* early, double reader_wait_s)
+std::filesystem::path write_report_file(const std::string& output, const nlohmann::json& report_json,
+                                        const analysis::RunModel& model, const report::PathRedaction* redact,
+                                        supervisor::RunDir& run_dir, const journal::SharedJournal* shared,
+                                        EarlyReport* early, double reader_wait_s,
+                                        const std::optional<FileSnapshot>& before)
 {
     const auto produce = [&](const TextSink& sink) { report::write_report(report_json, model, redact, sink); };
     try {
-        if (early && early->holds(model)) {
-            early->finish(report_json);
-        } else {
-            if (early)
-                early->drop();
-            write_file_atomically(output, produce, reader_wait_s);
-        }
+        if (early && early->holds(model))
+            return early->finish(report_json);
+        if (early)
+            early->drop();
+        return write_file_beside_others(output, produce, reader_wait_s, before);
     } catch (const Error& e) {
         run_dir.keep();
         if (shared && !shared->name().empty()) // into the empty file that holds its name
@@ -133,14 +138,20 @@ void write_report_file(const std::string& output, const nlohmann::json& report_j
     }
 }
 
-void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome)
+void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome,
+                   const std::filesystem::path& written)
 {
     const RunOptions& options = request.options;
     // The summary is rendered from the report as written, read back as `importscope report` reads it.
     if (!options.quiet || !report_json.at("findings").empty())
         print_to_stderr(
             report::render(report_json.get<report::Document>(), request.summary_format, stderr_wants_color()));
-    if (!options.quiet)
+    if (written != std::filesystem::path(options.output))
+        print_to_stderr(fmt::format("importscope: warning: {} was written by another process while this run went on "
+                                    "(two runs given the same -o?); this run's report is {} (placeholders such as "
+                                    "-o 'report-{{host}}-{{rank}}.json' give each run its own)\n",
+                                    options.output, written.string()));
+    else if (!options.quiet)
         print_to_stderr(fmt::format("importscope: report written to {}\n", options.output));
     if (outcome.reason == "tool-failure")
         print_to_stderr(fmt::format("importscope: error: {}\n", outcome.message));

@@ -1,4 +1,5 @@
 #include "cli/run_stages.hpp"
+#include "cli/job_place.hpp"
 
 #include "importscope/util/error.hpp"
 #include "importscope/util/host.hpp"
@@ -147,13 +148,16 @@ RunRequest make_request(const RunOptions& options)
 {
     RunRequest request;
     request.options = options;
+    request.job = job_of_environment();
+    request.options.output = expand_output_placeholders(options.output, request.job, host_name(), ::getpid());
     request.resolved = resolve_target(
         {options.script, options.module, options.command, options.program, options.target_args});
     check_options(options);
     if (options.no_follow && request.is_program())
         throw Error(fmt::format("{} is not Python: with --no-follow nothing of it would be traced",
                                 request.resolved.target.value));
-    check_writable_destination(options.output, files_to_run(options, request.resolved), Replaces::report_only);
+    check_writable_destination(request.options.output, files_to_run(options, request.resolved), Replaces::report_only);
+    request.output_before = snapshot_of_destination(request.options.output);
     request.gate = report::FailOn::parse(options.fail_on);
     request.summary_format = report::parse_format(options.format);
     request.layout = find_install_layout();
@@ -174,6 +178,7 @@ report::RunInfo make_run_info(const RunRequest& request)
     info.argv = options.argv;
     info.cwd = current_directory();
     info.host = host_name();
+    info.job = request.job;
     const embed::Target& target = request.resolved.target;
     info.target_kind = kind_name(target.kind);
     info.target = target.value;

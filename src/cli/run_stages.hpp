@@ -52,6 +52,10 @@ struct RunRequest {
     report::Format summary_format = report::Format::text;
     std::string bootstrap_dir;
     std::optional<report::PathRedaction> redaction;
+    report::Job job; ///< where in a distributed job the run is (job_place.hpp)
+    /// What was at the report's path when the run began: one written there since came from
+    /// another run given the same -o, and is not replaced.
+    std::optional<FileSnapshot> output_before;
 
     const report::PathRedaction* redact() const { return redaction ? &*redaction : nullptr; }
     bool is_program() const { return resolved.target.kind == embed::TargetKind::program; }
@@ -172,7 +176,9 @@ nlohmann::json make_report(const RunRequest& request, const report::RunInfo& inf
 class EarlyReport {
 public:
     /// For the run that `collector` follows (it must outlive this).
-    EarlyReport(const std::string& output, const report::PathRedaction* redact, const collect::Collector& collector);
+    /// `before`: what was at the report's path when the run began (RunRequest::output_before).
+    EarlyReport(const std::string& output, const report::PathRedaction* redact, const collect::Collector& collector,
+                std::optional<FileSnapshot> before = std::nullopt);
 
     /// Begins the file, once, when the collector's main process is finalizing. A failure only
     /// means the report is written whole later, where the failure is told.
@@ -182,8 +188,10 @@ public:
     /// finished and given the model).
     bool holds(const analysis::RunModel& model) const;
 
-    /// Writes the rest of the report and puts the file in place; after holds(). Throws Error.
-    void finish(const nlohmann::json& report_json);
+    /// Writes the rest of the report and puts the file in place, or beside a report another run
+    /// put there since (write_file_beside_others); after holds(). Returns the path written.
+    /// Throws Error.
+    std::filesystem::path finish(const nlohmann::json& report_json);
 
     /// Removes what was begun (the records did not hold).
     void drop();
@@ -199,6 +207,7 @@ private:
 
     std::string m_output;
     const report::PathRedaction* m_redact;
+    std::optional<FileSnapshot> m_before;
     const collect::Collector& m_collector;
     bool m_tried = false;
     std::unique_ptr<ReplacingFile> m_file;
@@ -208,15 +217,19 @@ private:
     std::vector<Place> m_places;
 };
 
-/// The report file, written atomically (or finished, if `early` holds the model's records); if it
-/// cannot be, the journals are kept for a later look, with the report as report.json beside them,
-/// and the Error says where. A FIFO is waited for to have a reader at most `reader_wait_s`.
-void write_report_file(const std::string& output, const nlohmann::json& report_json, const analysis::RunModel& model,
-                       const report::PathRedaction* redact, supervisor::RunDir& run_dir,
-                       const journal::SharedJournal* shared, EarlyReport* early = nullptr,
-                       double reader_wait_s = k_reader_wait_s);
+/// The report file, written atomically (or finished, if `early` holds the model's records), beside
+/// a report that another run put at the path since `before` (two ranks given one -o); returns the
+/// path written. If it cannot be written, the journals are kept for a later look, with the report
+/// as report.json beside them, and the Error says where. A FIFO is waited for to have a reader at
+/// most `reader_wait_s`.
+std::filesystem::path write_report_file(const std::string& output, const nlohmann::json& report_json,
+                                        const analysis::RunModel& model, const report::PathRedaction* redact,
+                                        supervisor::RunDir& run_dir, const journal::SharedJournal* shared,
+                                        EarlyReport* early = nullptr, double reader_wait_s = k_reader_wait_s,
+                                        const std::optional<FileSnapshot>& before = std::nullopt);
 
 /// The summary on stderr and the last line that says why the exit status is what it is.
-void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome);
+void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome,
+                   const std::filesystem::path& written);
 
 } // namespace importscope::cli

@@ -225,6 +225,7 @@ Run run_record(const RunInfo& run, const analysis::ProcessRecord* main_process)
     out.argv = run.argv;
     out.cwd = run.cwd;
     out.host = run.host;
+    out.job = run.job;
     out.target = {run.target_kind, run.target, run.target_args, run.interpreter_options};
     out.python = python_record(run);
     out.match = run.match;

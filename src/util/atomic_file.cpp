@@ -37,6 +37,58 @@ int put_in_place(const std::string& temp, const std::filesystem::path& path)
     return ::rename(temp.c_str(), path.c_str()) == 0 ? 0 : errno;
 }
 
+/// Puts the finished temporary file at `path` only if nothing is there; 0, EEXIST or an errno.
+/// A file system without RENAME_NOREPLACE (EINVAL) gets a hard link, which fails the same way.
+int put_where_nothing_is(const std::string& temp, const std::filesystem::path& path)
+{
+    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return errno;
+    if (::link(temp.c_str(), path.c_str()) != 0)
+        return errno;
+    ::unlink(temp.c_str());
+    return 0;
+}
+
+FileSnapshot snapshot_of(const std::filesystem::path& path)
+{
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
+        return {};
+    return {true, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+            static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
+            static_cast<std::int64_t>(st.st_size)};
+}
+
+/// `path` still holds what `before` saw: the temporary file is swapped in, and swapped back out if
+/// what it replaced turns out to be another writer's (put there between the look and the swap).
+/// 0 when it is in place, EEXIST when `path` is another writer's, or an errno.
+int put_in_place_of(const std::string& temp, const std::filesystem::path& path, const FileSnapshot& before)
+{
+    if (!before.exists)
+        return put_where_nothing_is(temp, path);
+    if (snapshot_of(path) != before)
+        return EEXIST;
+    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) != 0)
+        return errno == EINVAL || errno == ENOSYS ? put_in_place(temp, path) : errno;
+    if (snapshot_of(temp) == before) {
+        ::unlink(temp.c_str()); // the old file, under the temporary name now
+        return 0;
+    }
+    ::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE); // theirs back
+    return EEXIST;
+}
+
+/// `report.json` -> `report.PID.json`, then `report.PID-1.json`, ...
+std::filesystem::path beside(const std::filesystem::path& path, int attempt)
+{
+    std::string name = path.stem().string() + "." + std::to_string(::getpid());
+    if (attempt > 0)
+        name += "-" + std::to_string(attempt);
+    return path.parent_path() / (name + path.extension().string());
+}
+
 /// The temporary's path beside `path`: `.NAME.XXXXXX`, or `.importscope-XXXXXX` when that would
 /// be longer than a file name can be (NAME_MAX), which a report's own name may still fit.
 std::string temporary_beside(const std::filesystem::path& path)
@@ -131,6 +183,48 @@ void ReplacingFile::commit()
     if (saved != 0)
         throw system_error(fmt::format("cannot write {}", m_path.string()), saved);
     m_committed = true;
+}
+
+std::filesystem::path ReplacingFile::commit_unless_replaced(const FileSnapshot& before)
+{
+    int saved = m_error;
+    const int fd = std::exchange(m_fd, -1);
+    if (::close(fd) != 0 && saved == 0)
+        saved = errno;
+    std::filesystem::path written = m_path;
+    if (saved == 0)
+        saved = put_in_place_of(m_temp, m_path, before);
+    for (int attempt = 0; saved == EEXIST && attempt < 100; ++attempt) {
+        written = beside(m_path, attempt);
+        saved = put_where_nothing_is(m_temp, written);
+    }
+    if (saved != 0)
+        throw system_error(fmt::format("cannot write {}", written.string()), saved);
+    m_committed = true;
+    return written;
+}
+
+std::optional<FileSnapshot> snapshot_of_destination(const std::filesystem::path& path)
+{
+    const Destination destination = inspect_destination(path);
+    if (destination.descriptor >= 0 || destination.write_through)
+        return std::nullopt;
+    return snapshot_of(destination.path);
+}
+
+std::filesystem::path write_file_beside_others(const std::filesystem::path& path,
+                                               const std::function<void(const TextSink&)>& produce,
+                                               double reader_wait_s, const std::optional<FileSnapshot>& before)
+{
+    const Destination destination = inspect_destination(path);
+    if (!before || destination.descriptor >= 0 || destination.write_through) {
+        write_file_atomically(path, produce, reader_wait_s);
+        return path;
+    }
+    ReplacingFile file(destination.path);
+    produce(file.sink());
+    const std::filesystem::path written = file.commit_unless_replaced(*before);
+    return written == destination.path ? path : written;
 }
 
 void write_file_atomically(const std::filesystem::path& path, const std::function<void(const TextSink&)>& produce,

@@ -3,6 +3,8 @@
 
 #include "temp_dir.hpp"
 
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -165,4 +167,52 @@ TEST_CASE("a file being replaced that is dropped leaves the old one; a failed wr
     CHECK_FALSE(file.written());
     CHECK_THROWS_AS(file.commit(), Error);
     CHECK(read(target) == "old");
+}
+
+TEST_CASE("a report another writer put at the path since the run began is kept, and ours goes beside it",
+          "[atomic]")
+{
+    const testing::TempDir scratch;
+    const auto file = scratch.path / "report.json";
+    const auto text = [](std::string_view content) {
+        return [content](const TextSink& sink) { sink(content); };
+    };
+
+    SECTION("nothing was there, and nothing is: ours is put there")
+    {
+        const auto before = snapshot_of_destination(file);
+        REQUIRE(before);
+        CHECK(write_file_beside_others(file, text("ours"), 1.0, before) == file);
+        CHECK(read(file) == "ours");
+    }
+    SECTION("nothing was there, and another run wrote it since")
+    {
+        const auto before = snapshot_of_destination(file);
+        std::ofstream(file) << "theirs";
+        const auto written = write_file_beside_others(file, text("ours"), 1.0, before);
+        CHECK(written == scratch.path / fmt::format("report.{}.json", ::getpid()));
+        CHECK(read(file) == "theirs");
+        CHECK(read(written) == "ours");
+        // A third run of the same process id's name: a number after it, nothing replaced.
+        CHECK(write_file_beside_others(file, text("third"), 1.0, before) ==
+              scratch.path / fmt::format("report.{}-1.json", ::getpid()));
+        CHECK(read(written) == "ours");
+    }
+    SECTION("an old report was there and still is: it is replaced")
+    {
+        std::ofstream(file) << "old";
+        const auto before = snapshot_of_destination(file);
+        CHECK(write_file_beside_others(file, text("ours"), 1.0, before) == file);
+        CHECK(read(file) == "ours");
+    }
+    SECTION("an old report was there and another run replaced it since")
+    {
+        std::ofstream(file) << "old";
+        const auto before = snapshot_of_destination(file);
+        write_file_atomically(file, "theirs"); // a new file, as another importscope puts it
+        const auto written = write_file_beside_others(file, text("ours"), 1.0, before);
+        CHECK(written != file);
+        CHECK(read(file) == "theirs");
+        CHECK(read(written) == "ours");
+    }
 }

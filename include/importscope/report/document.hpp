@@ -4,6 +4,7 @@
 #include "importscope/analysis/scan.hpp"
 #include "importscope/analysis/untraced.hpp"
 #include "importscope/journal/event.hpp"
+#include "importscope/report/job.hpp"
 #include "importscope/report/outcome.hpp"
 #include "importscope/util/json_fields.hpp"
 
@@ -144,6 +145,7 @@ struct Run {
     std::vector<std::string> argv;
     std::string cwd;
     std::string host;
+    std::optional<Job> job; ///< absent from the reports of importscope before it
     Target target;
     PythonInfo python;
     std::vector<std::string> match;
@@ -162,6 +164,7 @@ struct Run {
         f.field("argv", e.argv);
         f.field("cwd", e.cwd);
         f.field("host", e.host);
+        f.optional("job", e.job);
         f.required("target", e.target);
         f.field("python", e.python);
         f.field("match", e.match);

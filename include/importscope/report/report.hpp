@@ -3,6 +3,7 @@
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/analysis/untraced.hpp"
+#include "importscope/report/job.hpp"
 
 #include "importscope/util/atomic_file.hpp"
 
@@ -44,6 +45,7 @@ struct RunInfo {
     std::vector<std::string> argv; ///< importscope's own command line
     std::string cwd;
     std::string host;
+    Job job;
     std::string target_kind; ///< "script", "module", "command", "stdin" or "program"
     std::string target;      ///< the script path, module name or code
     std::vector<std::string> target_args;
