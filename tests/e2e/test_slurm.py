@@ -191,15 +191,18 @@ def test_srun_gives_each_task_a_report_of_its_own_and_merge_holds_all_four(clust
     assert srun.returncode != 0, srun.stderr  # each task's importscope ends with status 3: a finding
     assert sorted(p.name for p in tmp_path.glob("report-*.json")) == [f"report-{r}.json" for r in range(4)], \
         srun.stderr
-    pids = set()
+    pids, steps = set(), set()
     for rank in range(4):
         report = read_report(tmp_path / f"report-{rank}.json")
         [finding] = the_duplicate_init(report)
         pids.add(finding["pid"])
         job = report["run"]["job"]
-        assert (job["launcher"], job["rank"], job["local_rank"], job["world_size"]) == ("slurm", rank, rank, 4)
+        assert (job["launcher"], job["node"], job["rank"], job["local_rank"], job["world_size"]) == \
+            ("slurm", "localhost", rank, rank, 4)
+        steps.add((job["job_id"], job["step_id"]))
         assert report["run"]["outcome"]["exit_status"] == 3
     assert len(pids) == 4
+    assert len(steps) == 1  # one job step, its four tasks
 
     merge = subprocess.run([BIN, "merge", *sorted(tmp_path.glob("report-*.json")), "-o", tmp_path / "merged.json"],
                            capture_output=True, text=True, timeout=60)
@@ -231,8 +234,10 @@ def test_the_sbatch_recipe_of_the_docs_runs(cluster, tmp_path):
     job_id = sbatch.stdout.strip().split(";")[0]
     reports = sorted(tmp_path.glob(f"importscope-{job_id}-*.json"))
     assert [p.name for p in reports] == [f"importscope-{job_id}-{r}.json" for r in range(4)], output
-    for report in reports:
-        assert len(the_duplicate_init(read_report(report))) == 1
+    for rank, path in enumerate(reports):
+        report = read_report(path)
+        assert len(the_duplicate_init(report)) == 1
+        assert (report["run"]["job"]["job_id"], report["run"]["job"]["rank"]) == (job_id, rank)
     merged = read_report(tmp_path / f"importscope-{job_id}.json")
     assert len(merged["run"]["merged_from"]) == 4
     assert len({f["pid"] for f in the_duplicate_init(merged)}) == 4
