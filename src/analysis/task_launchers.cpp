@@ -46,10 +46,10 @@ UntracedProcess describe(TaskLauncher launcher, int parent_pid, std::string via,
                                    name);
         break;
     case TaskLauncher::sbatch:
-        entry.reason = fmt::format(
-            "{} hands the batch script to slurmctld, and slurmd starts it on the first allocated node: the "
-            "script and every task it starts are outside importscope's process tree",
-            name);
+        entry.reason =
+            fmt::format("{} hands the batch script to slurmctld, and slurmd starts it on the first allocated node: the "
+                        "script and every task it starts are outside importscope's process tree",
+                        name);
         entry.advice = "run importscope inside each task of the batch script: srun importscope run -o "
                        "'report-{rank}.json' -- python ..., then importscope merge report-*.json -o merged.json "
                        "(docs/multi-node.md)";

@@ -40,7 +40,7 @@ TEST_CASE("the run's own srun is one entry: its helper process and its sighting 
     const std::vector<std::string> argv{"srun", "-n", "4", "python", "x.py"};
     const std::vector<analysis::ObservedLauncher> observed{
         {100, 99, "the command", "/usr/bin/srun", argv},
-        {100, 99, "seen running", "/usr/bin/srun", argv}, // the same process, seen by /proc
+        {100, 99, "seen running", "/usr/bin/srun", argv},  // the same process, seen by /proc
         {101, 100, "seen running", "/usr/bin/srun", argv}, // the helper srun forks
     };
     const auto entries = analysis::untraced_launchers({}, observed);
@@ -56,8 +56,7 @@ TEST_CASE("an srun a traced Python started is listed once, as it started it", "[
 {
     const std::vector<std::string> argv{"srun", "-n", "2", "python", "x.py"};
     const auto model = python_that_started("subprocess.Popen", argv);
-    const auto entries =
-        analysis::untraced_launchers(model, {{20, 10, "seen running", "/usr/bin/srun", argv}});
+    const auto entries = analysis::untraced_launchers(model, {{20, 10, "seen running", "/usr/bin/srun", argv}});
     REQUIRE(entries.size() == 1);
     CHECK(entries[0].parent_pid == 10);
     CHECK(entries[0].via == "subprocess.Popen");
