@@ -69,17 +69,30 @@ UntracedProcess describe(TaskLauncher launcher, int parent_pid, std::string via,
     return entry;
 }
 
-/// Whether `seen` is the process of a start already listed, or the helper a listed launcher forked.
-bool already_listed(const ObservedLauncher& seen, const std::vector<UntracedProcess>& listed,
-                    const std::vector<ObservedLauncher>& observed)
+/// Whether `seen` is a helper that another launcher seen forked (srun forks one, with its argv).
+bool is_helper(const ObservedLauncher& seen, const std::vector<ObservedLauncher>& observed)
 {
-    const bool started = std::any_of(listed.begin(), listed.end(), [&](const UntracedProcess& u) {
-        return u.argv == seen.argv && (u.parent_pid == seen.ppid || (u.via == "os.exec" && u.parent_pid == seen.pid));
-    });
-    const bool helper = std::any_of(observed.begin(), observed.end(), [&](const ObservedLauncher& other) {
+    return std::any_of(observed.begin(), observed.end(), [&](const ObservedLauncher& other) {
         return other.pid == seen.ppid && other.argv == seen.argv;
     });
-    return started || helper;
+}
+
+/// Whether `seen` is the process of a start that a traced process recorded (one of the first
+/// `starts` entries) and that no other sighting claimed yet: one entry for one process, and each of
+/// two identical sruns one after the other its own.
+bool claims_a_start(const ObservedLauncher& seen, const std::vector<UntracedProcess>& listed,
+                    std::vector<bool>& claimed)
+{
+    for (std::size_t i = 0; i < claimed.size(); ++i) {
+        const UntracedProcess& start = listed[i];
+        const bool same = start.argv == seen.argv &&
+                          (start.parent_pid == seen.ppid || (start.via == "os.exec" && start.parent_pid == seen.pid));
+        if (same && !claimed[i]) {
+            claimed[i] = true;
+            return true;
+        }
+    }
+    return false;
 }
 
 } // namespace
@@ -91,10 +104,12 @@ std::vector<UntracedProcess> untraced_launchers(const RunModel& model, const std
         for (const journal::ProgramStart& program : starter.programs)
             if (const auto launcher = launcher_of(program.executable, program.argv))
                 listed.push_back(describe(*launcher, starter.pid, program.via, program.executable, program.argv));
+    std::vector<bool> claimed(listed.size(), false);
     std::set<int> pids;
     for (const ObservedLauncher& seen : observed) {
         const auto launcher = launcher_of(seen.executable, seen.argv);
-        if (!launcher || !pids.insert(seen.pid).second || already_listed(seen, listed, observed))
+        if (!launcher || !pids.insert(seen.pid).second || is_helper(seen, observed) ||
+            claims_a_start(seen, listed, claimed))
             continue;
         listed.push_back(describe(*launcher, seen.ppid, seen.via, seen.executable, seen.argv));
     }

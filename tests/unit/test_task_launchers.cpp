@@ -86,3 +86,15 @@ TEST_CASE("two sruns that a shell ran one after the other are two entries; other
     CHECK(entries[1].argv == second);
     CHECK(entries[1].parent_pid == 29);
 }
+
+TEST_CASE("two identical sruns that a traced Python ran one after the other are two entries", "[launchers]")
+{
+    const std::vector<std::string> argv{"srun", "-n", "2", "python", "x.py"};
+    auto model = python_that_started("subprocess.Popen", argv);
+    model.processes[0].programs.push_back(model.processes[0].programs[0]);
+    const auto entries = analysis::untraced_launchers(
+        model, {{20, 10, "seen running", "/usr/bin/srun", argv}, {21, 10, "seen running", "/usr/bin/srun", argv}});
+    REQUIRE(entries.size() == 2);
+    CHECK(entries[0].via == "subprocess.Popen");
+    CHECK(entries[1].via == "subprocess.Popen");
+}
