@@ -34,6 +34,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/analysis/failed_loads.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/known_issues.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/untraced.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/task_launchers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/root_causes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/environment_reads.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/scan_facts.cpp

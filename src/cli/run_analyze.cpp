@@ -20,6 +20,7 @@
 #include <memory>
 #include <set>
 #include <string_view>
+#include <unistd.h>
 
 namespace importscope::cli {
 
@@ -72,6 +73,22 @@ std::vector<analysis::ObservedPython> observed_pythons(const supervisor::Process
         if (std::none_of(observed.begin(), observed.begin() + hookless,
                          [&](const auto& o) { return o.pid == seen.pid; }))
             observed.push_back({seen.pid, seen.ppid, seen.executable, seen.argv, seen.environment, std::nullopt});
+    return observed;
+}
+
+std::vector<analysis::ObservedLauncher> observed_launchers(const RunRequest& request, const supervisor::ProcessEnd& end)
+{
+    std::vector<analysis::ObservedLauncher> observed;
+    const bool executed = !end.start_words.empty() && end.start_words[0] == embed::start_word::exec &&
+                          !program_not_executed(end.start_words);
+    if (request.is_program() && executed) {
+        const embed::Target& program = request.resolved.target;
+        std::vector<std::string> argv{program.program_argv0};
+        argv.insert(argv.end(), program.args.begin(), program.args.end());
+        observed.push_back({end.pid, static_cast<int>(::getpid()), "the command", program.value, std::move(argv)});
+    }
+    for (const auto& seen : end.launchers_seen)
+        observed.push_back({seen.pid, seen.ppid, "seen running", seen.executable, seen.argv});
     return observed;
 }
 

@@ -2,6 +2,7 @@
 
 #include "cli/job_place.hpp"
 #include "cli/run_stages.hpp"
+#include "importscope/analysis/task_launchers.hpp"
 #include "importscope/analysis/untraced.hpp"
 #include "importscope/collect/collector.hpp"
 #include "importscope/supervisor/environment.hpp"
@@ -137,6 +138,9 @@ int run_run(const RunOptions& options)
     const std::vector<analysis::Finding> findings = find_hazards(model, data_dir, hash_file, distribution_of);
     info.untraced =
         analysis::find_untraced(model, traced_minors(request.layout), observed_pythons(launched.end, run_dir.path()));
+    for (analysis::UntracedProcess& launcher :
+         analysis::untraced_launchers(model, observed_launchers(request, launched.end)))
+        info.untraced.push_back(std::move(launcher));
     info.environment = describe_environment(std::move(fingerprint_facts), model, distribution_of, options.env_prefixes);
 
     // Report, and the exit status.

@@ -11,6 +11,7 @@
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/known_issues.hpp"
 #include "importscope/analysis/model.hpp"
+#include "importscope/analysis/task_launchers.hpp"
 #include "importscope/collect/collector.hpp"
 #include "importscope/embed/worker.hpp"
 #include "importscope/journal/problem_channel.hpp"
@@ -144,6 +145,12 @@ std::vector<int> traced_minors(const InstallLayout& layout);
 /// What the supervisor saw of Python programs started, for analysis::find_untraced.
 std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end,
                                                        const std::filesystem::path& run_dir);
+
+/// The task launchers (srun, mpirun) of the run outside the journals, for
+/// analysis::untraced_launchers: the run's own command when it is one and was executed, and those
+/// the supervisor saw running.
+std::vector<analysis::ObservedLauncher> observed_launchers(const RunRequest& request,
+                                                           const supervisor::ProcessEnd& end);
 
 /// The environment fingerprint, with the versions of the packages that matter for the
 /// double-initialization family on the path the fingerprint read, and the distributions of the

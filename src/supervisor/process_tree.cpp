@@ -1,6 +1,7 @@
 #include "importscope/supervisor/process_tree.hpp"
 
 #include "importscope/util/clock.hpp"
+#include "importscope/util/task_launcher.hpp"
 
 #include <fmt/format.h>
 
@@ -246,7 +247,15 @@ std::optional<SeenPython> describe_if_python(int pid)
     return seen;
 }
 
-void PythonWatch::look(const std::vector<int>& descendants)
+std::optional<SeenLauncher> describe_if_launcher(int pid)
+{
+    std::string executable = executable_of(pid);
+    if (!task_launcher_named(std::filesystem::path(executable).filename().string()))
+        return std::nullopt;
+    return SeenLauncher{pid, parent_of(pid), std::move(executable), proc_strings(pid, "cmdline")};
+}
+
+void ProgramWatch::look(const std::vector<int>& descendants)
 {
     for (int pid : descendants) {
         std::string image = image_of(pid);
@@ -256,12 +265,22 @@ void PythonWatch::look(const std::vector<int>& descendants)
         it->second = std::move(image);
         if (auto seen = describe_if_python(pid))
             m_pythons.push_back(std::move(*seen));
+        else if (auto launcher = describe_if_launcher(pid))
+            m_launchers[pid] = std::move(*launcher);
     }
 }
 
-std::vector<SeenPython> PythonWatch::seen() const
+std::vector<SeenPython> ProgramWatch::pythons() const
 {
     return m_pythons;
+}
+
+std::vector<SeenLauncher> ProgramWatch::launchers() const
+{
+    std::vector<SeenLauncher> all;
+    for (const auto& [pid, seen] : m_launchers)
+        all.push_back(seen);
+    return all;
 }
 
 std::vector<int> descendants_of(int root, const std::set<int>& excluded)

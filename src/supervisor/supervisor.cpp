@@ -127,7 +127,8 @@ public:
         wait_for_main();
         m_end.start_words = read_start_words(m_start_fd);
         end_the_tree();
-        m_end.pythons_seen = m_pythons.seen();
+        m_end.pythons_seen = m_programs.pythons();
+        m_end.launchers_seen = m_programs.launchers();
         return std::move(m_end);
     }
 
@@ -216,7 +217,7 @@ private:
     bool terminate_then_wait()
     {
         const std::vector<int> left = descendants_of(static_cast<int>(::getpid()), m_not_of_the_tree);
-        m_pythons.look(left);
+        m_programs.look(left);
         if (left.empty())
             return false;
         for (int pid : left)
@@ -273,7 +274,7 @@ private:
             const std::vector<int> descendants = descendants_of(static_cast<int>(::getpid()), m_not_of_the_tree);
             for (int descendant : descendants)
                 m_guardian.watch(descendant);
-            m_pythons.look(descendants);
+            m_programs.look(descendants);
         }
     }
 
@@ -346,7 +347,7 @@ private:
     TerminalForeground m_terminal;
     Guardian m_guardian;
     std::set<int> m_not_of_the_tree;
-    PythonWatch m_pythons;
+    ProgramWatch m_programs;
     ProcessEnd m_end;
     std::optional<Ending> m_ending;
     pid_t m_pid = 0;

@@ -40,17 +40,33 @@ bool shares_parent_memory(int pid);
 /// parent's memory (shares_parent_memory); nullopt otherwise or when it is gone.
 std::optional<SeenPython> describe_if_python(int pid);
 
-/// Keeps the Python processes seen among the descendants, looking again at a pid that exec'd
-/// another program (a shell that exec'd Python, a Python that exec'd Python again): one SeenPython
-/// for each Python program a pid was seen to run, in the order seen.
-class PythonWatch {
+/// A task launcher (util/task_launcher.hpp: srun, mpirun) seen running in the tree, by /proc: its
+/// tasks are started by a cluster's daemons, outside the tree.
+struct SeenLauncher {
+    int pid = 0;
+    int ppid = 0;
+    std::string executable; ///< /proc/PID/exe
+    std::vector<std::string> argv;
+};
+
+/// Describes `pid` when its executable's file name is a task launcher's (mpirun's is orterun's or
+/// prterun's, mpiexec's mpiexec.hydra's); nullopt otherwise or when it is gone.
+std::optional<SeenLauncher> describe_if_launcher(int pid);
+
+/// Keeps the Python processes and the task launchers seen among the descendants, looking again at
+/// a pid that exec'd another program (a shell that exec'd Python, a Python that exec'd Python
+/// again, the worker that exec'd srun): one SeenPython for each Python program a pid was seen to
+/// run, in the order seen.
+class ProgramWatch {
 public:
     void look(const std::vector<int>& descendants);
-    std::vector<SeenPython> seen() const;
+    std::vector<SeenPython> pythons() const;
+    std::vector<SeenLauncher> launchers() const;
 
 private:
     std::map<int, std::string> m_images; ///< each pid's program as last seen (image_of)
     std::vector<SeenPython> m_pythons;
+    std::map<int, SeenLauncher> m_launchers;
 };
 
 /// The guardian: a small process, forked before the worker, that ends the whole tree if importscope

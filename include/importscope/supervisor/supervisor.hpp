@@ -62,6 +62,8 @@ struct ProcessEnd {
     std::vector<int> ended_by_importscope;
     /// Python interpreters seen running in the tree (every 250 ms, and at the end).
     std::vector<SeenPython> pythons_seen;
+    /// Task launchers (srun, mpirun) seen running in the tree, likewise.
+    std::vector<SeenLauncher> launchers_seen;
     /// Guardians that died before the run was over, killed by the target most likely.
     std::vector<GuardianEnd> guardian_ends;
 };
