@@ -66,9 +66,11 @@ sanitize: deps tools-venv
 # clang-tidy (.clang-tidy) on every C++ file of src/ and tests/, and for src/ no function over 80
 # lines (tools/clang-tidy-src.yaml); any finding fails. It reads a unity
 # configuration, so that each library's headers are parsed once, not once per file (and its files
-# #include .cpp files, which bugprone-suspicious-include would flag).
+# #include .cpp files, which bugprone-suspicious-include would flag). First, every path that README.md
+# and docs/*.md name must exist (tools/check_doc_paths.py).
 TIDY_BUILD = $(BUILD)-tidy
 tidy: deps tools-venv
+	/usr/bin/python3 tools/check_doc_paths.py
 	@sh tools/install-deps.sh clang-tidy-14
 	@test -n "$(PYTHON_REAL)" || { echo "importscope: $(PYTHON) does not run; set PYTHON=/path/to/python3" >&2; exit 1; }
 	cmake -S . -B $(TIDY_BUILD) -DPython3_EXECUTABLE=$(PYTHON_REAL) -DCMAKE_UNITY_BUILD=ON $(PROBE_FLAGS) \
