@@ -1,5 +1,8 @@
 #pragma once
 
+// `importscope run`: its options and their declaration, the split of its words from the target's
+// (split_arguments.cpp), and run_run(), which calls the stages of run_stages.hpp in turn.
+
 #include <CLI/App.hpp>
 
 #include <optional>

@@ -1,5 +1,8 @@
 #pragma once
 
+// `importscope scan`: its options, and run_scan(): the scanner (src/scan/scanner.py) run with the
+// examined interpreter, its progress line on stderr, the static findings, the report, the exit status.
+
 #include <CLI/App.hpp>
 
 #include <string>

@@ -1,5 +1,5 @@
-"""importscope's environment fingerprint, run by the supervisor after the target with the target's
-interpreter and environment (never inside the target).
+"""importscope's environment fingerprint, run by the supervisor right after the target starts, with the
+target's interpreter and environment (never inside the target).
 
 Usage: python -I -S fingerprint.py
 Prints one JSON object: the interpreter and the platform, and the directories of the sys.path that

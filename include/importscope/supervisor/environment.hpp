@@ -1,5 +1,8 @@
 #pragma once
 
+// The run's environment as the report records it: the fingerprint (fingerprint.py, run with the
+// target's interpreter), the GPUs, and the variables of the recorded prefixes, redacted.
+
 #include "importscope/supervisor/supervisor.hpp"
 
 #include <nlohmann/json.hpp>
@@ -14,8 +17,9 @@ namespace importscope::supervisor {
 inline const std::vector<std::string> k_default_env_prefixes = {"VLLM_",  "FLASHINFER_", "CUDA_",          "NCCL_",
                                                                 "TORCH_", "PYTHON",      "LD_LIBRARY_PATH"};
 
-/// fingerprint.py running beside the target with the target's interpreter (python -S), its output
-/// going to a file in the run directory. Started before the target, so that it costs no wall time.
+/// fingerprint.py running beside the target with the target's interpreter (python -I -S), its
+/// output going to a file in the run directory. Started right after the target
+/// (SuperviseOptions::after_start), so as not to delay its start, and run while it runs.
 /// Its answer is cached per interpreter, PYTHONPATH and script (under $XDG_CACHE_HOME/importscope
 /// or ~/.cache/importscope) and reused without running Python while no directory it read has a
 /// new modification time.

@@ -9,6 +9,8 @@
 /// The processes of a run's tree as /proc shows them. importscope is the child subreaper of the
 /// tree, so while it lives every descendant, even one that left the process group or the session
 /// (setsid, start_new_session=True) and whose parent died, is its descendant by parent links.
+/// Here too: ProgramWatch, the Python programs and task launchers seen running in the tree, and the
+/// Guardian, which ends the tree if importscope itself dies.
 namespace importscope::supervisor {
 
 /// Every living descendant of `root` (not `root` itself), parents before their children; those in

@@ -1,5 +1,8 @@
 #pragma once
 
+// --python: the interpreter a target runs on, its version and ABI flags (from its file name, a venv's
+// pyvenv.cfg, or by asking it), and the default interpreter when none is named.
+
 #include <optional>
 #include <string>
 

@@ -1,5 +1,8 @@
 #pragma once
 
+// The supervision of a run: supervise() starts the worker and waits for it, and says how each process
+// of the tree ended.
+
 #include "importscope/supervisor/process_tree.hpp"
 
 #include <functional>
