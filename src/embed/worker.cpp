@@ -1,3 +1,8 @@
+// importscope_worker_main, the one symbol worker.so exports (worker.map): pre-initialization, the
+// journal and the audit hook, _importscope built in, the interpreter with the finder put in at core
+// init and the trackers after site, the start handshake, then the target; it exits with the target's
+// status, and no exception leaves it.
+
 #include "importscope/embed/worker.hpp"
 
 #include "embed/interpreter.hpp"

@@ -1,3 +1,7 @@
+// The C audit hook (hooks.hpp): `import` with a file name, just before an extension's PyInit (the
+// authority on duplicate inits); `sys.excepthook`, an uncaught exception; and the programs a process
+// starts (os.exec, os.posix_spawn, subprocess.Popen, os.system).
+
 #include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"

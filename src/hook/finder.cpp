@@ -1,3 +1,7 @@
+// The meta-path finder (hooks.hpp): asks the finders after it, wraps the loader of a recorded module
+// (loader.hpp), records a namespace package at once, and at each import gives the trackers their look:
+// sys.path changes, aliases used as parents, installations, one source under two names, missing builds.
+
 #include "hook/diagnostics.hpp"
 #include "hook/installations.hpp"
 #include "hook/failed_loads.hpp"

@@ -1,5 +1,9 @@
 #pragma once
 
+// The loader wrapper: a load's begin, outcome, duration and, for an extension, what its init warned
+// (init_warnings.hpp); and _imp.create_dynamic and exec_dynamic replaced, so that an extension loaded
+// by path, outside sys.meta_path, is recorded the same way (by_path).
+
 #include <Python.h>
 
 namespace importscope::hook {

@@ -1,3 +1,6 @@
+// The _importscope module: built into worker.so for the main process, and an extension module of its
+// own (PyInit__importscope) that the bootstrap sitecustomize imports in Python children.
+
 #include "hook/hooks.hpp"
 #include "hook/loader.hpp"
 #include "hook/process_tracking.hpp"
