@@ -1,3 +1,6 @@
+// analyze() (finding.hpp): every finder on the model in turn, then the environment reads of each
+// error finding, the known issues that match, and the findings' order.
+
 #include "importscope/analysis/environment_reads.hpp"
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/known_issues.hpp"

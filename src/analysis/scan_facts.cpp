@@ -1,3 +1,6 @@
+// parse_scan_facts() (scan.hpp): the scanner's JSON facts read into typed records, each declared once
+// with nlohmann's macros.
+
 #include "importscope/analysis/scan.hpp"
 
 #include <fmt/format.h>

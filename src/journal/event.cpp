@@ -1,3 +1,6 @@
+// Events as JSON: each written as one compact journal line by RapidJSON's writer, walking its
+// `describe` declaration (no JSON tree), and the nlohmann conversions of the records reports hold.
+
 #include "importscope/journal/event.hpp"
 
 #include "importscope/util/json_fields.hpp"

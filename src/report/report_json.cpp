@@ -1,3 +1,6 @@
+// build_report() (report.hpp): the report's tree but for the module records and their frames: the
+// run, its processes, findings, causes, aliases, environment and summary, keys sorted.
+
 #include "importscope/report/report.hpp"
 #include "importscope/analysis/environment_reads.hpp"
 #include "importscope/analysis/root_causes.hpp"

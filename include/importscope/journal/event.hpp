@@ -10,9 +10,11 @@
 #include <variant>
 #include <vector>
 
-/// The journal: one JSON object per line, appended by the hooks inside every traced process with a
-/// single write(2) as each event happens, read back by the supervisor. This header is the only
-/// definition of that format; docs/journal-format.md describes it.
+/// The journal's events, each type's fields declared once beside it (`describe`): the only definition
+/// of the format, which docs/journal-format.md describes. The hooks write each event as it happens:
+/// as one JSON line with a single write(2) to the process's journal file (event.cpp, read back by
+/// event_decode.cpp), or, in the main process, as a binary record in the journal it shares with the
+/// supervisor (event_record.cpp).
 namespace importscope::journal {
 
 /// 2: a stack's frames can be numbered and referred to by number (format 1 wrote every frame whole).

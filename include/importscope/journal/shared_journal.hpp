@@ -1,5 +1,8 @@
 #pragma once
 
+// The main process's journal in memory shared with the supervisor: SharedJournal, the supervisor's
+// mapping and reader of whole records, and SharedJournalWriter, the worker's side.
+
 #include <cstddef>
 #include <optional>
 #include <string>

@@ -1,5 +1,9 @@
 #pragma once
 
+// The report `run` writes (docs/report-format.md): what the supervisor knows of the run (RunInfo), the
+// tree built from it, the model and the findings (report_json.cpp), and the writer that streams the
+// file with the module records (report_writer.cpp).
+
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/analysis/untraced.hpp"
@@ -86,12 +90,13 @@ nlohmann::json build_report(const RunInfo& run, const analysis::RunModel& model,
 
 class PathRedaction;
 
-/// The report file's text, the one way a report is written, in two steps: first its "schema",
-/// then the frames and module records, then the rest of the report. The records are final before
-/// the rest is known (once the target's interpreter is finalizing), so they can be written while
-/// the exit status is still to come. Each string of the records passes through `redaction` if
-/// given; the text goes to `sink` a megabyte or so at a time. Indented by two; the keys after the
-/// records sorted; invalid UTF-8 replaced.
+/// The report file's text as `run` writes it (merge and scan lay theirs out the same way, through
+/// pretty_text()), in two steps: first its "schema", then the frames and module records, then the
+/// rest of the report. The records are final before the rest is known (once the target's
+/// interpreter is finalizing), so they can be written while the exit status is still to come.
+/// Each string of the records passes through `redaction` if given; the text goes to `sink` a
+/// megabyte or so at a time. Indented by two; the keys after the records sorted; invalid UTF-8
+/// replaced.
 class ReportWriter {
 public:
     ReportWriter(TextSink sink, const PathRedaction* redaction);

@@ -1,5 +1,9 @@
 #pragma once
 
+// Output files that readers see whole or not at all: written at once (write_file_atomically) or piece
+// by piece (ReplacingFile: a temporary beside the file, put in place or removed), and FileSnapshot,
+// what a report's path held when the run began.
+
 #include "importscope/util/destination.hpp"
 
 #include <filesystem>
