@@ -1,4 +1,5 @@
 #include "importscope/analysis/task_launchers.hpp"
+#include "importscope/util/python_name.hpp"
 #include "importscope/util/task_launcher.hpp"
 
 #include <fmt/format.h>
@@ -12,25 +13,19 @@ namespace importscope::analysis {
 
 namespace {
 
-std::string_view file_name(std::string_view path)
-{
-    const auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 /// The launcher a program is, by its executable's file name or its argv[0]'s.
 std::optional<TaskLauncher> launcher_of(const std::string& executable, const std::vector<std::string>& argv)
 {
-    if (auto launcher = task_launcher_named(file_name(executable)))
+    if (auto launcher = task_launcher_named(file_name_of(executable)))
         return launcher;
-    return argv.empty() ? std::nullopt : task_launcher_named(file_name(argv.front()));
+    return argv.empty() ? std::nullopt : task_launcher_named(file_name_of(argv.front()));
 }
 
 /// The entry of one launcher: why its tasks are out of sight, and how to trace them.
 UntracedProcess describe(TaskLauncher launcher, int parent_pid, std::string via, std::string executable,
                          std::vector<std::string> argv)
 {
-    const std::string name(file_name(argv.empty() ? executable : argv.front()));
+    const std::string name(file_name_of(argv.empty() ? executable : argv.front()));
     UntracedProcess entry{parent_pid, std::move(via), std::move(executable), std::move(argv), {}, {}};
     switch (launcher) {
     case TaskLauncher::srun:

@@ -11,12 +11,6 @@ namespace importscope::analysis {
 
 namespace {
 
-std::string_view file_name(std::string_view path)
-{
-    const auto slash = path.rfind('/');
-    return slash == std::string_view::npos ? path : path.substr(slash + 1);
-}
-
 /// Python's own short options before its target, joined ("-IS" holds I and S).
 std::string interpreter_flags(const std::vector<std::string>& argv)
 {
@@ -93,9 +87,9 @@ bool is_python_program(const journal::ProgramStart& program, const ProcessRecord
 {
     if (program.via == "os.system" || program.argv.empty())
         return false;
-    minor = python_name_minor(file_name(program.executable));
+    minor = python_name_minor(file_name_of(program.executable));
     if (!minor)
-        minor = python_name_minor(file_name(program.argv.front()));
+        minor = python_name_minor(file_name_of(program.argv.front()));
     if (!minor && program.executable == starter.executable && !starter.executable.empty())
         minor = -1;
     // `python --version` or `-h` runs no Python code: nothing to trace.
@@ -148,7 +142,7 @@ void add_observed(const RunModel& model, const std::vector<int>& traced_minors, 
         program.executable = seen.executable;
         program.argv = seen.argv;
         program.env = seen.environment;
-        const std::optional<int> minor = seen.minor ? seen.minor : python_name_minor(file_name(seen.executable));
+        const std::optional<int> minor = seen.minor ? seen.minor : python_name_minor(file_name_of(seen.executable));
         auto [reason, advice] = explain(program, minor, traced_minors);
         untraced.push_back({seen.ppid, program.via, seen.executable, seen.argv, std::move(reason), std::move(advice)});
     }

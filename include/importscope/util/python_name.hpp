@@ -5,6 +5,14 @@
 
 namespace importscope {
 
+/// The last component of a path ("python3.11" of "/usr/bin/python3.11"): the name that
+/// python_name_minor and task_launcher_named look at.
+inline std::string_view file_name_of(std::string_view path)
+{
+    const auto slash = path.rfind('/');
+    return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
 /// Whether a file name is a Python interpreter's (python, python3, python3.11, python3.13t,
 /// python3.12d, python3-dbg), and its 3.N minor: -1 when the name gives none; nullopt when it is
 /// not an interpreter's name.
