@@ -134,15 +134,23 @@ def test_a_run_with_a_duplicate_init_is_an_error_result(importscope, tmp_path):
     [finding] = run.findings("duplicate-extension-init")
     [result] = results
     assert result["message"]["text"] == finding["message"]
-    # The import that initialized it again, a line of the probe's sources under the working directory.
+    # The line that stored the alias where the interpreter tells it (CPython 3.12 and later watch
+    # sys.modules), else the import that initialized it again: a line of the probe's sources under
+    # the working directory.
     [location] = result["locations"]
     assert location["physicalLocation"]["artifactLocation"]["uriBaseId"] == "SRCROOT"
     assert log["originalUriBaseIds"]["SRCROOT"]["uri"] == BUILD.resolve().as_uri() + "/"
     file = path_of(log, location)
     line = location["physicalLocation"]["region"]["startLine"]
-    assert file.is_file() and "import" in file.read_text().splitlines()[line - 1]
-    sites = [i["call_site"] for i in finding["evidence"]["initializations"]]
-    assert {"file": str(file), "line": line} in [{"file": s["file"], "line": s["line"]} for s in sites]
+    place = {"file": str(file), "line": line}
+    set_at = finding["evidence"].get("cause", {}).get("set_at") or []
+    if set_at:
+        assert place == {"file": set_at[-1]["file"], "line": set_at[-1]["line"]}
+        assert "sys.modules" in file.read_text().splitlines()[line - 1]
+    else:
+        assert file.is_file() and "import" in file.read_text().splitlines()[line - 1]
+        sites = [i["call_site"] for i in finding["evidence"]["initializations"]]
+        assert place in [{"file": s["file"], "line": s["line"]} for s in sites]
 
 
 def test_a_report_without_findings_is_a_log_without_results(tmp_path):
