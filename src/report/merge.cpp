@@ -158,9 +158,13 @@ void ReportMerge::add_run(const Document& report, const std::string& source)
     const Run& run = *report.run;
     const std::string& host = run.host;
     if (!m_first) {
-        m_first = Document{report.schema, report.tool, report.run, std::nullopt, {}, {}, {}, {}, {},
-                           report.aliases, {}, {}, report.environment, {}, std::nullopt};
+        m_first.emplace();
+        m_first->schema = report.schema;
+        m_first->tool = report.tool;
+        m_first->run = report.run;
         m_first->run->merged_from.emplace();
+        m_first->aliases = report.aliases;
+        m_first->environment = report.environment;
     }
     for (const journal::Frame& frame : report.frames)
         m_frames->record(json(frame));

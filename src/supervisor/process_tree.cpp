@@ -1,6 +1,7 @@
 #include "importscope/supervisor/process_tree.hpp"
 
 #include "importscope/util/clock.hpp"
+#include "importscope/util/python_name.hpp"
 #include "importscope/util/task_launcher.hpp"
 
 #include <fmt/format.h>
@@ -250,7 +251,7 @@ std::optional<SeenPython> describe_if_python(int pid)
 std::optional<SeenLauncher> describe_if_launcher(int pid)
 {
     std::string executable = executable_of(pid);
-    if (!task_launcher_named(std::filesystem::path(executable).filename().string()))
+    if (!task_launcher_named(file_name_of(executable)))
         return std::nullopt;
     return SeenLauncher{pid, parent_of(pid), std::move(executable), proc_strings(pid, "cmdline")};
 }
@@ -313,6 +314,17 @@ std::vector<int> kill_descendants(const std::set<int>& excluded)
     return killed;
 }
 
+namespace {
+
+/// The guardian's line for an entry of Guardian::m_told: "p123" for a process, "g123" for the
+/// process group of 123 (told as -123).
+std::string told_line(int told)
+{
+    return fmt::format("{}{}\n", told < 0 ? 'g' : 'p', told < 0 ? -told : told);
+}
+
+} // namespace
+
 Guardian::Guardian()
 {
     start();
@@ -361,7 +373,7 @@ void Guardian::watch(int pid, bool group)
 {
     if (m_fd < 0 || !m_told.insert(group ? -pid : pid).second)
         return;
-    const std::string line = fmt::format("{}{}\n", group ? 'g' : 'p', pid);
+    const std::string line = told_line(group ? -pid : pid);
     (void)!::write(m_fd, line.data(), line.size()); // a guardian that is gone guards nothing
 }
 
@@ -378,7 +390,7 @@ int Guardian::replace()
         return -1;
     std::string lines;
     for (int told : m_told)
-        lines += fmt::format("{}{}\n", told < 0 ? 'g' : 'p', told < 0 ? -told : told);
+        lines += told_line(told);
     (void)!::write(m_fd, lines.data(), lines.size()); // the new guardian reads as it is written
     return m_pid;
 }

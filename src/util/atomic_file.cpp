@@ -172,12 +172,18 @@ ReplacingFile::~ReplacingFile()
         ::unlink(m_temp.c_str());
 }
 
-void ReplacingFile::commit()
+int ReplacingFile::close_written()
 {
     int saved = m_error;
     const int fd = std::exchange(m_fd, -1);
     if (::close(fd) != 0 && saved == 0) // no fsync: see atomic_file.hpp
         saved = errno;
+    return saved;
+}
+
+void ReplacingFile::commit()
+{
+    int saved = close_written();
     if (saved == 0)
         saved = put_in_place(m_temp, m_path);
     if (saved != 0)
@@ -187,10 +193,7 @@ void ReplacingFile::commit()
 
 std::filesystem::path ReplacingFile::commit_unless_replaced(const FileSnapshot& before)
 {
-    int saved = m_error;
-    const int fd = std::exchange(m_fd, -1);
-    if (::close(fd) != 0 && saved == 0)
-        saved = errno;
+    int saved = close_written();
     std::filesystem::path written = m_path;
     if (saved == 0)
         saved = put_in_place_of(m_temp, m_path, before);

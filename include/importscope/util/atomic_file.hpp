@@ -86,6 +86,9 @@ public:
     std::filesystem::path commit_unless_replaced(const FileSnapshot& before);
 
 private:
+    /// Closes the temporary file: 0, or the errno of the first failed write or of the close.
+    int close_written();
+
     std::filesystem::path m_path;
     std::string m_temp;
     int m_fd = -1;
