@@ -67,10 +67,12 @@ sanitize: deps tools-venv
 # lines (tools/clang-tidy-src.yaml); any finding fails. It reads a unity
 # configuration, so that each library's headers are parsed once, not once per file (and its files
 # #include .cpp files, which bugprone-suspicious-include would flag). First, every path that README.md
-# and docs/*.md name must exist (tools/check_doc_paths.py).
+# and docs/*.md name must exist (tools/check_doc_paths.py), and every include must follow the layer
+# order (tools/check_layers.py).
 TIDY_BUILD = $(BUILD)-tidy
 tidy: deps tools-venv
 	/usr/bin/python3 tools/check_doc_paths.py
+	/usr/bin/python3 tools/check_layers.py
 	@sh tools/install-deps.sh clang-tidy-14
 	@test -n "$(PYTHON_REAL)" || { echo "importscope: $(PYTHON) does not run; set PYTHON=/path/to/python3" >&2; exit 1; }
 	cmake -S . -B $(TIDY_BUILD) -DPython3_EXECUTABLE=$(PYTHON_REAL) -DCMAKE_UNITY_BUILD=ON $(PROBE_FLAGS) \

@@ -1,11 +1,12 @@
 #include "importscope/cli/cli.hpp"
 
-#include "cli/install_layout.hpp"
+#include "importscope/app/install_layout.hpp"
+
+#include "importscope/app/install_layout.hpp"
 #include "cli/report_commands.hpp"
-#include "cli/run_command.hpp"
+#include "importscope/cli/run_command.hpp"
 #include "cli/scan_command.hpp"
 #include "cli/usage.hpp"
-#include "importscope/supervisor/python_runtime.hpp"
 #include "importscope/util/console.hpp"
 #include "importscope/util/error.hpp"
 #include "importscope/version.hpp"
@@ -27,7 +28,7 @@ namespace {
 /// `importscope --version`: the version and the CPython minors it has a worker for.
 std::string version_text()
 {
-    const std::vector<std::string> minors = supervisor::available_minors(cli::find_install_layout().runtime_dir);
+    const std::vector<std::string> minors = app::worker_minors(app::find_install_layout());
     return fmt::format("importscope {} (CPython {})", k_version,
                        minors.empty() ? std::string("workers missing") : fmt::format("{}", fmt::join(minors, ", ")));
 }
@@ -65,7 +66,7 @@ bool has_subcommand(const CLI::App& app, const std::string& name)
 /// The command line's words as CLI11 should see them: importscope's global options, the command,
 /// and its own options; for `run`, the target's words are split off into `run_options`. Throws
 /// CLI::ParseError for an option the command does not know.
-std::vector<std::string> words_to_parse(CLI::App& app, CLI::App& run, cli::RunOptions& run_options,
+std::vector<std::string> words_to_parse(CLI::App& app, CLI::App& run, app::RunOptions& run_options,
                                         const std::vector<std::string>& words, std::size_t at)
 {
     std::vector<std::string> parsed(words.begin(), words.begin() + static_cast<std::ptrdiff_t>(at));
@@ -115,15 +116,15 @@ int run_cli(int argc, char** argv)
     app.require_subcommand(1);
     app.footer("Run 'importscope run --help' for the options of a run. Documentation: docs/ in the source tree.");
 
-    cli::RunOptions run_options;
+    app::RunOptions run_options;
     CLI::App* run = cli::setup_run(app, run_options);
-    cli::ReportOptions report_options;
+    app::ReportOptions report_options;
     CLI::App* report = cli::setup_report(app, report_options);
-    cli::DiffOptions diff_options;
+    app::DiffOptions diff_options;
     CLI::App* diff = cli::setup_diff(app, diff_options);
-    cli::MergeOptions merge_options;
+    app::MergeOptions merge_options;
     CLI::App* merge = cli::setup_merge(app, merge_options);
-    cli::ScanOptions scan_options;
+    app::ScanOptions scan_options;
     CLI::App* scan = cli::setup_scan(app, scan_options);
 
     const std::vector<std::string> words(argv + 1, argv + argc);
@@ -159,15 +160,15 @@ int run_cli(int argc, char** argv)
         [&] {
             run_options.timeout_given = run->count("--timeout") > 0;
             if (run->parsed())
-                return cli::run_run(run_options);
+                return app::run(run_options);
             if (report->parsed())
-                return cli::run_report(report_options);
+                return app::render_report_file(report_options);
             if (diff->parsed())
-                return cli::run_diff(diff_options);
+                return app::diff_report_files(diff_options);
             if (merge->parsed())
-                return cli::run_merge(merge_options);
+                return app::merge_report_files(merge_options);
             if (scan->parsed())
-                return cli::run_scan(scan_options);
+                return app::scan(scan_options);
             return static_cast<int>(ExitStatus::usage);
         },
         usage_status);

@@ -1,48 +1,20 @@
 #pragma once
 
-#include "importscope/util/destination.hpp"
+// The commands that read reports on the command line: report (render), diff (compare two), merge
+// (combine many); their options' declarations (app/report_commands.hpp).
+
+#include "importscope/app/report_commands.hpp"
 
 #include <CLI/App.hpp>
 
-#include <filesystem>
-#include <string>
-#include <vector>
-
-/// The commands that read reports: report (render), diff (compare two), merge (combine many).
 namespace importscope::cli {
 
-struct ReportOptions {
-    std::string input;
-    std::string format = "text";
-    std::string output; ///< empty: standard output
-};
-
-struct DiffOptions {
-    std::string old_report;
-    std::string new_report;
-    std::string fail_on = "error";
-    std::string output;
-};
-
-struct MergeOptions {
-    std::vector<std::string> inputs;
-    std::string output;
-};
+using app::DiffOptions;
+using app::MergeOptions;
+using app::ReportOptions;
 
 CLI::App* setup_report(CLI::App& app, ReportOptions& options);
 CLI::App* setup_diff(CLI::App& app, DiffOptions& options);
 CLI::App* setup_merge(CLI::App& app, MergeOptions& options);
-
-int run_report(const ReportOptions& options);
-int run_diff(const DiffOptions& options);
-int run_merge(const MergeOptions& options);
-
-/// Refuses, before anything is read, an output that could not be written or is one of `inputs`
-/// (a report, with Replaces::report_only: also an existing file that is not one).
-void check_output(const std::string& output, const std::vector<std::filesystem::path>& inputs,
-                  Replaces replaces = Replaces::any_file);
-
-/// Writes `text` to `output` atomically, or to standard output when `output` is empty.
-void emit(const std::string& output, const std::string& text);
 
 } // namespace importscope::cli

@@ -1,7 +1,7 @@
 // split_target_arguments() (run_command.hpp): importscope's words apart from the target's and from
 // the COMMAND after `--`, by the option arity that CLI11 declares for `run`.
 
-#include "cli/run_command.hpp"
+#include "importscope/cli/run_command.hpp"
 
 namespace importscope::cli {
 

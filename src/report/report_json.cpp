@@ -2,8 +2,7 @@
 // run, its processes, findings, causes, aliases, environment and summary, keys sorted.
 
 #include "importscope/report/report.hpp"
-#include "importscope/analysis/environment_reads.hpp"
-#include "importscope/analysis/root_causes.hpp"
+#include "importscope/analysis/conclusions.hpp"
 #include "importscope/report/document.hpp"
 
 #include "importscope/version.hpp"
@@ -145,9 +144,8 @@ json program_json(const journal::ProgramStart& program)
 }
 
 /// processes[].environment_read and environment_bulk_read.
-void add_environment_reads(json& process, const analysis::ProcessRecord& p)
+void add_environment_reads(json& process, const analysis::ProcessEnvironmentReads& reads)
 {
-    const analysis::ProcessEnvironmentReads reads = analysis::environment_reads(p);
     json variables = json::array();
     for (const auto& variable : reads.variables)
         variables.push_back({{"name", variable.name},
@@ -161,7 +159,8 @@ void add_environment_reads(json& process, const analysis::ProcessRecord& p)
     process["environment_bulk_read"] = std::move(bulk);
 }
 
-json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_main)
+json process_json(const analysis::ProcessRecord& p, const analysis::ProcessEnvironmentReads& reads, const RunInfo& run,
+                  bool is_main)
 {
     json programs = json::array();
     for (const auto& program : p.programs)
@@ -191,7 +190,7 @@ json process_json(const analysis::ProcessRecord& p, const RunInfo& run, bool is_
         if (p.end && p.end->wall_ns)
             process["ended_at"] = iso_time(p.end->wall_ns);
     }
-    add_environment_reads(process, p);
+    add_environment_reads(process, reads);
     return process;
 }
 
@@ -265,36 +264,33 @@ Summary run_summary(const RunInfo& run, const analysis::RunModel& model, const s
 
 } // namespace
 
-json build_report(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
+json build_report(const RunInfo& run, const analysis::RunModel& model, const analysis::Conclusions& conclusions)
 {
     json processes = json::array();
     const analysis::ProcessRecord* main_process = nullptr;
-    for (const auto& p : model.processes) {
+    for (std::size_t i = 0; i < model.processes.size(); ++i) {
+        const analysis::ProcessRecord& p = model.processes[i];
         // The main process is the first image of the worker's pid (before any exec).
         const bool is_main = p.pid == run.main_pid && !main_process;
-        processes.push_back(process_json(p, run, is_main));
+        processes.push_back(process_json(p, conclusions.environment_reads.at(i), run, is_main));
         if (is_main)
             main_process = &p;
     }
-    std::vector<analysis::Finding> reported = findings;
     std::vector<Cause> causes;
-    for (const auto& cause : analysis::find_root_causes(findings)) {
-        for (std::size_t index : cause.findings)
-            reported[index].caused_by = cause.id;
+    for (const auto& cause : conclusions.causes)
         causes.push_back(reported_cause(cause));
-    }
     return json{
         {"schema", k_schema},
         {"tool", Tool{"importscope", k_version, run.worker_minor}},
         {"run", run_record(run, main_process)},
         {"processes", processes},
-        {"findings", reported},
+        {"findings", conclusions.findings},
         {"causes", causes},
         {"aliases", alias_records(model)},
         {"problems", model.problems},
         {"untraced", run.untraced},
         {"environment", run.environment},
-        {"summary", run_summary(run, model, findings)},
+        {"summary", run_summary(run, model, conclusions.findings)},
     };
 }
 

@@ -6,6 +6,7 @@
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/journal/reader.hpp"
+#include "importscope/analysis/conclusions.hpp"
 #include "importscope/report/report.hpp"
 
 #include <cstdlib>
@@ -37,7 +38,7 @@ inline void check_journal(const journal::JournalContents& contents)
     run.main_pid = 1;
     // The report is JSON whatever the journal held, and merge's writer lays it out as run's does.
     for (const analysis::RunModel* m : {&model, &followed}) {
-        const std::string text = report::report_text(report::build_report(run, *m, findings), *m);
+        const std::string text = report::report_text(report::build_report(run, *m, analysis::conclude(*m, findings)), *m);
         if (!nlohmann::json::accept(text) || report::pretty_text(nlohmann::json::parse(text)) != text)
             std::abort();
     }

@@ -5,6 +5,7 @@
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/journal/reader.hpp"
+#include "importscope/analysis/conclusions.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/util/clock.hpp"
 
@@ -73,7 +74,7 @@ int main(int argc, char** argv)
     report::RunInfo run;
     run.main_pid = 1;
     run.exit.code = 0;
-    const auto report = report::build_report(run, model, findings);
+    const auto report = report::build_report(run, model, analysis::conclude(model, findings));
     phase("report");
     std::size_t text_size = 0;
     write_file_atomically(dir / "report.json", [&](const TextSink& sink) {

@@ -30,8 +30,8 @@ GROUP = "importscope_timeline"
 
 SUPERVISOR = {
     "s_main": r"main",
-    "s_run_run": r"_ZN11importscope3cli7run_runERKNS0_10RunOptionsE",
-    "s_launch": r"_ZN11importscope3cli6launch.*",
+    "s_run_run": r"_ZN11importscope3app3runERKNS0_10RunOptionsE",
+    "s_launch": r"_ZN11importscope3app6launch.*",
     "s_finish": r"_ZN11importscope7collect9Collector6finishEv",
     "s_write": r"_ZN11importscope6report12write_report.*",
 }

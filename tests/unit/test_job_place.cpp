@@ -1,4 +1,4 @@
-#include "cli/job_place.hpp"
+#include "importscope/app/job_place.hpp"
 #include "importscope/util/error.hpp"
 
 #include <catch2/catch.hpp>
@@ -12,7 +12,7 @@ namespace {
 
 report::Job job_of(const std::map<std::string, std::string>& variables)
 {
-    return cli::job_of_environment([&](const char* name) -> const char* {
+    return app::job_of_environment([&](const char* name) -> const char* {
         const auto it = variables.find(name);
         return it == variables.end() ? nullptr : it->second.c_str();
     });
@@ -61,24 +61,24 @@ TEST_CASE("the rank, job and launcher are read from the launcher's variables", "
     }
 }
 
-TEST_CASE("-o placeholders give each rank its own report", "[job]")
+TEST_CASE("The placeholders of -o give each rank its own report", "[job]")
 {
     report::Job job;
     job.rank = 3;
     job.local_rank = 1;
     job.job_id = "77";
-    CHECK(cli::expand_output_placeholders("out/{job}/report-{host}-{rank}.{local_rank}.json", job, "node7.cluster", 41) ==
+    CHECK(app::expand_output_placeholders("out/{job}/report-{host}-{rank}.{local_rank}.json", job, "node7.cluster", 41) ==
           "out/77/report-node7-3.1.json");
-    CHECK(cli::expand_output_placeholders("r-{pid}.json", job, "h", 41) == "r-41.json");
-    CHECK(cli::expand_output_placeholders("plain.json", job, "h", 1) == "plain.json");
-    CHECK(cli::expand_output_placeholders("{{literal}}.json", job, "h", 1) == "{literal}.json");
+    CHECK(app::expand_output_placeholders("r-{pid}.json", job, "h", 41) == "r-41.json");
+    CHECK(app::expand_output_placeholders("plain.json", job, "h", 1) == "plain.json");
+    CHECK(app::expand_output_placeholders("{{literal}}.json", job, "h", 1) == "{literal}.json");
     // Outside a launcher: rank 0, job "local".
-    CHECK(cli::expand_output_placeholders("{job}-{rank}.json", report::Job{}, "h", 1) == "local-0.json");
+    CHECK(app::expand_output_placeholders("{job}-{rank}.json", report::Job{}, "h", 1) == "local-0.json");
     // A value is made fit for a file name.
     job.job_id = "a/b";
-    CHECK(cli::expand_output_placeholders("{job}.json", job, "h", 1) == "a_b.json");
-    CHECK_THROWS_WITH(cli::expand_output_placeholders("{ranks}.json", job, "h", 1),
+    CHECK(app::expand_output_placeholders("{job}.json", job, "h", 1) == "a_b.json");
+    CHECK_THROWS_WITH(app::expand_output_placeholders("{ranks}.json", job, "h", 1),
                       Catch::Contains("unknown placeholder {ranks}") && Catch::Contains("{local_rank}"));
-    CHECK_THROWS_WITH(cli::expand_output_placeholders("{rank.json", job, "h", 1), Catch::Contains("no }"));
-    CHECK_THROWS_WITH(cli::expand_output_placeholders("rank}.json", job, "h", 1), Catch::Contains("no {"));
+    CHECK_THROWS_WITH(app::expand_output_placeholders("{rank.json", job, "h", 1), Catch::Contains("no }"));
+    CHECK_THROWS_WITH(app::expand_output_placeholders("rank}.json", job, "h", 1), Catch::Contains("no {"));
 }

@@ -6,6 +6,7 @@
 
 #include "importscope/collect/collector.hpp"
 #include "importscope/analysis/model.hpp"
+#include "importscope/analysis/conclusions.hpp"
 #include "importscope/report/report.hpp"
 
 #include <catch2/catch.hpp>
@@ -49,7 +50,7 @@ report::RunInfo run_info()
 
 std::string report_text(const analysis::RunModel& model)
 {
-    return report::report_text(report::build_report(run_info(), model, analysis::analyze(model)), model);
+    return report::report_text(report::build_report(run_info(), model, analysis::conclude(model, analysis::analyze(model))), model);
 }
 
 } // namespace

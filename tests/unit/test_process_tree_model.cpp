@@ -4,6 +4,7 @@
 #include "importscope/analysis/finding.hpp"
 #include "importscope/journal/run_layout.hpp"
 #include "importscope/journal/tail.hpp"
+#include "importscope/analysis/conclusions.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/report/summary.hpp"
 
@@ -96,7 +97,7 @@ TEST_CASE("the report gives each process the end it recorded or that importscope
     run.exit.code = 0;
     run.seen_ends[32].signal = SIGKILL;
     run.seen_ends[32].how = "killed";
-    const auto r = report::build_report(run, model, {});
+    const auto r = report::build_report(run, model, analysis::conclude(model, {}));
     const auto& processes = r.at("processes");
     REQUIRE(processes.size() == 3);
     CHECK(processes[0].at("exit").at("how") == "waited");

@@ -5,6 +5,7 @@
 #include "importscope/report/merge.hpp"
 #include "importscope/report/reader.hpp"
 #include "importscope/report/redact_paths.hpp"
+#include "importscope/analysis/conclusions.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/report/summary.hpp"
 #include "importscope/util/error.hpp"
@@ -46,7 +47,7 @@ TEST_CASE("a crashed run's report names the signal and the uncaught exception", 
     auto run = sample_run();
     run.exit.signal = SIGABRT;
 
-    const auto r = nlohmann::json::parse(report::report_text(report::build_report(run, model, findings), model));
+    const auto r = nlohmann::json::parse(report::report_text(report::build_report(run, model, analysis::conclude(model, findings)), model));
     CHECK(r.at("schema") == "importscope.report/2");
     CHECK(r.at("run").at("exit").at("signal") == SIGABRT);
     CHECK(r.at("run").at("exit").at("signal_name") == "SIGABRT");
@@ -95,7 +96,7 @@ TEST_CASE("a clean run says so", "[report]")
     const auto model = analysis::build_model(b.contents());
     auto run = sample_run();
     run.exit.code = 0;
-    const auto r = report::build_report(run, model, analysis::analyze(model));
+    const auto r = report::build_report(run, model, analysis::conclude(model, analysis::analyze(model)));
     CHECK(r.at("findings").empty());
     CHECK(r.at("run").at("exit").at("exception").is_null());
     CHECK(report::render_summary(r.get<report::Document>(), false).find("no findings") != std::string::npos);
@@ -120,7 +121,7 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
     const auto run = sample_run();
     REQUIRE(model.modules.size() == 4);
 
-    const auto head = report::build_report(run, model, findings);
+    const auto head = report::build_report(run, model, analysis::conclude(model, findings));
     CHECK_FALSE(head.contains("modules"));
     CHECK(head.at("summary").at("modules") == 4);
     const std::string text = report::report_text(head, model);
@@ -198,7 +199,7 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         const auto big = analysis::build_model(many.contents());
         std::vector<std::size_t> pieces;
         std::string big_text;
-        report::write_report(report::build_report(run, big, {}), big, nullptr, [&](std::string_view piece) {
+        report::write_report(report::build_report(run, big, analysis::conclude(big, {})), big, nullptr, [&](std::string_view piece) {
             pieces.push_back(piece.size());
             big_text += piece;
         });
@@ -232,7 +233,7 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         journals.push_back(second.contents("journal-200-0.jsonl"));
         const auto shared = analysis::build_model(std::move(journals));
         REQUIRE(shared.modules.size() == 4);
-        const std::string shared_text = report::report_text(report::build_report(run, shared, {}), shared);
+        const std::string shared_text = report::report_text(report::build_report(run, shared, analysis::conclude(shared, {})), shared);
         const auto shared_whole = nlohmann::json::parse(shared_text);
         const auto& records = shared_whole.at("modules");
         const auto& frames = shared_whole.at("frames");
@@ -253,7 +254,7 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         CHECK(report::pretty_text(shared_whole) == shared_text);
         CHECK(shared_text.find("\n  \"frames\": [\n    {\"file\":\"/x/main.py\"") != std::string::npos);
         const report::PathRedaction redaction("/x/", "someone");
-        const std::string redacted = report::report_text(report::build_report(run, shared, {}), shared, &redaction);
+        const std::string redacted = report::report_text(report::build_report(run, shared, analysis::conclude(shared, {})), shared, &redaction);
         CHECK(redacted.find("/x/") == std::string::npos);
         CHECK(nlohmann::json::parse(redacted).at("frames")[0].at("file") == "~/main.py");
         CHECK(report::pretty_text(nlohmann::json::parse(redacted)) == redacted);
@@ -267,7 +268,7 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         plain.end(plain.begin_below("c", "/x/c.py", {journal::Frame{"/x/main.py", 5, "<module>", "__main__", 0}}));
         const auto model_plain = analysis::build_model(plain.contents());
         const auto plain_whole =
-            nlohmann::json::parse(report::report_text(report::build_report(run, model_plain, {}), model_plain));
+            nlohmann::json::parse(report::report_text(report::build_report(run, model_plain, analysis::conclude(model_plain, {})), model_plain));
         CHECK(plain_whole.at("frames").size() == 2);
         CHECK(plain_whole.at("modules")[1].at("call_site") == 0);
         CHECK(plain_whole.at("modules")[2].at("call_site") == 1);
@@ -275,7 +276,7 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
     SECTION("no modules at all")
     {
         const analysis::RunModel empty;
-        const std::string empty_text = report::report_text(report::build_report(run, empty, {}), empty);
+        const std::string empty_text = report::report_text(report::build_report(run, empty, analysis::conclude(empty, {})), empty);
         CHECK(empty_text.find("\"modules\": []") != std::string::npos);
         CHECK(nlohmann::json::parse(empty_text).at("modules").empty());
     }

@@ -1,9 +1,9 @@
-// The stages of `importscope run` (cli/run_stages.hpp), each on its own.
+// The stages of `importscope run` (app/run_stages.hpp), each on its own.
 
 #include "journal_builder.hpp"
 #include "temp_dir.hpp"
 
-#include "cli/run_stages.hpp"
+#include "importscope/app/run_stages.hpp"
 #include "importscope/util/error.hpp"
 
 #include <catch2/catch.hpp>
@@ -18,18 +18,18 @@ using namespace importscope;
 
 namespace {
 
-cli::RunOptions options_in(const testing::TempDir& dir)
+app::RunOptions options_in(const testing::TempDir& dir)
 {
-    cli::RunOptions options;
+    app::RunOptions options;
     options.command = "pass";
     options.output = (dir.path / "report.json").string();
     return options;
 }
 
 /// A request as make_request() gives it, without looking for an interpreter.
-cli::RunRequest sample_request()
+app::RunRequest sample_request()
 {
-    cli::RunRequest request;
+    app::RunRequest request;
     request.options.match = {"deep_gemm", "flashinfer"};
     request.options.timeout_given = true;
     request.options.timeout_s = 30;
@@ -49,18 +49,18 @@ TEST_CASE("request: what is wrong with the options is said before anything runs"
 {
     const testing::TempDir dir;
     auto refused = [&](auto change, const std::string& message) {
-        cli::RunOptions options = options_in(dir);
+        app::RunOptions options = options_in(dir);
         change(options);
-        CHECK_THROWS_WITH(cli::make_request(options), Catch::Contains(message));
+        CHECK_THROWS_WITH(app::make_request(options), Catch::Contains(message));
     };
-    refused([](cli::RunOptions& o) { o.timeout_given = true, o.timeout_s = -1; }, "is not a positive number");
-    refused([](cli::RunOptions& o) { o.timeout_given = true, o.timeout_s = 1e12; }, "more than importscope can wait");
-    refused([](cli::RunOptions& o) { o.match.clear(); }, "--match needs at least one PATTERN");
-    refused([](cli::RunOptions& o) { o.fail_on = "sometimes"; }, "sometimes");
-    refused([](cli::RunOptions& o) { o.format = "yaml"; }, "yaml");
-    refused([&](cli::RunOptions& o) { o.output = (dir.path / "missing" / "r.json").string(); }, "missing");
+    refused([](app::RunOptions& o) { o.timeout_given = true, o.timeout_s = -1; }, "is not a positive number");
+    refused([](app::RunOptions& o) { o.timeout_given = true, o.timeout_s = 1e12; }, "more than importscope can wait");
+    refused([](app::RunOptions& o) { o.match.clear(); }, "--match needs at least one PATTERN");
+    refused([](app::RunOptions& o) { o.fail_on = "sometimes"; }, "sometimes");
+    refused([](app::RunOptions& o) { o.format = "yaml"; }, "yaml");
+    refused([&](app::RunOptions& o) { o.output = (dir.path / "missing" / "r.json").string(); }, "missing");
     refused(
-        [](cli::RunOptions& o) {
+        [](app::RunOptions& o) {
             o.command.clear();
             o.program = "/bin/true";
             o.no_follow = true;
@@ -71,11 +71,11 @@ TEST_CASE("request: what is wrong with the options is said before anything runs"
 
 TEST_CASE("request: the worker's plan and the report's run come from the one request", "[stages]")
 {
-    const cli::RunRequest request = sample_request();
+    const app::RunRequest request = sample_request();
     const supervisor::RunDir run_dir;
     const journal::ProblemInbox inbox;
-    const embed::WorkerPlan plan = cli::make_worker_plan(request, run_dir, inbox, nullptr);
-    const report::RunInfo info = cli::make_run_info(request);
+    const embed::WorkerPlan plan = app::make_worker_plan(request, run_dir, inbox, nullptr);
+    const report::RunInfo info = app::make_run_info(request);
     CHECK(plan.match == request.options.match);
     CHECK(info.match == plan.match);
     CHECK(plan.follow);
@@ -93,24 +93,24 @@ TEST_CASE("request: the worker's plan and the report's run come from the one req
     CHECK(info.argv == request.options.argv);
 
     const journal::SharedJournal shared(1 << 20);
-    CHECK(cli::make_worker_plan(request, run_dir, inbox, &shared).shared_journal);
+    CHECK(app::make_worker_plan(request, run_dir, inbox, &shared).shared_journal);
 }
 
 TEST_CASE("launch: the handshake says whether the target was started", "[stages]")
 {
     report::ExitInfo exited;
     exited.code = 1;
-    CHECK(cli::start_failure("R", exited, false).empty());
-    CHECK(cli::start_failure("E", exited, false).empty()); // python --version
-    CHECK(cli::start_failure("X", exited, true).empty());  // a program executed, or 126/127
-    CHECK(cli::start_failure("Fno worker for 3.14", exited, false) == "no worker for 3.14");
-    CHECK(cli::start_failure("", exited, false) ==
+    CHECK(app::start_failure("R", exited, false).empty());
+    CHECK(app::start_failure("E", exited, false).empty()); // python --version
+    CHECK(app::start_failure("X", exited, true).empty());  // a program executed, or 126/127
+    CHECK(app::start_failure("Fno worker for 3.14", exited, false) == "no worker for 3.14");
+    CHECK(app::start_failure("", exited, false) ==
           "the worker exited with status 1 before the interpreter was ready to run the target");
     report::ExitInfo killed;
     killed.signal = SIGSEGV;
-    CHECK(cli::start_failure("", killed, true) == "the worker killed by SIGSEGV before it executed the program");
+    CHECK(app::start_failure("", killed, true) == "the worker killed by SIGSEGV before it executed the program");
     killed.timed_out = true;
-    CHECK(cli::start_failure("", killed, false).empty()); // importscope ended it first
+    CHECK(app::start_failure("", killed, false).empty()); // importscope ended it first
 }
 
 TEST_CASE("collect: how each process ended, and what outlived the run", "[stages]")
@@ -118,7 +118,7 @@ TEST_CASE("collect: how each process ended, and what outlived the run", "[stages
     testing::JournalBuilder b(100);
     b.extension("a._C", "/s/a.so", journal::FileIdentity{1, 1});
     const analysis::RunModel model = analysis::build_model(b.contents());
-    cli::Launched launched;
+    app::Launched launched;
     launched.end.pid = 100;
     launched.end.code = 0;
     launched.end.reaped[101] = supervisor::WaitStatus{3, std::nullopt, false};
@@ -126,7 +126,7 @@ TEST_CASE("collect: how each process ended, and what outlived the run", "[stages
     launched.started_ns = 10;
     launched.ended_ns = 20;
     report::RunInfo info;
-    cli::record_ends(info, launched, model);
+    app::record_ends(info, launched, model);
     CHECK(info.main_pid == 100);
     CHECK(info.exit.code == 0);
     CHECK(info.ended_ns == 20);
@@ -141,9 +141,9 @@ TEST_CASE("collect: how each process ended, and what outlived the run", "[stages
     std::vector<std::string> failures;
     {
         const supervisor::RunDir run_dir;
-        CHECK(cli::tool_failures(launched, info, false, run_dir, nullptr) == launched.inbox);
+        CHECK(app::tool_failures(launched, info, false, run_dir, nullptr) == launched.inbox);
         std::filesystem::remove_all(run_dir.path()); // the target took it away
-        failures = cli::tool_failures(launched, info, false, run_dir, nullptr);
+        failures = app::tool_failures(launched, info, false, run_dir, nullptr);
     }
     REQUIRE(failures.size() == 2);
     CHECK_THAT(failures[1], Catch::Contains("was removed while the target ran"));
@@ -157,20 +157,21 @@ TEST_CASE("analyze: a missing catalogue is a problem of the run, each file is ha
     b.extension_import("v.deep_gemm._C", "/s/_C.so", {1, 1});
     b.extension_import("deep_gemm._C", "/s/_C.so", {1, 1});
     analysis::RunModel model = analysis::build_model(b.contents());
-    const auto findings = cli::find_hazards(model, "", cli::cached_hasher(), cli::cached_distributions());
-    CHECK_FALSE(findings.empty());
+    const auto conclusions = app::find_hazards(model, "", app::cached_hasher(), app::cached_distributions());
+    CHECK_FALSE(conclusions.findings.empty());
+    CHECK(conclusions.environment_reads.size() == model.processes.size());
     REQUIRE_FALSE(model.problems.empty());
     CHECK_THAT(model.problems.back(), Catch::Contains("known issues not matched"));
 
     const testing::TempDir dir;
     const std::string file = (dir.path / "x.so").string();
     std::ofstream(file) << "one";
-    const analysis::FileHasher hash = cli::cached_hasher();
+    const analysis::FileHasher hash = app::cached_hasher();
     const auto first = hash(file);
     REQUIRE(first);
     std::ofstream(file) << "two";
     CHECK(hash(file) == first); // the live and the final analysis see the same content
-    CHECK(cli::cached_hasher()(file) != first);
+    CHECK(app::cached_hasher()(file) != first);
     CHECK_FALSE(hash((dir.path / "missing.so").string()));
 
     // A directory's distributions are read once, by whichever asks first: the collect stage while
@@ -180,13 +181,13 @@ TEST_CASE("analyze: a missing catalogue is a problem of the run, each file is ha
     std::ofstream(metadata / "METADATA") << "Metadata-Version: 2.1\nName: six\nVersion: 1.16.0\n\n";
     std::ofstream(metadata / "top_level.txt") << "six\n";
     std::ofstream(dir.path / "six.py") << "";
-    const analysis::DistributionLookup distributions = cli::cached_distributions();
+    const analysis::DistributionLookup distributions = app::cached_distributions();
     const std::string six = (dir.path / "six.py").string();
     REQUIRE(distributions(six).size() == 1);
     CHECK(distributions(six)[0].version == "1.16.0");
     std::filesystem::remove_all(metadata);
     CHECK(distributions(six).size() == 1);
-    CHECK(cli::cached_distributions()(six).empty());
+    CHECK(app::cached_distributions()(six).empty());
 }
 
 TEST_CASE("report: the outcome is in the tree, and a report that cannot be written keeps the journals",
@@ -196,13 +197,13 @@ TEST_CASE("report: the outcome is in the tree, and a report that cannot be writt
     b.extension_import("v.deep_gemm._C", "/s/_C.so", {1, 1});
     b.extension_import("deep_gemm._C", "/s/_C.so", {1, 1});
     analysis::RunModel model = analysis::build_model(b.contents());
-    const auto findings = analysis::analyze(model);
-    cli::RunRequest request = sample_request();
+    const auto conclusions = analysis::conclude(model, analysis::analyze(model));
+    app::RunRequest request = sample_request();
     request.gate = report::FailOn::parse("error");
-    report::RunInfo info = cli::make_run_info(request);
+    report::RunInfo info = app::make_run_info(request);
     info.exit.code = 0;
     report::Outcome outcome;
-    const nlohmann::json tree = cli::make_report(request, info, model, findings, {}, false, outcome);
+    const nlohmann::json tree = app::make_report(request, info, model, conclusions, {}, false, outcome);
     CHECK(outcome.status == 3);
     CHECK(tree.at("run").at("outcome").at("reason") == "findings");
 
@@ -211,14 +212,14 @@ TEST_CASE("report: the outcome is in the tree, and a report that cannot be writt
     {
         supervisor::RunDir run_dir;
         kept = run_dir.path();
-        CHECK_THROWS_WITH(cli::write_report_file((dir.path / "no" / "r.json").string(), tree, model, nullptr, run_dir,
+        CHECK_THROWS_WITH(app::write_report_file((dir.path / "no" / "r.json").string(), tree, model, nullptr, run_dir,
                                                  nullptr),
                           Catch::Contains("the journals are kept in " + kept.string()));
     }
     CHECK(std::filesystem::is_directory(kept));
     CHECK(std::filesystem::is_regular_file(kept / "report.json"));
     std::filesystem::remove_all(kept);
-    cli::write_report_file((dir.path / "r.json").string(), tree, model, nullptr, *std::make_unique<supervisor::RunDir>(),
+    app::write_report_file((dir.path / "r.json").string(), tree, model, nullptr, *std::make_unique<supervisor::RunDir>(),
                            nullptr);
     std::ifstream written(dir.path / "r.json");
     CHECK(nlohmann::json::parse(written).at("modules").size() == 2);
@@ -257,16 +258,16 @@ TEST_CASE("report: the records are written while the main process finalizes, and
     main.extension_import("pkg._C", "/s/pkg/_C.so", {1, 1});
     std::ofstream(journal) << main.text();
     collect::Collector collector(dir.path);
-    cli::EarlyReport early(output, nullptr, collector);
+    app::EarlyReport early(output, nullptr, collector);
     const auto offer = [&] {
         collector.poll();
         early.offer();
     };
     const auto finish = [&] {
         const analysis::RunModel model = collector.finish();
-        const nlohmann::json tree = report::build_report(report::RunInfo{}, model, analysis::analyze(model));
+        const nlohmann::json tree = report::build_report(report::RunInfo{}, model, analysis::conclude(model, analysis::analyze(model)));
         const bool held = early.holds(model);
-        cli::write_report_file(output, tree, model, nullptr, *std::make_unique<supervisor::RunDir>(), nullptr, &early);
+        app::write_report_file(output, tree, model, nullptr, *std::make_unique<supervisor::RunDir>(), nullptr, &early);
         CHECK(outputs_in(dir.path) == std::vector<std::string>{"r.json"}); // no temporary left
         CHECK(text_of(output) == report::report_text(tree, model));      // as if written at once
         return std::make_pair(held, model);
@@ -325,7 +326,7 @@ TEST_CASE("report: no early records for a child's finalizing, nor for a destinat
     collect::Collector collector(dir.path);
     collector.poll();
     CHECK_FALSE(collector.main_finalizing());
-    cli::EarlyReport early((dir.path / "r.json").string(), nullptr, collector);
+    app::EarlyReport early((dir.path / "r.json").string(), nullptr, collector);
     early.offer();
     CHECK(outputs_in(dir.path).empty());
 
@@ -334,7 +335,7 @@ TEST_CASE("report: no early records for a child's finalizing, nor for a destinat
     std::ofstream(dir.path / "journal-200-0.jsonl") << main.text();
     collector.poll();
     CHECK(collector.main_finalizing());
-    cli::EarlyReport into_device("/dev/null", nullptr, collector);
+    app::EarlyReport into_device("/dev/null", nullptr, collector);
     into_device.offer();
     const analysis::RunModel model = collector.finish();
     CHECK_FALSE(into_device.holds(model));

@@ -1,8 +1,8 @@
-#include "cli/run_command.hpp"
+#include "importscope/cli/run_command.hpp"
 
 #include <catch2/catch.hpp>
 
-using importscope::cli::RunOptions;
+using importscope::app::RunOptions;
 using importscope::cli::setup_run;
 using importscope::cli::split_target_arguments;
 using Words = std::vector<std::string>;

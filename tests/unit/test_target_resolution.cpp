@@ -1,4 +1,4 @@
-#include "cli/target_resolution.hpp"
+#include "importscope/app/target_resolution.hpp"
 #include "importscope/util/error.hpp"
 
 #include "temp_dir.hpp"
@@ -10,10 +10,10 @@
 
 using importscope::Error;
 using importscope::ExitStatus;
-using importscope::cli::is_python_name;
-using importscope::cli::parse_python_arguments;
-using importscope::cli::read_shebang;
-using importscope::cli::resolve_target;
+using importscope::app::is_python_name;
+using importscope::app::parse_python_arguments;
+using importscope::app::read_shebang;
+using importscope::app::resolve_target;
 using importscope::embed::TargetKind;
 using Words = std::vector<std::string>;
 
@@ -96,7 +96,7 @@ TEST_CASE("a file that is not Python is run as a program, never as Python", "[ta
 TEST_CASE("a missing command is 127, one that cannot run 126, as in a shell", "[target]")
 {
     importscope::testing::TempDir dir;
-    auto status_of = [](const importscope::cli::TargetRequest& request) {
+    auto status_of = [](const importscope::app::TargetRequest& request) {
         try {
             resolve_target(request);
         } catch (const Error& e) {

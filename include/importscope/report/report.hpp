@@ -4,6 +4,7 @@
 // tree built from it, the model and the findings (report_json.cpp), and the writer that streams the
 // file with the module records (report_writer.cpp).
 
+#include "importscope/analysis/conclusions.hpp"
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/analysis/untraced.hpp"
@@ -84,9 +85,10 @@ std::string signal_name(int signal);
 std::string describe_exit(const ExitInfo& exit);
 
 /// The JSON report (docs/report-format.md) but its module records and their frames, which
-/// ReportWriter writes from the model: keys sorted, arrays in a defined order.
+/// ReportWriter writes from the model: keys sorted, arrays in a defined order. What the analysis
+/// concluded is written as it is.
 nlohmann::json build_report(const RunInfo& run, const analysis::RunModel& model,
-                            const std::vector<analysis::Finding>& findings);
+                            const analysis::Conclusions& conclusions);
 
 class PathRedaction;
 

@@ -2,7 +2,7 @@
 
 // RapidJSON's writers, the journal's and the report's, with one thing more: a string that needs no
 // escape is copied into the buffer in one go. RapidJSON 1.1 (without RAPIDJSON_SSE2, which it gets
-// wrong: see src/analysis.cmake) looks up and copies each byte of each string and key, which was
+// wrong: see src/layers.cmake) looks up and copies each byte of each string and key, which was
 // most of the cost of an event's line inside the traced process. The text is the same: RapidJSON
 // escapes exactly the control characters, '"' and '\\', and writes every other byte as it is
 // (tests/unit/test_journal.cpp compares the two on every byte value). Callers pass valid UTF-8

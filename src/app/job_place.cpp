@@ -1,4 +1,4 @@
-#include "cli/job_place.hpp"
+#include "importscope/app/job_place.hpp"
 
 #include "importscope/util/error.hpp"
 
@@ -8,7 +8,7 @@
 #include <cstdlib>
 #include <optional>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 namespace {
 
@@ -126,4 +126,4 @@ std::string expand_output_placeholders(std::string_view pattern, const report::J
     return out;
 }
 
-} // namespace importscope::cli
+} // namespace importscope::app

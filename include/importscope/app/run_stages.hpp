@@ -4,10 +4,11 @@
 // (run_launch.cpp), collect (collect::Collector, and run_collect.cpp for what the supervisor saw),
 // analyze (run_analyze.cpp), report (run_report.cpp). run_command.cpp calls them in turn.
 
-#include "cli/install_layout.hpp"
-#include "cli/live_view.hpp"
-#include "cli/run_command.hpp"
-#include "cli/target_resolution.hpp"
+#include "importscope/app/install_layout.hpp"
+#include "importscope/app/live_view.hpp"
+#include "importscope/app/run.hpp"
+#include "importscope/app/target_resolution.hpp"
+#include "importscope/analysis/conclusions.hpp"
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/known_issues.hpp"
 #include "importscope/analysis/model.hpp"
@@ -36,7 +37,7 @@
 #include <string>
 #include <vector>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 // ---- request ----
 
@@ -134,10 +135,11 @@ analysis::DistributionLookup cached_distributions();
 std::optional<analysis::KnownIssueCatalogue> read_known_issues(const std::string& data_dir, std::string& problem);
 
 /// The findings, with the known-issue catalogue of `data_dir` (read only when there are findings;
-/// a catalogue that cannot be read is a problem of the model).
-std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std::string& data_dir,
-                                            const analysis::FileHasher& hash_file,
-                                            const analysis::DistributionLookup& distribution_of);
+/// a catalogue that cannot be read is a problem of the model), and what they let the analysis
+/// conclude (their root causes, the environment reads).
+analysis::Conclusions find_hazards(analysis::RunModel& model, const std::string& data_dir,
+                                   const analysis::FileHasher& hash_file,
+                                   const analysis::DistributionLookup& distribution_of);
 
 /// The Python 3 minors whose children importscope traces: those it has hooks for.
 std::vector<int> traced_minors(const InstallLayout& layout);
@@ -164,7 +166,7 @@ nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const anal
 /// The report tree (but its module records), with the outcome, secrets and --redact-paths.
 /// `not_executed`: the program could not be executed (program_not_executed).
 nlohmann::json make_report(const RunRequest& request, const report::RunInfo& info, const analysis::RunModel& model,
-                           const std::vector<analysis::Finding>& findings, const std::vector<std::string>& failures,
+                           const analysis::Conclusions& conclusions, const std::vector<std::string>& failures,
                            bool not_executed, report::Outcome& outcome);
 
 /// The report file begun before the target has ended. Once the main process is finalizing (its
@@ -232,4 +234,4 @@ std::filesystem::path write_report_file(const std::string& output, const nlohman
 void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome,
                    const std::filesystem::path& written);
 
-} // namespace importscope::cli
+} // namespace importscope::app

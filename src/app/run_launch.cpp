@@ -1,4 +1,4 @@
-#include "cli/run_stages.hpp"
+#include "importscope/app/run_stages.hpp"
 
 #include "importscope/supervisor/worker_launch.hpp"
 #include "importscope/util/clock.hpp"
@@ -8,7 +8,7 @@
 
 #include <sys/resource.h>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 /// The worker's own journal goes to memory shared with it; where that cannot be had, or where the
 /// target's address space is limited (the shared memory takes 1 GiB of it, if little of the
@@ -111,4 +111,4 @@ bool program_not_executed(const std::string& start_words)
            start_words[1] == embed::start_word::failed;
 }
 
-} // namespace importscope::cli
+} // namespace importscope::app

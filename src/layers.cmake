@@ -1,10 +1,11 @@
-# The Python-free part of importscope (journal, analysis, report, util), also built alone for the
-# fuzzers (IMPORTSCOPE_FUZZ).
+# The Python-free layers (docs/ARCHITECTURE.md), a static library each, linked one way:
+# report -> analysis -> journal -> util, and embed's Python-free plan over journal. Each sees the
+# public headers (include/) and its own folder's private ones; tools/check_layers.py holds the
+# include order. Also built alone for the fuzzers (IMPORTSCOPE_FUZZ).
 configure_file(${PROJECT_SOURCE_DIR}/include/importscope/version.hpp.in
                ${PROJECT_BINARY_DIR}/include/importscope/version.hpp @ONLY)
 
-# Journal, analysis and report: pure C++, no Python. Unit tests link only this.
-add_library(importscope_analysis STATIC
+add_library(importscope_util STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/error.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/console.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/atomic_file.cpp
@@ -14,8 +15,10 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/host.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/utf8.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/util/keep_until_exit.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/embed/worker_plan.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/keep_until_exit.cpp)
+target_include_directories(importscope_util PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
+
+add_library(importscope_journal STATIC
   ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event_decode.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event_record.cpp
@@ -23,7 +26,14 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/journal/run_layout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/shared_journal.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/problem_channel.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/journal/tail.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/tail.cpp)
+target_link_libraries(importscope_journal PUBLIC importscope_util)
+
+add_library(importscope_embed_plan STATIC
+  ${CMAKE_CURRENT_LIST_DIR}/embed/worker_plan.cpp)
+target_link_libraries(importscope_embed_plan PUBLIC importscope_journal)
+
+add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/analysis/model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/duplicate_extension_init.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/analyze.cpp
@@ -39,6 +49,10 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/analysis/environment_reads.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/scan_facts.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/static_findings.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/conclusions.cpp)
+target_link_libraries(importscope_analysis PUBLIC importscope_journal)
+
+add_library(importscope_report STATIC
   ${CMAKE_CURRENT_LIST_DIR}/report/report_json.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/scan_report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/report_writer.cpp
@@ -55,16 +69,20 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/report/outcome.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/compare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report/merge.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/report/redact_paths.cpp
-)
-target_include_directories(importscope_analysis PUBLIC
-  ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include ${CMAKE_CURRENT_LIST_DIR})
+  ${CMAKE_CURRENT_LIST_DIR}/report/redact_paths.cpp)
+target_link_libraries(importscope_report PUBLIC importscope_analysis)
+
+set(IMPORTSCOPE_PYTHON_FREE_LAYERS importscope_util importscope_journal importscope_embed_plan importscope_analysis
+    importscope_report)
+foreach(layer IN LISTS IMPORTSCOPE_PYTHON_FREE_LAYERS)
+  target_include_directories(${layer} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+endforeach()
 find_package(Threads REQUIRED)
 # RapidJSON: the journal's writer and parser, and the report's streaming writer.
 # Found by its header, not by RapidJSONConfig.cmake, whose absolute /usr/include would name the
 # build machine's headers in a cross build (the wheel's sysroot, cmake/zig-toolchain.cmake).
 find_path(IMPORTSCOPE_RAPIDJSON_INCLUDE_DIR rapidjson/rapidjson.h REQUIRED)
-target_include_directories(importscope_analysis SYSTEM PUBLIC ${IMPORTSCOPE_RAPIDJSON_INCLUDE_DIR})
+target_include_directories(importscope_util SYSTEM PUBLIC ${IMPORTSCOPE_RAPIDJSON_INCLUDE_DIR})
 # RapidJSON 1.1's internal stack adds an offset to a null pointer on its first push (fixed upstream
 # after 1.1): under UndefinedBehaviorSanitizer the files that use RapidJSON are built without its
 # pointer-overflow check, which would stop every run there; the rest of the checks stay.
@@ -77,5 +95,5 @@ endif()
 # Not RAPIDJSON_SSE2: in RapidJSON 1.1 (Debian 12's) the writer's SSE2 scan of strings lets the
 # control characters 0x1A to 0x1F through unescaped, which makes the line no JSON
 # (test_journal.cpp, "control characters").
-target_link_libraries(importscope_analysis PUBLIC ${IMPORTSCOPE_FMT} nlohmann_json::nlohmann_json Threads::Threads)
+target_link_libraries(importscope_util PUBLIC ${IMPORTSCOPE_FMT} nlohmann_json::nlohmann_json Threads::Threads)
 

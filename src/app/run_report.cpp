@@ -1,4 +1,4 @@
-#include "cli/run_stages.hpp"
+#include "importscope/app/run_stages.hpp"
 
 #include "importscope/journal/reader.hpp"
 
@@ -12,16 +12,16 @@
 #include <cstdlib>
 #include <unistd.h>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 nlohmann::json make_report(const RunRequest& request, const report::RunInfo& info, const analysis::RunModel& model,
-                           const std::vector<analysis::Finding>& findings, const std::vector<std::string>& failures,
+                           const analysis::Conclusions& conclusions, const std::vector<std::string>& failures,
                            bool not_executed, report::Outcome& outcome)
 {
     // The module records go from the model straight into the file's text (report_writer.cpp).
-    nlohmann::json report_json = report::build_report(info, model, findings);
+    nlohmann::json report_json = report::build_report(info, model, conclusions);
     outcome = report::decide_outcome(
-        {failures, request.gate.count(findings), info.exit, request.options.ignore_target_status, not_executed});
+        {failures, request.gate.count(conclusions.findings), info.exit, request.options.ignore_target_status, not_executed});
     report_json["run"]["outcome"] = outcome;
     report::redact_secrets(report_json);
     if (request.redaction)
@@ -160,4 +160,4 @@ void print_outcome(const RunRequest& request, const nlohmann::json& report_json,
         print_to_stderr(fmt::format("importscope: exit status {}: {}\n", outcome.status, outcome.message));
 }
 
-} // namespace importscope::cli
+} // namespace importscope::app

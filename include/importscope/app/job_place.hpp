@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 /// Reads an environment variable: null when unset.
 using VariableLookup = std::function<const char*(const char*)>;
@@ -33,4 +33,4 @@ inline constexpr std::string_view k_output_placeholders =
 std::string expand_output_placeholders(std::string_view pattern, const report::Job& job, const std::string& host,
                                        long pid);
 
-} // namespace importscope::cli
+} // namespace importscope::app

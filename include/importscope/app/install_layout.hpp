@@ -1,8 +1,9 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 /// Where importscope's parts are, found from the binary's real location. An installation
 /// (cmake --install, pip, pipx) is <prefix>/bin/importscope with <prefix>/lib/importscope/ and
@@ -20,4 +21,7 @@ InstallLayout find_install_layout();
 /// Throws Error when it is missing.
 std::string bootstrap_dir(const InstallLayout& layout);
 
-} // namespace importscope::cli
+/// The CPython minors this installation has a worker for ("3.10", "3.11", ...), ascending.
+std::vector<std::string> worker_minors(const InstallLayout& layout);
+
+} // namespace importscope::app

@@ -1,15 +1,13 @@
 #pragma once
 
-// `importscope run`: its options and their declaration, the split of its words from the target's
-// (split_arguments.cpp), and run_run(), which calls the stages of run_stages.hpp in turn.
-
-#include <CLI/App.hpp>
+// The application's `run`: its options, and run(), which calls the stages of run_stages.hpp in
+// turn (request, launch, collect, analyze, report) and returns the exit status.
 
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 /// Options of `importscope run`.
 struct RunOptions {
@@ -35,23 +33,7 @@ struct RunOptions {
     std::vector<std::string> argv;        ///< importscope's own command line, for the report
 };
 
-/// Declares `run` and its options on `app`.
-CLI::App* setup_run(CLI::App& app, RunOptions& options);
-
-/// The words after `run`: importscope's own (options and the target: SCRIPT, -m MODULE or -c CODE),
-/// the COMMAND after `--`, if any, and the target's arguments, which follow the target and are
-/// never parsed, as with python.
-struct SplitWords {
-    std::vector<std::string> own;
-    std::optional<std::string> command;
-    std::vector<std::string> target_args;
-    bool operator==(const SplitWords&) const = default;
-};
-
-/// Splits the words after `run`; option arity comes from the `run` subcommand's declarations.
-SplitWords split_target_arguments(const CLI::App& run, const std::vector<std::string>& words);
-
 /// Runs the target under supervision and writes the report; returns the exit status.
-int run_run(const RunOptions& options);
+int run(const RunOptions& options);
 
-} // namespace importscope::cli
+} // namespace importscope::app

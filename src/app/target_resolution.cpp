@@ -1,4 +1,4 @@
-#include "cli/target_resolution.hpp"
+#include "importscope/app/target_resolution.hpp"
 
 #include "importscope/supervisor/python_locator.hpp"
 #include "importscope/util/error.hpp"
@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 namespace fs = std::filesystem;
 using embed::Target;
@@ -260,4 +260,4 @@ ResolvedTarget resolve_target(const TargetRequest& request)
     return resolved;
 }
 
-} // namespace importscope::cli
+} // namespace importscope::app

@@ -1,5 +1,5 @@
-#include "cli/run_stages.hpp"
-#include "cli/job_place.hpp"
+#include "importscope/app/run_stages.hpp"
+#include "importscope/app/job_place.hpp"
 
 #include "importscope/util/error.hpp"
 #include "importscope/util/host.hpp"
@@ -12,7 +12,7 @@
 #include <filesystem>
 #include <unistd.h>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 namespace {
 
@@ -219,4 +219,4 @@ embed::WorkerPlan make_worker_plan(const RunRequest& request, const supervisor::
     return plan;
 }
 
-} // namespace importscope::cli
+} // namespace importscope::app

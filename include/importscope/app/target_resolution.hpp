@@ -9,7 +9,7 @@
 /// What `importscope run` is asked to run, worked out before anything runs: a Python target for
 /// the embedded interpreter (SCRIPT, -m, -c, -, a Python interpreter's own command line, a script
 /// whose shebang names Python), or any other program, found as a shell finds it.
-namespace importscope::cli {
+namespace importscope::app {
 
 /// The target as the user wrote it.
 struct TargetRequest {
@@ -48,4 +48,4 @@ struct Shebang {
 };
 std::optional<Shebang> read_shebang(const std::string& path);
 
-} // namespace importscope::cli
+} // namespace importscope::app

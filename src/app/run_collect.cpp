@@ -1,11 +1,11 @@
-#include "cli/run_stages.hpp"
+#include "importscope/app/run_stages.hpp"
 
 #include <fmt/format.h>
 
 #include <csignal>
 #include <filesystem>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 namespace {
 
@@ -87,4 +87,4 @@ std::vector<std::string> supervision_notes(const Launched& launched, const repor
     return notes;
 }
 
-} // namespace importscope::cli
+} // namespace importscope::app

@@ -1,4 +1,4 @@
-#include "cli/run_stages.hpp"
+#include "importscope/app/run_stages.hpp"
 
 #include "importscope/analysis/known_issues.hpp"
 #include "importscope/collect/binding_library.hpp"
@@ -22,7 +22,7 @@
 #include <string_view>
 #include <unistd.h>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 std::vector<int> traced_minors(const InstallLayout& layout)
 {
@@ -123,7 +123,7 @@ std::optional<analysis::KnownIssueCatalogue> read_known_issues(const std::string
     }
 }
 
-std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std::string& data_dir,
+analysis::Conclusions find_hazards(analysis::RunModel& model, const std::string& data_dir,
                                             const analysis::FileHasher& hash_file,
                                             const analysis::DistributionLookup& distribution_of)
 {
@@ -142,7 +142,7 @@ std::vector<analysis::Finding> find_hazards(analysis::RunModel& model, const std
     std::vector<analysis::Finding> findings = analysis::analyze(model, analysis_options);
     if (!catalogue_problem.empty())
         model.problems.push_back(std::move(catalogue_problem));
-    return findings;
+    return analysis::conclude(model, std::move(findings));
 }
 
 namespace {
@@ -213,4 +213,4 @@ nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const anal
                                            prefixes);
 }
 
-} // namespace importscope::cli
+} // namespace importscope::app

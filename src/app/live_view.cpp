@@ -1,4 +1,4 @@
-#include "cli/live_view.hpp"
+#include "importscope/app/live_view.hpp"
 
 #include "importscope/report/escape.hpp"
 #include "importscope/util/clock.hpp"
@@ -10,7 +10,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 namespace {
 
@@ -98,4 +98,4 @@ void LiveView::clear()
     m_rows = 0;
 }
 
-} // namespace importscope::cli
+} // namespace importscope::app

@@ -1,12 +1,13 @@
-#include "cli/install_layout.hpp"
+#include "importscope/app/install_layout.hpp"
 
+#include "importscope/supervisor/python_runtime.hpp"
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>
 
 #include <filesystem>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 namespace fs = std::filesystem;
 
@@ -40,4 +41,9 @@ std::string bootstrap_dir(const InstallLayout& layout)
     return dir.string();
 }
 
-} // namespace importscope::cli
+std::vector<std::string> worker_minors(const InstallLayout& layout)
+{
+    return supervisor::available_minors(layout.runtime_dir);
+}
+
+} // namespace importscope::app

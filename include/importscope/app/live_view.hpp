@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace importscope::cli {
+namespace importscope::app {
 
 /// The run on a terminal as it goes on: the collect stage (collect::Collector) polled, and one
 /// status line on stderr's last row, below the target's output, kept up to date (elapsed time,
@@ -34,4 +34,4 @@ private:
     std::int64_t m_started_ns;
 };
 
-} // namespace importscope::cli
+} // namespace importscope::app
