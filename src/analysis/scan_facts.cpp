@@ -1,5 +1,4 @@
-// parse_scan_facts() (scan.hpp): the scanner's JSON facts read into typed records, each declared once
-// with nlohmann's macros.
+// parse_scan_facts() (scan.hpp): the scanner's JSON facts read into the typed records of scan.hpp.
 
 #include "importscope/analysis/scan.hpp"
 
@@ -8,23 +7,6 @@
 #include <stdexcept>
 
 namespace importscope::analysis {
-
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SourceLine, file, line)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TopLevelName, name, kind, path)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScannedEntry, entry, path, origin, pth, top_level)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ExecutedAgain, module, file, imported_at)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(AliasImporter, file, line, module, executes_again)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(SubmoduleAliasing, file, line, prefix, function, condition,
-                                                condition_line)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StaticAlias, file, line, alias, targets, targets_known, function, value,
-                                                target, target_file, target_is_package, importers, covered_by)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScannedExtension, path, module, root, size)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PackageDirectoryEntry, entry, outer_entry, package, extensions)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StartupCode, kind, file, line, text)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(UnreadFile, path, error)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ScanFacts, python, sys_path, arguments, files, aliases, extensions,
-                                                package_dirs_on_path, unparsable, problems, startup_code, unread,
-                                                duration_s)
 
 ScanFacts parse_scan_facts(const std::string& text)
 {

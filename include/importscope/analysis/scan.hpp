@@ -1,6 +1,7 @@
 #pragma once
 
 #include "importscope/analysis/finding.hpp"
+#include "importscope/util/json_fields.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -11,10 +12,18 @@
 namespace importscope::analysis {
 
 /// What `importscope scan`'s scanner (src/scan/scanner.py, run with the examined interpreter) saw:
-/// facts, read from its JSON ("importscope-scan-facts/1", docs/report-format.md), no findings.
+/// facts, read from its JSON ("importscope-scan-facts/1", docs/report-format.md), no findings. Each
+/// record declares its fields once (json_fields.hpp); a key the scanner leaves out reads as the default.
 struct SourceLine {
     std::string file;
     int line = 0;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("file", e.file);
+        f.field("line", e.line);
+    }
 };
 
 /// A top-level name a directory makes importable: a package (with `__init__.py`), a module or an
@@ -23,6 +32,14 @@ struct TopLevelName {
     std::string name;
     std::string kind;
     std::string path;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("name", e.name);
+        f.field("kind", e.kind);
+        f.field("path", e.path);
+    }
 };
 
 struct ScannedEntry {
@@ -31,6 +48,16 @@ struct ScannedEntry {
     std::string origin; ///< "PYTHONPATH", ".pth", "site-packages", "stdlib", "start-up", "argument"
     SourceLine pth;     ///< the .pth file and line that names it (origin ".pth")
     std::vector<TopLevelName> top_level;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("entry", e.entry);
+        f.field("path", e.path);
+        f.field("origin", e.origin);
+        f.field("pth", e.pth);
+        f.field("top_level", e.top_level);
+    }
 };
 
 /// One module that importing through an alias executes again, and where the module before it in the
@@ -39,6 +66,14 @@ struct ExecutedAgain {
     std::string module;
     std::string file;
     SourceLine imported_at;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("module", e.module);
+        f.field("file", e.file);
+        f.field("imported_at", e.imported_at);
+    }
 };
 
 struct AliasImporter {
@@ -47,6 +82,15 @@ struct AliasImporter {
     std::string module; ///< the name imported, under the alias: "deep_gemm.utils"
     /// What that import executes again, ending at an extension; empty when it reaches none.
     std::vector<ExecutedAgain> executes_again;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("file", e.file);
+        f.field("line", e.line);
+        f.field("module", e.module);
+        f.field("executes_again", e.executes_again);
+    }
 };
 
 /// A loop that stores computed keys under an alias's prefix ("deep_gemm." + ...): its submodules.
@@ -57,6 +101,17 @@ struct SubmoduleAliasing {
     std::string function;
     std::string condition; ///< what it runs under that the alias's own line does not ("" for nothing)
     int condition_line = 0;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("file", e.file);
+        f.field("line", e.line);
+        f.field("prefix", e.prefix);
+        f.field("function", e.function);
+        f.field("condition", e.condition);
+        f.field("condition_line", e.condition_line);
+    }
 };
 
 /// A constant key written into sys.modules with a module of another name.
@@ -73,6 +128,23 @@ struct StaticAlias {
     bool target_is_package = false;
     std::vector<AliasImporter> importers;
     std::vector<SubmoduleAliasing> covered_by;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("file", e.file);
+        f.field("line", e.line);
+        f.field("alias", e.alias);
+        f.field("targets", e.targets);
+        f.field("targets_known", e.targets_known);
+        f.field("function", e.function);
+        f.field("value", e.value);
+        f.field("target", e.target);
+        f.field("target_file", e.target_file);
+        f.field("target_is_package", e.target_is_package);
+        f.field("importers", e.importers);
+        f.field("covered_by", e.covered_by);
+    }
 };
 
 struct ScannedExtension {
@@ -80,6 +152,15 @@ struct ScannedExtension {
     std::string module; ///< its dotted name from the directory scanned
     std::string root;
     std::uint64_t size = 0;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("path", e.path);
+        f.field("module", e.module);
+        f.field("root", e.root);
+        f.field("size", e.size);
+    }
 };
 
 /// A sys.path entry that is a package's own directory while an outer entry imports the package.
@@ -88,6 +169,15 @@ struct PackageDirectoryEntry {
     std::string outer_entry;
     std::string package;
     std::vector<std::string> extensions;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("entry", e.entry);
+        f.field("outer_entry", e.outer_entry);
+        f.field("package", e.package);
+        f.field("extensions", e.extensions);
+    }
 };
 
 struct ScanFileCounts {
@@ -114,6 +204,15 @@ struct StartupCode {
     std::string file;
     int line = 0; ///< the .pth line; 0 for a module
     std::string text;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("kind", e.kind);
+        f.field("file", e.file);
+        f.field("line", e.line);
+        f.field("text", e.text);
+    }
 };
 
 /// A file or directory the scan could not read (permissions, an I/O error, a source file too large
@@ -121,6 +220,13 @@ struct StartupCode {
 struct UnreadFile {
     std::string path;
     std::string error;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("path", e.path);
+        f.field("error", e.error);
+    }
 };
 
 struct ScanFacts {
@@ -136,6 +242,23 @@ struct ScanFacts {
     std::vector<StartupCode> startup_code;
     std::vector<UnreadFile> unread;
     double duration_s = 0;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("python", e.python);
+        f.field("sys_path", e.sys_path);
+        f.field("arguments", e.arguments);
+        f.field("files", e.files);
+        f.field("aliases", e.aliases);
+        f.field("extensions", e.extensions);
+        f.field("package_dirs_on_path", e.package_dirs_on_path);
+        f.field("unparsable", e.unparsable);
+        f.field("problems", e.problems);
+        f.field("startup_code", e.startup_code);
+        f.field("unread", e.unread);
+        f.field("duration_s", e.duration_s);
+    }
 };
 
 /// The facts of the scanner's output; throws std::invalid_argument when it is not such a document.
