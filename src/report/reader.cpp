@@ -21,17 +21,9 @@ namespace {
 
 using nlohmann::json;
 
-void require(const json& object, const char* key, json::value_t type, const std::string& where)
-{
-    if (!object.contains(key))
-        throw std::invalid_argument(fmt::format("{} has no \"{}\"", where, key));
-    const json& value = object.at(key);
-    const bool ok = type == json::value_t::number_integer ? value.is_number_integer() : value.type() == type;
-    if (!ok)
-        throw std::invalid_argument(fmt::format("{}.{} has the wrong type", where, key));
-}
-
-void check_shape(const json& report)
+/// The schema, first: a report of another schema is refused by its name, not by the first field it
+/// lacks. The rest of the shape is the Document's declaration (document.hpp).
+void check_schema(const json& report)
 {
     if (!report.is_object())
         throw std::invalid_argument("the document is not a JSON object");
@@ -43,64 +35,26 @@ void check_shape(const json& report)
             fmt::format("schema \"{}\" is not supported (this importscope reads \"{}\" and \"{}\"; a newer report "
                         "needs a newer importscope)",
                         schema, k_schema, k_schema_1));
-    require(report, "tool", json::value_t::object, "report");
-    const bool scan = report.contains("scan");
-    require(report, scan ? "scan" : "run", json::value_t::object, "report");
-    require(report, "processes", json::value_t::array, "report");
-    require(report, "modules", json::value_t::array, "report");
-    require(report, "findings", json::value_t::array, "report");
-    require(report, "problems", json::value_t::array, "report");
-    require(report, "summary", json::value_t::object, "report");
-    if (scan) {
-        require(report.at("scan"), "files", json::value_t::object, "scan");
-        require(report.at("scan"), "python", json::value_t::object, "scan");
-    } else {
-        require(report.at("run"), "exit", json::value_t::object, "run");
-        require(report.at("run"), "target", json::value_t::object, "run");
-    }
-    for (const json& f : report.at("findings")) {
-        if (!f.is_object())
-            throw std::invalid_argument("a finding is not an object");
-        require(f, "kind", json::value_t::string, "finding");
-        require(f, "severity", json::value_t::string, "finding");
-        require(f, "module_names", json::value_t::array, "finding");
-        require(f, "file", json::value_t::string, "finding");
-        require(f, "message", json::value_t::string, "finding");
-        require(f, "evidence", json::value_t::object, "finding");
-    }
-    for (const json& p : report.at("processes")) {
-        if (!p.is_object())
-            throw std::invalid_argument("a process is not an object");
-        require(p, "pid", json::value_t::number_integer, "process");
-    }
-    for (const json& m : report.at("modules"))
-        if (!m.is_object())
-            throw std::invalid_argument("a module record is not an object");
 }
 
-/// Whether `value` is an index into a table of `size` items.
-bool is_index(const json& value, std::size_t size)
+/// What the declaration cannot say: a report is run's or scan's, every frame a module record names
+/// is in "frames", and a finding's evidence is an object.
+void check_references(const Document& document)
 {
-    return value.is_number_unsigned() && value.get<std::uint64_t>() < size;
-}
-
-/// Every frame a report/2 module record names is in the report's "frames" (check_shape saw the
-/// records are objects).
-void check_frame_references(const json& report)
-{
-    require(report, "frames", json::value_t::array, "report");
-    const std::size_t size = report.at("frames").size();
-    for (const json& m : report.at("modules")) {
-        if (const auto stack = m.find("stack"); stack != m.end()) {
-            if (!stack->is_array() ||
-                !std::all_of(stack->begin(), stack->end(), [&](const json& i) { return is_index(i, size); }))
-                throw std::invalid_argument("a module record's stack names a frame that \"frames\" does not hold");
-        }
-        for (const char* key : {"call_site", "caught_at"})
-            if (const auto frame = m.find(key); frame != m.end() && !frame->is_null() && !is_index(*frame, size))
-                throw std::invalid_argument(
-                    fmt::format("a module record's {} names a frame that \"frames\" does not hold", key));
+    if (document.run.has_value() == document.scan.has_value())
+        throw std::invalid_argument(document.run ? "it has both \"run\" and \"scan\"" : "it has no \"run\"");
+    const std::size_t size = document.frames.size();
+    const auto names_a_frame = [&](const std::optional<std::uint64_t>& index) { return !index || *index < size; };
+    for (const ModuleRecord& m : document.modules) {
+        if (!std::all_of(m.stack.begin(), m.stack.end(), [&](std::uint64_t i) { return i < size; }))
+            throw std::invalid_argument("a module record's stack names a frame that \"frames\" does not hold");
+        if (!names_a_frame(m.call_site) || !names_a_frame(m.caught_at))
+            throw std::invalid_argument(fmt::format("a module record's {} names a frame that \"frames\" does not hold",
+                                                    names_a_frame(m.call_site) ? "caught_at" : "call_site"));
     }
+    for (std::size_t i = 0; i < document.findings.size(); ++i)
+        if (!document.findings[i].evidence.is_object())
+            throw std::invalid_argument(fmt::format("findings[{}].evidence is not an object", i));
 }
 
 /// A report/1 read as the report/2 it would be: its module records' frames, which it holds whole,
@@ -119,7 +73,13 @@ void upgrade_from_schema_1(json& report)
             frames.push_back(std::move(frame));
         frame = it->second;
     };
-    for (json& m : report.at("modules")) {
+    report["schema"] = k_schema;
+    const auto modules = report.find("modules");
+    if (modules == report.end() || !modules->is_array())
+        return; // the declaration refuses it
+    for (json& m : *modules) {
+        if (!m.is_object())
+            continue; // the declaration refuses it
         if (const auto stack = m.find("stack"); stack != m.end() && stack->is_array())
             for (json& frame : *stack)
                 intern(frame);
@@ -128,7 +88,6 @@ void upgrade_from_schema_1(json& report)
                 intern(*frame);
     }
     report["frames"] = std::move(frames);
-    report["schema"] = k_schema;
 }
 
 /// Whether the brackets of JSON text (outside its strings) nest deeper than `limit`: a bound checked
@@ -171,11 +130,17 @@ Document parse_report(std::string_view text, const std::string& name)
     if (report.is_discarded())
         throw Error(fmt::format("{}: not an importscope report: not valid JSON (truncated?)", name));
     try {
-        check_shape(report);
+        check_schema(report);
         if (report.at("schema") == k_schema_1)
             upgrade_from_schema_1(report);
-        check_frame_references(report);
-        return report.get<Document>();
+        Document document = report.get<Document>();
+        // A report file holds its frames and module records, though there be none; the tree `run`
+        // renders its summary from before they are written does not (run_report.cpp).
+        for (const char* key : {"frames", "modules"})
+            if (!report.contains(key))
+                throw std::invalid_argument(fmt::format("it has no \"{}\"", key));
+        check_references(document);
+        return document;
     } catch (const std::invalid_argument& e) {
         throw Error(fmt::format("{}: not an importscope report: {}", name, e.what()));
     } catch (const json::exception& e) {

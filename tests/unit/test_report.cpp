@@ -351,8 +351,8 @@ TEST_CASE("a report/2 whose records name a frame it does not hold is refused", "
     };
     refused(report_with_stack("importscope.report/2", frames, {1}, 0), "stack names a frame");
     refused(report_with_stack("importscope.report/2", frames, {0}, 1), "call_site names a frame");
-    refused(report_with_stack("importscope.report/2", frames, {"0"}, 0), "stack names a frame");
-    refused(report_with_stack("importscope.report/2", frames, {-1}, 0), "stack names a frame");
+    refused(report_with_stack("importscope.report/2", frames, {"0"}, 0), "modules[0].stack has the wrong type");
+    refused(report_with_stack("importscope.report/2", frames, {-1}, 0), "modules[0].stack[0] is -1, not an integer");
     refused(report_with_stack("importscope.report/2", nullptr, {0}, 0), "has no \"frames\"");
     refused(report_with_stack("importscope.report/1", nullptr, {1}, nullptr), "frame is not an object");
     refused(report_with_stack("importscope.report/3", frames, {0}, 0), "is not supported");

@@ -125,7 +125,7 @@ TEST_CASE("a report without a field every report has is refused, naming the repo
     CHECK_THAT(refusal(without), Catch::Contains("r.json: not an importscope report: run has no \"target\""));
     without = golden;
     without.at("findings")[0].erase("kind");
-    CHECK_THAT(refusal(without), Catch::Contains("r.json: not an importscope report: finding has no \"kind\""));
+    CHECK_THAT(refusal(without), Catch::Contains("r.json: not an importscope report: findings[0] has no \"kind\""));
     without = golden;
     without.at("summary").at("errors") = "one";
     CHECK_THAT(refusal(without),
@@ -133,6 +133,19 @@ TEST_CASE("a report without a field every report has is refused, naming the repo
     without = golden;
     without.at("run").at("exit").at("exception") = "ImportError";
     CHECK_THAT(refusal(without), Catch::Contains("run.exit.exception has the wrong type"));
+    // What the declarations cannot say, the reader checks once they are read.
+    without = golden;
+    without.erase("modules");
+    CHECK_THAT(refusal(without), Catch::Contains("r.json: not an importscope report: it has no \"modules\""));
+    without = golden;
+    without.at("findings")[0].at("evidence") = json::array();
+    CHECK_THAT(refusal(without), Catch::Contains("findings[0].evidence is not an object"));
+    without = golden;
+    without.erase("run");
+    CHECK_THAT(refusal(without), Catch::Contains("it has no \"run\""));
+    without = golden;
+    without["scan"] = {{"files", json::object()}, {"python", json::object()}};
+    CHECK_THAT(refusal(without), Catch::Contains("it has both \"run\" and \"scan\""));
     CHECK(refusal(golden).empty());
 
     // Read without the reader's checks, the records say the same of themselves.
