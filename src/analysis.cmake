@@ -15,6 +15,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/host.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/utf8.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/keep_until_exit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/process_facts.cpp
   ${CMAKE_CURRENT_LIST_DIR}/embed/worker_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event_decode.cpp

@@ -168,14 +168,19 @@ public:
 
     void operator()(const journal::ProcessEnd& e)
     {
-        ProcessEndRecord end;
-        end.how = e.how;
-        if (e.how == "signal")
+        const std::optional<ExitKnownBy> how = exit_known_by(e.how);
+        if (!how || *how == ExitKnownBy::waited || *how == ExitKnownBy::reaped || *how == ExitKnownBy::killed) {
+            m_model.problems.push_back(fmt::format("pid {}: an end recorded as \"{}\", which is no way to end", m_pid, e.how));
+            return;
+        }
+        ProcessExit end;
+        end.how = *how;
+        if (*how == ExitKnownBy::signal)
             end.signal = e.code;
         else
             end.code = e.code;
-        end.wall_ns = e.wall_ns;
         process().end = end;
+        process().end_wall_ns = e.wall_ns;
     }
 
     void operator()(journal::ProgramStart& e)
