@@ -115,7 +115,7 @@ json process_exit_json(const ProcessExit& exit, const RunStop& stop = {})
 
 namespace {
 
-Cause reported_cause(const analysis::RootCause& cause)
+ReportedCause reported_cause(const analysis::RootCause& cause)
 {
     return {cause.id,      cause.kind,   cause.severity, cause.pids,
             cause.message, cause.advice, cause.evidence, cause.findings.size()};
@@ -270,7 +270,7 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const std
             main_process = &p;
     }
     std::vector<analysis::Finding> reported = findings;
-    std::vector<Cause> causes;
+    std::vector<ReportedCause> causes;
     for (const auto& cause : analysis::find_root_causes(findings)) {
         for (std::size_t index : cause.findings)
             reported[index].caused_by = cause.id;

@@ -75,7 +75,7 @@ struct Tool {
 };
 
 /// run.target: what ran.
-struct Target {
+struct ReportedTarget {
     std::string kind; ///< "script", "module", "command", "stdin" or "program"
     std::string value;
     std::vector<std::string> args;
@@ -213,7 +213,7 @@ struct Run {
     std::string cwd;
     std::string host;
     std::optional<Job> job; ///< absent from the reports of importscope before it
-    Target target;
+    ReportedTarget target;
     PythonInfo python;
     std::vector<std::string> match;
     std::optional<double> timeout_s;
@@ -286,7 +286,7 @@ struct Process {
 
 /// A module record: the frames it names, by index into the report's "frames", typed (a merge moves
 /// them along), and the rest as written.
-struct ModuleRecord {
+struct ReportedModule {
     std::vector<std::uint64_t> stack;
     std::optional<std::uint64_t> call_site;
     std::optional<std::uint64_t> caught_at;
@@ -307,7 +307,7 @@ struct ModuleRecord {
 };
 
 /// A root cause of the report's "causes" (analysis::RootCause as the report writes it).
-struct Cause {
+struct ReportedCause {
     std::string id;
     std::string kind;
     analysis::Severity severity = analysis::Severity::warning;
@@ -404,9 +404,9 @@ struct Document {
     std::optional<Scan> scan;
     std::vector<Process> processes;
     std::vector<journal::Frame> frames; ///< the frames module records name by index
-    std::vector<ModuleRecord> modules;
+    std::vector<ReportedModule> modules;
     std::vector<ReportedFinding> findings;
-    std::vector<Cause> causes;
+    std::vector<ReportedCause> causes;
     std::vector<Alias> aliases;
     std::vector<std::string> problems;
     std::vector<Hosted<analysis::UntracedProcess>> untraced;
