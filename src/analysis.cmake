@@ -28,6 +28,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/analysis/model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/duplicate_extension_init.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/analyze.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/finders.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/live_findings.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/partial_alias.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/native_type_conflict.cpp

@@ -1,4 +1,5 @@
 #include "importscope/analysis/model.hpp"
+#include "importscope/analysis/event_kinds.hpp"
 #include "importscope/util/redact.hpp"
 
 #include <fmt/format.h>
@@ -170,7 +171,9 @@ public:
     {
         const std::optional<ExitKnownBy> how = exit_known_by(e.how);
         if (!how || *how == ExitKnownBy::waited || *how == ExitKnownBy::reaped || *how == ExitKnownBy::killed) {
-            m_model.problems.push_back(fmt::format("pid {}: an end recorded as \"{}\", which is no way to end", m_pid, e.how));
+            m_model.problems.push_back(fmt::format(
+                "pid {}: its end is recorded as \"{}\", which is none of exit, os._exit and signal: left out", m_pid,
+                e.how));
             return;
         }
         ProcessExit end;
@@ -358,9 +361,12 @@ void ModelBuilder::add(const std::string& journal, journal::Event&& event)
 
 void ModelBuilder::fold(Part& p, journal::Event& event)
 {
-    if (std::holds_alternative<journal::ImportBegin>(event) || std::holds_alternative<journal::ImportEnd>(event) ||
-        std::holds_alternative<journal::ExtensionLoad>(event) || std::holds_alternative<journal::Caught>(event))
-        ++m_record_changes; // the events that make or change a module record
+    // The events that make or change a module record (what the report writes early), which is not
+    // what makes a finding (finders.hpp): an alias or an installation changes none.
+    static constexpr EventKinds k_module_record_events =
+        EventKinds::of<journal::ImportBegin, journal::ImportEnd, journal::ExtensionLoad, journal::Caught>();
+    if (k_module_record_events.contains(event))
+        ++m_record_changes;
     p.add(event);
 }
 
