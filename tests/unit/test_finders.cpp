@@ -58,9 +58,9 @@ journal::EnvironmentRead read_of(const std::string& name, std::uint64_t seq)
     return e;
 }
 
-/// A live view and the model builder behind it, fed one event at a time as the journal tail does.
-struct LiveRun {
-    explicit LiveRun(std::span<const analysis::Finder> registry) : findings({}, registry) {}
+/// A live view on a registry, and the model builder behind it, fed one event at a time as the journal tail does.
+struct RegistryRun {
+    explicit RegistryRun(std::span<const analysis::Finder> registry) : findings({}, registry) {}
 
     void feed(journal::Event event)
     {
@@ -92,7 +92,7 @@ std::vector<std::string> files_of(const std::vector<analysis::Finding>& findings
 TEST_CASE("a finder registered for an event makes the live view analyse again on it, and no other event does",
           "[finders]")
 {
-    LiveRun run(k_reads);
+    RegistryRun run(k_reads);
     run.feed(testing::JournalBuilder().contents()); // the process's start
     journal::Note note;
     note.pid = 100;
@@ -129,7 +129,7 @@ TEST_CASE("a finder registered for an event makes the live view analyse again on
 
 TEST_CASE("a finder's screen narrows its events for the live view", "[finders]")
 {
-    LiveRun run(k_trigger_reads);
+    RegistryRun run(k_trigger_reads);
     run.feed(testing::JournalBuilder().contents());
     run.feed(read_of("HOME", 1));
     CHECK(run.findings.analyses() == 0);
@@ -164,12 +164,12 @@ TEST_CASE("events that no finder of the registry names never make the live view 
     b.program("subprocess.Popen", "/bin/true");
     b.finalizing();
     b.end_of_process("exit", 0);
-    LiveRun run(analysis::finders());
+    RegistryRun run(analysis::finders());
     run.feed(b.contents());
     run.feed(read_of("HOME", 10));
     CHECK(run.findings.analyses() == 0);
     b.alias("deep_gemm", "v.deep_gemm"); // an alias is partial-alias's
-    LiveRun aliased(analysis::finders());
+    RegistryRun aliased(analysis::finders());
     aliased.feed(b.contents());
     CHECK(aliased.findings.analyses() == 1);
 }
