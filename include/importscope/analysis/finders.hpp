@@ -27,8 +27,8 @@ struct Finder {
     std::string_view kind; ///< the finding kind it makes (k_finding_kinds)
     /// The journal events that can change its findings: after none of them, its findings stand.
     EventKinds changed_by;
-    /// Narrows `changed_by` for the live view, in constant time: whether this event of them, with
-    /// `context`, can change the findings. Null: every event of `changed_by` can.
+    /// Narrows `changed_by` for the live view, cheaply (it runs for each such event): whether this
+    /// event, with `context`, can change the findings. Null: every event of `changed_by` can.
     bool (*screen)(const journal::Event& event, const LiveContext& context) = nullptr;
     /// The findings; `duplicates` are those of the registry's first finder (duplicate inits), which
     /// the others build on (empty for the first).
