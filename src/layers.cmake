@@ -15,7 +15,8 @@ add_library(importscope_util STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/host.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/utf8.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/util/keep_until_exit.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/util/keep_until_exit.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/process_facts.cpp)
 target_include_directories(importscope_util PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
 
 add_library(importscope_journal STATIC
@@ -37,6 +38,7 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/analysis/model.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/duplicate_extension_init.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/analyze.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/analysis/finders.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/live_findings.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/partial_alias.cpp
   ${CMAKE_CURRENT_LIST_DIR}/analysis/native_type_conflict.cpp

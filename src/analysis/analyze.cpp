@@ -1,7 +1,7 @@
-// analyze() (finding.hpp): every finder on the model in turn, then the environment reads of each
-// error finding, the known issues that match, and the findings' order.
+// analyze() (finding.hpp), the registry's finders (finders.cpp) on the whole run; the known issues
+// that match and the findings' order, with which every analysis ends.
 
-#include "importscope/analysis/environment_reads.hpp"
+#include "importscope/analysis/finders.hpp"
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/known_issues.hpp"
 
@@ -17,19 +17,7 @@ const char* to_string(Severity severity)
 
 std::vector<Finding> analyze(const RunModel& model, const AnalysisOptions& options)
 {
-    std::vector<Finding> findings = find_duplicate_extension_inits(model);
-    explain_by_binding(findings, options.binding_of);
-    const std::vector<Finding> duplicates = findings;
-    for (const std::vector<Finding>& more :
-         {find_partial_aliases(model, duplicates), find_failed_extension_loads(model, duplicates),
-          find_duplicate_source_execs(model),
-          find_native_type_conflicts(model, options.hash_file),
-          find_duplicate_extension_copies(model, options.hash_file), find_multiple_installations(model, options.distribution_of)})
-        findings.insert(findings.end(), more.begin(), more.end());
-    attach_environment_reads(findings, model);
-    match_known_issues(findings, options);
-    order_findings(findings);
-    return findings;
+    return analyze(model, options, finders());
 }
 
 void match_known_issues(std::vector<Finding>& findings, const AnalysisOptions& options)

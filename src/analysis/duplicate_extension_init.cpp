@@ -99,7 +99,7 @@ std::size_t components(const std::string& name)
 /// alone imports its top-level name from the first one's package directory, that directory
 /// standing on sys.path (the entry is the second name's file's directory, as many levels up as the
 /// name has components).
-struct Cause {
+struct SecondNameReason {
     nlohmann::json evidence;
     std::string advice;
 };
@@ -160,7 +160,7 @@ std::string off_sys_path(const std::string& entry, const nlohmann::json& origin)
 
 /// A second name given by a load by path: the program loaded the extension's file itself, under a
 /// name of its choosing, after the import system had loaded it as `first`.
-Cause load_by_path_cause(const ModuleRecord& first, const ModuleRecord& by_path)
+SecondNameReason load_by_path_cause(const ModuleRecord& first, const ModuleRecord& by_path)
 {
     nlohmann::json evidence{{"kind", "load by path"}, {"module", by_path.name}, {"loaded_first_as", first.name}};
     std::string where;
@@ -176,7 +176,7 @@ Cause load_by_path_cause(const ModuleRecord& first, const ModuleRecord& by_path)
                         by_path.name, first.name, where, first.name, first.name)};
 }
 
-Cause find_cause(const RunModel& model, const ModuleRecord& first, const ModuleRecord& other)
+SecondNameReason find_cause(const RunModel& model, const ModuleRecord& first, const ModuleRecord& other)
 {
     if (other.by_path && !first.by_path)
         return load_by_path_cause(first, other);
@@ -294,7 +294,7 @@ Finding duplicate_init(const RunModel& model, const std::vector<const ModuleReco
     }
     const ModuleRecord& other =
         **std::find_if(loads.begin(), loads.end(), [&](const ModuleRecord* r) { return r->name != first.name; });
-    Cause cause = find_cause(model, first, other);
+    SecondNameReason cause = find_cause(model, first, other);
     f.advice = std::move(cause.advice);
     nlohmann::json inits = nlohmann::json::array();
     for (const auto* r : loads)

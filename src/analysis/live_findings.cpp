@@ -1,7 +1,5 @@
 #include "importscope/analysis/live_findings.hpp"
 
-#include "importscope/journal/pybind11_message.hpp"
-
 #include <algorithm>
 #include <filesystem>
 #include <variant>
@@ -15,20 +13,14 @@ std::string file_name(const std::string& path)
     return std::filesystem::path(path).filename().string();
 }
 
-/// The import failed or warned the way a second binding of a native type does.
-bool says_type_bound_twice(const journal::ImportEnd& e)
-{
-    if (e.error && journal::rebound_type(e.error->message))
-        return true;
-    return std::any_of(e.warnings.begin(), e.warnings.end(),
-                       [](const std::string& w) { return journal::rebound_type(w).has_value(); });
-}
-
 } // namespace
 
-LiveFindings::LiveFindings(AnalysisOptions options) : m_options(std::move(options))
+LiveFindings::LiveFindings(AnalysisOptions options, std::span<const Finder> registry)
+    : m_options(std::move(options)), m_finders(registry)
 {
     m_options.known_issues = nullptr;
+    for (const Finder& finder : m_finders)
+        m_changing = m_changing | finder.changed_by;
 }
 
 LiveFindings::Journal& LiveFindings::journal(const std::string& name)
@@ -39,32 +31,33 @@ LiveFindings::Journal& LiveFindings::journal(const std::string& name)
     return it->second;
 }
 
+LiveContext LiveFindings::context_of(Journal& j, const journal::Event& event)
+{
+    LiveContext context;
+    context.findings = j.findings;
+    if (const auto* load = std::get_if<journal::ExtensionLoad>(&event))
+        context.repeats_extension_name =
+            !j.extension_names.insert(file_name(load->realpath.empty() ? load->path : load->realpath)).second;
+    else if (const auto* begin = std::get_if<journal::ImportBegin>(&event);
+             begin && (begin->kind == "source" || begin->kind == "bytecode"))
+        context.repeats_source =
+            begin->identity
+                ? !j.sources.emplace(begin->identity->dev, begin->identity->ino).second
+                : !j.unidentified_sources.insert(begin->realpath.empty() ? begin->origin : begin->realpath).second;
+    return context;
+}
+
 bool LiveFindings::can_make_a_finding(Journal& j, const journal::Event& event)
 {
-    if (const auto* load = std::get_if<journal::ExtensionLoad>(&event))
-        // The same file, or a copy under the same package-relative path, initialized again.
-        return !j.extension_names.insert(file_name(load->realpath.empty() ? load->path : load->realpath)).second;
-    if (const auto* begin = std::get_if<journal::ImportBegin>(&event)) {
+    if (std::holds_alternative<journal::ImportBegin>(event))
         ++m_imports;
-        if (begin->kind != "source" && begin->kind != "bytecode")
-            return false;
-        if (begin->identity)
-            return !j.sources.emplace(begin->identity->dev, begin->identity->ino).second;
-        return !j.unidentified_sources.insert(begin->realpath.empty() ? begin->origin : begin->realpath).second;
-    }
-    if (const auto* end = std::get_if<journal::ImportEnd>(&event))
-        return says_type_bound_twice(*end) || j.waits_on_outcomes;
-    if (std::holds_alternative<journal::ProcessStart>(event)) {
+    else if (std::holds_alternative<journal::ProcessStart>(event))
         ++m_processes;
+    if (!m_changing.contains(event))
         return false;
-    }
-    // An installation makes a finding when another copy shadows it or a --match name has it (a
-    // vendored copy loaded beside it); the others (every top-level import has one) cannot.
-    if (const auto* installation = std::get_if<journal::Installation>(&event))
-        return !installation->shadowed.empty() || installation->matched;
-    return std::holds_alternative<journal::AliasSeen>(event) ||
-           std::holds_alternative<journal::TypeOwners>(event) || std::holds_alternative<journal::NoBuild>(event) ||
-           std::holds_alternative<journal::Caught>(event);
+    const LiveContext context = context_of(j, event);
+    return std::any_of(m_finders.begin(), m_finders.end(),
+                       [&](const Finder& finder) { return finder.changed_by_event(event, context); });
 }
 
 void LiveFindings::saw(const std::string& journal_name, const journal::Event& event)
@@ -83,12 +76,8 @@ void LiveFindings::update(const ModelBuilder& builder)
         const RunModel* part = builder.part_model(name);
         if (!part)
             continue;
-        j.findings = analyze(*part, m_options);
+        j.findings = analyze(*part, m_options, m_finders);
         ++m_analyses;
-        // A copy is an error once both copies initialized: its severity waits on the imports' ends.
-        j.waits_on_outcomes = std::any_of(j.findings.begin(), j.findings.end(), [](const Finding& f) {
-            return f.kind == "duplicate-extension-copy" && f.severity != Severity::error;
-        });
     }
 }
 

@@ -1,4 +1,5 @@
 #include "importscope/analysis/model.hpp"
+#include "importscope/analysis/event_kinds.hpp"
 #include "importscope/util/redact.hpp"
 
 #include <fmt/format.h>
@@ -168,14 +169,21 @@ public:
 
     void operator()(const journal::ProcessEnd& e)
     {
-        ProcessEndRecord end;
-        end.how = e.how;
-        if (e.how == "signal")
+        const std::optional<ExitKnownBy> how = exit_known_by(e.how);
+        if (!how || *how == ExitKnownBy::waited || *how == ExitKnownBy::reaped || *how == ExitKnownBy::killed) {
+            m_model.problems.push_back(fmt::format(
+                "pid {}: its end is recorded as \"{}\", which is none of exit, os._exit and signal: left out", m_pid,
+                e.how));
+            return;
+        }
+        ProcessExit end;
+        end.how = *how;
+        if (*how == ExitKnownBy::signal)
             end.signal = e.code;
         else
             end.code = e.code;
-        end.wall_ns = e.wall_ns;
         process().end = end;
+        process().end_wall_ns = e.wall_ns;
     }
 
     void operator()(journal::ProgramStart& e)
@@ -353,9 +361,12 @@ void ModelBuilder::add(const std::string& journal, journal::Event&& event)
 
 void ModelBuilder::fold(Part& p, journal::Event& event)
 {
-    if (std::holds_alternative<journal::ImportBegin>(event) || std::holds_alternative<journal::ImportEnd>(event) ||
-        std::holds_alternative<journal::ExtensionLoad>(event) || std::holds_alternative<journal::Caught>(event))
-        ++m_record_changes; // the events that make or change a module record
+    // The events that make or change a module record (what the report writes early), which is not
+    // what makes a finding (finders.hpp): an alias or an installation changes none.
+    static constexpr EventKinds k_module_record_events =
+        EventKinds::of<journal::ImportBegin, journal::ImportEnd, journal::ExtensionLoad, journal::Caught>();
+    if (k_module_record_events.contains(event))
+        ++m_record_changes;
     p.add(event);
 }
 

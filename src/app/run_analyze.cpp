@@ -37,9 +37,9 @@ namespace {
 
 /// The Python children that had no hooks of their version and said so in the run directory
 /// (journal::k_hookless_prefix), as processes seen, with their minor.
-std::vector<analysis::ObservedPython> hookless_children(const std::filesystem::path& run_dir)
+std::vector<ObservedPython> hookless_children(const std::filesystem::path& run_dir)
 {
-    std::vector<analysis::ObservedPython> children;
+    std::vector<ObservedPython> children;
     std::error_code ec;
     for (std::filesystem::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
         if (!it->path().filename().string().starts_with(journal::k_hookless_prefix))
@@ -48,7 +48,7 @@ std::vector<analysis::ObservedPython> hookless_children(const std::filesystem::p
         const nlohmann::json facts = nlohmann::json::parse(in, nullptr, false);
         if (!facts.is_object())
             continue;
-        analysis::ObservedPython child;
+        ObservedPython child;
         child.pid = facts.value("pid", 0);
         child.ppid = facts.value("ppid", 0);
         child.executable = facts.value("executable", "");
@@ -64,21 +64,20 @@ std::vector<analysis::ObservedPython> hookless_children(const std::filesystem::p
 
 } // namespace
 
-std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end,
-                                                       const std::filesystem::path& run_dir)
+std::vector<ObservedPython> observed_pythons(const supervisor::SupervisedRun& end, const std::filesystem::path& run_dir)
 {
-    std::vector<analysis::ObservedPython> observed = hookless_children(run_dir);
+    std::vector<ObservedPython> observed = hookless_children(run_dir);
     const auto hookless = static_cast<std::ptrdiff_t>(observed.size());
-    for (const auto& seen : end.pythons_seen)
+    for (const ObservedPython& seen : end.pythons_seen)
         if (std::none_of(observed.begin(), observed.begin() + hookless,
                          [&](const auto& o) { return o.pid == seen.pid; }))
-            observed.push_back({seen.pid, seen.ppid, seen.executable, seen.argv, seen.environment, std::nullopt});
+            observed.push_back(seen);
     return observed;
 }
 
-std::vector<analysis::ObservedLauncher> observed_launchers(const RunRequest& request, const supervisor::ProcessEnd& end)
+std::vector<ObservedLauncher> observed_launchers(const RunRequest& request, const supervisor::SupervisedRun& end)
 {
-    std::vector<analysis::ObservedLauncher> observed;
+    std::vector<ObservedLauncher> observed;
     const bool executed = !end.start_words.empty() && end.start_words[0] == embed::start_word::exec &&
                           !program_not_executed(end.start_words);
     if (request.is_program() && executed) {
@@ -87,8 +86,7 @@ std::vector<analysis::ObservedLauncher> observed_launchers(const RunRequest& req
         argv.insert(argv.end(), program.args.begin(), program.args.end());
         observed.push_back({end.pid, static_cast<int>(::getpid()), "the command", program.value, std::move(argv)});
     }
-    for (const auto& seen : end.launchers_seen)
-        observed.push_back({seen.pid, seen.ppid, "seen running", seen.executable, seen.argv});
+    observed.insert(observed.end(), end.launchers_seen.begin(), end.launchers_seen.end());
     return observed;
 }
 

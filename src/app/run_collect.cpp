@@ -7,39 +7,21 @@
 
 namespace importscope::app {
 
-namespace {
-
-report::ExitInfo to_exit_info(const supervisor::WaitStatus& status, const std::string& how)
-{
-    report::ExitInfo exit;
-    exit.code = status.code;
-    exit.signal = status.signal;
-    exit.core_dumped = status.core_dumped;
-    exit.how = how;
-    return exit;
-}
-
-} // namespace
-
 void record_ends(report::RunInfo& info, const Launched& launched, const analysis::RunModel& model)
 {
-    const supervisor::ProcessEnd& end = launched.end;
+    const supervisor::SupervisedRun& end = launched.end;
     info.started_ns = launched.started_ns;
     info.ended_ns = launched.ended_ns;
     info.main_pid = end.pid;
-    info.exit = to_exit_info({end.code, end.signal, end.core_dumped}, "");
-    info.exit.timed_out = end.timed_out;
-    info.exit.stopped_on_finding = end.stopped;
-    info.exit.forwarded_signal = end.forwarded_signal;
-    info.exit.grace_over = end.grace_over && end.forwarded_signal == SIGTERM;
-    for (const auto& [pid, status] : end.reaped)
-        info.seen_ends[pid] = to_exit_info(status, "reaped");
+    info.exit = end.exit;
+    info.stop = end.stop;
+    info.seen_ends = end.reaped;
     // What outlived the run, even outside its process group or session, importscope ended.
     for (int pid : end.ended_by_importscope) {
-        const auto reaped = end.reaped.find(pid);
-        info.seen_ends[pid] = to_exit_info(
-            reaped != end.reaped.end() ? reaped->second : supervisor::WaitStatus{std::nullopt, SIGKILL, false},
-            "killed");
+        const auto [it, unreaped] = info.seen_ends.try_emplace(pid);
+        if (unreaped)
+            it->second.signal = SIGKILL;
+        it->second.how = ExitKnownBy::killed;
     }
     for (const auto& p : model.processes)
         if (p.pid == end.pid && info.python_version.empty())
@@ -51,7 +33,7 @@ std::vector<std::string> tool_failures(const Launched& launched, const report::R
 {
     std::vector<std::string> failures;
     if (std::string failure =
-            start_failure(launched.end.start_words, info.exit, program);
+            start_failure(launched.end.start_words, info.exit, info.stop, program);
         !failure.empty())
         failures.push_back(std::move(failure));
     failures.insert(failures.end(), launched.inbox.begin(), launched.inbox.end());
@@ -70,10 +52,10 @@ std::vector<std::string> supervision_notes(const Launched& launched, const repor
     std::vector<std::string> notes;
     if (!launched.inbox_refused.empty())
         notes.push_back(launched.inbox_refused);
-    if (std::string note = interrupted_start(launched.end.start_words, info.exit); !note.empty())
+    if (std::string note = interrupted_start(launched.end.start_words, info.stop); !note.empty())
         notes.push_back(std::move(note));
     for (const supervisor::GuardianEnd& guardian : launched.end.guardian_ends) {
-        const std::string ended = report::describe_exit(to_exit_info(guardian.status, ""));
+        const std::string ended = report::describe_exit(guardian.exit);
         notes.push_back(guardian.replaced_by > 0
                             ? fmt::format("importscope's guardian (pid {}), which ends the tree if importscope dies, {} "
                                           "while the run went on, killed by the target most likely; pid {} took its "

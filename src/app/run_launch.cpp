@@ -66,9 +66,9 @@ Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journa
 namespace {
 
 /// importscope (its timeout, --stop-on-finding) or its user (a signal it passed on) ended the run.
-bool ended_by_request(const report::ExitInfo& exit)
+bool ended_by_request(const RunStop& stop)
 {
-    return exit.timed_out || exit.forwarded_signal || exit.stopped_on_finding;
+    return stop.timed_out || stop.forwarded_signal || stop.stopped_on_finding;
 }
 
 bool start_failed(const std::string& words)
@@ -83,23 +83,23 @@ std::string failed_start_message(const std::string& words)
 
 } // namespace
 
-std::string start_failure(const std::string& words, const report::ExitInfo& exit, bool program)
+std::string start_failure(const std::string& words, const ProcessExit& exit, const RunStop& stop, bool program)
 {
     if (!words.empty() && (words[0] == embed::start_word::ready || words[0] == embed::start_word::exited))
         return {};
     if (program && words.starts_with(embed::start_word::exec))
         return {}; // executed, or not executable (126, 127), as a shell would say
-    if (ended_by_request(exit))
+    if (ended_by_request(stop))
         return {}; // ended by importscope (or its user) before the target started: a Ctrl-C in site
     if (start_failed(words))
         return failed_start_message(words);
-    return fmt::format("the worker {} before {}", report::describe_exit(exit),
+    return fmt::format("the worker {} before {}", report::describe_exit(exit, stop),
                        program ? "it executed the program" : "the interpreter was ready to run the target");
 }
 
-std::string interrupted_start(const std::string& words, const report::ExitInfo& exit)
+std::string interrupted_start(const std::string& words, const RunStop& stop)
 {
-    if (!ended_by_request(exit) || !start_failed(words))
+    if (!ended_by_request(stop) || !start_failed(words))
         return {};
     return fmt::format("the run was ended during the interpreter's start-up, which then failed: {}",
                        failed_start_message(words));

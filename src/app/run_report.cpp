@@ -21,7 +21,8 @@ nlohmann::json make_report(const RunRequest& request, const report::RunInfo& inf
     // The module records go from the model straight into the file's text (report_writer.cpp).
     nlohmann::json report_json = report::build_report(info, model, conclusions);
     outcome = report::decide_outcome(
-        {failures, request.gate.count(conclusions.findings), info.exit, request.options.ignore_target_status, not_executed});
+        {failures, request.gate.count(conclusions.findings), info.exit, info.stop, request.options.ignore_target_status,
+         not_executed});
     report_json["run"]["outcome"] = outcome;
     report::redact_secrets(report_json);
     if (request.redaction)

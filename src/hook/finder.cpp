@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
-#include <cstring>
 
 namespace importscope::hook {
 
@@ -104,9 +103,9 @@ PyObject* fallback_find_spec(PyObject* name)
     return PyObject_CallMethod(finder, "find_spec", "OO", name, path.get());
 }
 
-bool should_record(PyObject* name, const char* kind)
+bool should_record(PyObject* name, LoaderKind kind)
 {
-    if (std::strcmp(kind, "extension") == 0)
+    if (kind == LoaderKind::extension)
         return true; // duplicate detection covers every extension
     Py_ssize_t size = 0;
     const char* utf8 = PyUnicode_AsUTF8AndSize(name, &size);
@@ -177,13 +176,13 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
         return spec.release();
     }
     if (loader.get() == Py_None) {
-        if (should_record(name, "namespace"))
+        if (should_record(name, LoaderKind::namespace_package))
             record_namespace_package(spec.get(), name);
         return spec.release();
     }
-    const char* kind = loader_kind(loader.get());
+    const LoaderKind kind = loader_kind(loader.get());
     bool record = should_record(name, kind);
-    if (std::strcmp(kind, "source") == 0 || std::strcmp(kind, "bytecode") == 0)
+    if (kind == LoaderKind::source || kind == LoaderKind::bytecode)
         record = found_under_another_name(spec.get(), name, kind, record) || record; // the double import trap
     if (record && has_exec_module(loader.get())) {
         if (!wrap_spec_loader(spec.get(), loader.get(), name, kind))

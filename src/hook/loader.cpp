@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <cassert>
 #include <cstring>
+#include <new>
+#include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -29,19 +31,26 @@ using capi::PyRef;
 
 namespace {
 
+/// What a LoaderWrapper knows of its load. A C++ object inside the Python one: new_wrapper
+/// constructs it in place and the type's tp_dealloc destroys it before tp_free. Nothing in it
+/// allocates until an extension's init warns or gives back a module named otherwise.
+struct WrappedLoad {
+    PyRef wrapped;         // the original loader
+    PyRef name;            // the module name
+    std::uint64_t id = 0;  // pairs the journal's begin and end events
+    std::int64_t begin_ns = 0;
+    int pid = 0; // the process that began the load; a fork in the middle ends it in the parent only
+    LoaderKind kind = LoaderKind::other;
+    bool begun = false;
+    bool ended = false;
+    bool by_path = false;                       // an extension loaded by _imp.create_dynamic outside the finder's wrapper
+    std::vector<std::string> warnings;          // what an extension's init warned
+    std::optional<std::string> existing_module; // the name of the module an extension's init gave back
+};
+
 /// Wraps a module's loader for the duration of one load.
 struct LoaderWrapper {
-    PyObject_HEAD PyObject* wrapped; // the original loader (owned)
-    PyObject* name;                  // the module name (owned)
-    std::uint64_t id;                // pairs the journal's begin and end events
-    std::int64_t begin_ns;
-    int pid; // the process that began the load; a fork in the middle ends it in the parent only
-    bool begun;
-    bool ended;
-    bool by_path; // an extension loaded by _imp.create_dynamic outside the finder's wrapper
-    const char* kind;                    // loader_kind() of the wrapped loader (a static string)
-    std::vector<std::string>* warnings;  // what an extension's init warned (owned; null until it warns)
-    std::string* existing_module;        // the name of the module an extension's init gave back (owned; or null)
+    PyObject_HEAD WrappedLoad load;
 };
 
 /// Calls `load` (the wrapped create_module or exec_module) and, for an extension, keeps what its
@@ -49,17 +58,11 @@ struct LoaderWrapper {
 template <typename Load>
 PyObject* load_keeping_warnings(LoaderWrapper* self, Load&& load)
 {
-    if (std::strcmp(self->kind, "extension") != 0)
+    if (self->load.kind != LoaderKind::extension)
         return load();
     InitWarnings warnings;
     PyObject* result = load();
-    std::vector<std::string> seen;
-    warnings.finish(seen);
-    if (!seen.empty()) {
-        if (!self->warnings)
-            self->warnings = new std::vector<std::string>();
-        self->warnings->insert(self->warnings->end(), seen.begin(), seen.end());
-    }
+    warnings.finish(self->load.warnings);
     return result;
 }
 
@@ -105,7 +108,7 @@ void loader_type_name_into(std::string& out, PyObject* loader)
 /// dot. `name` is the spec's, which the finder was asked for.
 void spec_parent_into(std::string& out, PyObject* spec, const std::string& name)
 {
-    if (std::strcmp(Py_TYPE(spec)->tp_name, "ModuleSpec") != 0) {
+    if (std::string_view(Py_TYPE(spec)->tp_name) != "ModuleSpec") {
         capi::attribute_text_into(out, spec, "parent"); // another spec class may define it otherwise
         return;
     }
@@ -169,25 +172,25 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     journal::ImportBegin& e = *begin;
     e.pid = journal.pid();
     e.seq = journal.next_seq();
-    e.id = self->id;
-    capi::to_utf8_into(e.name, self->name);
-    e.kind.assign(self->kind);
+    e.id = self->load.id;
+    capi::to_utf8_into(e.name, self->load.name.get());
+    e.kind.assign(to_string(self->load.kind));
     capi::attribute_text_into(e.origin, spec, "origin");
     e.realpath.clear();
     e.identity.reset();
     spec_parent_into(e.parent, spec, e.name);
-    loader_type_name_into(e.loader, self->wrapped);
+    loader_type_name_into(e.loader, self->load.wrapped.get());
     e.stdlib = is_stdlib_name(e.name);
     e.late = false;
-    e.by_path = self->by_path;
+    e.by_path = self->load.by_path;
     // May run Python code: before the stack, which goes straight out.
-    if (!self->by_path)
+    if (!self->load.by_path)
         note_installations(e.name);
     capture_import_stack_into(e.stack);
-    self->begun = true;
-    self->pid = journal.pid();
-    self->begin_ns = monotonic_ns();
-    e.mono_ns = self->begin_ns;
+    self->load.begun = true;
+    self->load.pid = journal.pid();
+    self->load.begin_ns = monotonic_ns();
+    e.mono_ns = self->load.begin_ns;
     append_with_stack(e);
 }
 
@@ -195,29 +198,27 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
 void record_end(LoaderWrapper* self, PyObject* exception)
 {
     JournalWriter& journal = JournalWriter::instance();
-    if (self->ended || self->pid != journal.pid())
+    if (self->load.ended || self->load.pid != journal.pid())
         return;
-    self->ended = true;
+    self->load.ended = true;
     resolve_failed_loads(exception);
     journal::ImportEnd e;
     e.pid = journal.pid();
     e.seq = journal.next_seq();
-    e.id = self->id;
+    e.id = self->load.id;
     e.mono_ns = monotonic_ns();
     if (exception) {
         const capi::DescribedException d = capi::describe_exception(exception);
         e.error = journal::ExceptionInfo{d.type_name, d.message, d.traceback};
         note_type_owners(d.message);
-        if (std::strcmp(self->kind, "extension") == 0)
-            hold_failed_load(self->id, exception);
+        if (self->load.kind == LoaderKind::extension)
+            hold_failed_load(self->load.id, exception);
     }
-    if (self->warnings) {
-        e.warnings = std::move(*self->warnings);
-        for (const std::string& warning : e.warnings)
-            note_type_owners(warning);
-    }
-    if (self->existing_module)
-        e.existing_module = std::move(*self->existing_module);
+    e.warnings = std::move(self->load.warnings);
+    for (const std::string& warning : e.warnings)
+        note_type_owners(warning);
+    if (self->load.existing_module)
+        e.existing_module = std::move(*self->load.existing_module);
     journal.append(std::move(e));
 }
 
@@ -228,7 +229,7 @@ void give_back_loader(LoaderWrapper* self, PyObject* holder, const char* attribu
         return;
     PyRef current = PyRef::steal(capi::get_attribute(holder, attribute));
     if (current.get() == reinterpret_cast<PyObject*>(self))
-        capi::set_attribute(holder, attribute, self->wrapped);
+        capi::set_attribute(holder, attribute, self->load.wrapped.get());
     PyErr_Clear();
 }
 
@@ -236,7 +237,7 @@ void give_back_loader(LoaderWrapper* self, PyObject* holder, const char* attribu
 /// module made already, under that name (Cython's guard), and the import binds it to a second name.
 void note_existing_module(LoaderWrapper* self, PyObject* module)
 {
-    if (std::strcmp(self->kind, "extension") != 0 || !PyModule_Check(module))
+    if (self->load.kind != LoaderKind::extension || !PyModule_Check(module))
         return;
     PyObject* name = PyModule_GetNameObject(module);
     if (!name) {
@@ -244,22 +245,22 @@ void note_existing_module(LoaderWrapper* self, PyObject* module)
         return;
     }
     PyRef owned = PyRef::steal(name);
-    if (PyUnicode_Compare(name, self->name) != 0 && !PyErr_Occurred())
-        self->existing_module = new std::string(capi::to_utf8(name));
+    if (PyUnicode_Compare(name, self->load.name.get()) != 0 && !PyErr_Occurred())
+        self->load.existing_module = capi::to_utf8(name);
     PyErr_Clear();
 }
 
 PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
 {
     LoaderWrapper* self = as_wrapper(self_object);
-    if (!self->begun) {
+    if (!self->load.begun) {
         try {
             record_begin(self, spec);
         } catch (...) {
         }
         PyErr_Clear();
     }
-    PyRef method = PyRef::steal(capi::get_attribute(self->wrapped, "create_module"));
+    PyRef method = PyRef::steal(capi::get_attribute(self->load.wrapped.get(), "create_module"));
     if (!method || (PyMethod_Check(method.get()) && PyMethod_GET_FUNCTION(method.get()) == default_create_module())) {
         // Loaders may omit create_module, and importlib's own returns None: default module
         // creation, without a call.
@@ -288,7 +289,7 @@ PyObject* wrapper_exec_module(PyObject* self_object, PyObject* module)
     LoaderWrapper* self = as_wrapper(self_object);
     PyRef spec = PyRef::steal(capi::get_attribute(module, "__spec__"));
     PyErr_Clear();
-    if (!self->begun && spec) {
+    if (!self->load.begun && spec) {
         // importlib.reload() executes without creating.
         try {
             record_begin(self, spec.get());
@@ -298,8 +299,8 @@ PyObject* wrapper_exec_module(PyObject* self_object, PyObject* module)
     }
     PyObject* exec_name = capi::interned("exec_module");
     PyRef result = PyRef::steal(load_keeping_warnings(self, [&] {
-        return exec_name ? PyObject_CallMethodOneArg(self->wrapped, exec_name, module)
-                         : PyObject_CallMethod(self->wrapped, "exec_module", "O", module);
+        return exec_name ? PyObject_CallMethodOneArg(self->load.wrapped.get(), exec_name, module)
+                         : PyObject_CallMethod(self->load.wrapped.get(), "exec_module", "O", module);
     }));
     PyRef exception = result ? PyRef() : PyRef::steal(capi::compat::fetch_exception());
     give_back_loader(self, module, "__loader__");
@@ -320,21 +321,18 @@ PyObject* wrapper_getattro(PyObject* self, PyObject* name)
     if (!PyErr_ExceptionMatches(PyExc_AttributeError))
         return nullptr;
     PyErr_Clear();
-    return PyObject_GetAttr(as_wrapper(self)->wrapped, name);
+    return PyObject_GetAttr(as_wrapper(self)->load.wrapped.get(), name);
 }
 
 PyObject* wrapper_repr(PyObject* self)
 {
-    return PyObject_Repr(as_wrapper(self)->wrapped);
+    return PyObject_Repr(as_wrapper(self)->load.wrapped.get());
 }
 
 void wrapper_dealloc(PyObject* self_object)
 {
     LoaderWrapper* self = as_wrapper(self_object);
-    Py_XDECREF(self->wrapped);
-    Py_XDECREF(self->name);
-    delete self->warnings;
-    delete self->existing_module;
+    self->load.~WrappedLoad();
     PyTypeObject* type = Py_TYPE(self_object);
     type->tp_free(self_object);
     Py_DECREF(type);
@@ -360,25 +358,18 @@ PyType_Spec g_wrapper_spec = {
 };
 
 /// A wrapper around `loader` for one load of `name` (a new reference), or null with a Python error.
-PyRef new_wrapper(PyObject* loader, PyObject* name, const char* kind)
+PyRef new_wrapper(PyObject* loader, PyObject* name, LoaderKind kind)
 {
     assert(g_wrapper_type);
     auto* wrapper = PyObject_New(LoaderWrapper, g_wrapper_type);
     if (!wrapper)
         return PyRef();
-    Py_INCREF(loader);
-    Py_INCREF(name);
-    wrapper->wrapped = loader;
-    wrapper->name = name;
-    wrapper->id = JournalWriter::instance().next_import_id();
-    wrapper->begin_ns = 0;
-    wrapper->pid = 0;
-    wrapper->begun = false;
-    wrapper->ended = false;
-    wrapper->by_path = false;
-    wrapper->kind = kind;
-    wrapper->warnings = nullptr;
-    wrapper->existing_module = nullptr;
+    // PyObject_New made the head alone; from here on tp_dealloc destroys what is made here.
+    WrappedLoad* load = new (&wrapper->load) WrappedLoad; // NOLINT(cppcoreguidelines-owning-memory): in place
+    load->wrapped = PyRef::borrow(loader);
+    load->name = PyRef::borrow(name);
+    load->id = JournalWriter::instance().next_import_id();
+    load->kind = kind;
     return PyRef::steal(reinterpret_cast<PyObject*>(wrapper));
 }
 
@@ -418,13 +409,13 @@ PyObject* record_load_by_path(PyObject* spec, PyObject* name, Load&& load)
 {
     PyRef loader = PyRef::steal(capi::get_attribute(spec, "loader"));
     PyErr_Clear();
-    PyRef wrapper = new_wrapper(loader ? loader.get() : Py_None, name, "extension");
+    PyRef wrapper = new_wrapper(loader ? loader.get() : Py_None, name, LoaderKind::extension);
     if (!wrapper) {
         PyErr_Clear();
         return load();
     }
     LoaderWrapper* self = as_wrapper(wrapper.get());
-    self->by_path = true;
+    self->load.by_path = true;
     try {
         record_begin(self, spec);
     } catch (...) {
@@ -509,24 +500,24 @@ void record_loads_by_path()
     replace_imp_function(imp.get(), "exec_dynamic", &g_exec_dynamic_def, g_exec_dynamic);
 }
 
-const char* loader_kind(PyObject* loader)
+LoaderKind loader_kind(PyObject* loader)
 {
     const std::string_view name = type_name_of(loader);
     if (name == "ExtensionFileLoader")
-        return "extension";
+        return LoaderKind::extension;
     if (name == "SourceFileLoader")
-        return "source";
+        return LoaderKind::source;
     if (name == "SourcelessFileLoader")
-        return "bytecode";
+        return LoaderKind::bytecode;
     if (name == "NamespaceLoader" || name == "_NamespaceLoader")
-        return "namespace";
+        return LoaderKind::namespace_package;
     if (name == "BuiltinImporter")
-        return "builtin";
+        return LoaderKind::builtin;
     if (name == "FrozenImporter")
-        return "frozen";
+        return LoaderKind::frozen;
     if (name == "zipimporter")
-        return "zip";
-    return "other";
+        return LoaderKind::zip;
+    return LoaderKind::other;
 }
 
 bool ready_loader_type(PyObject* module)
@@ -543,7 +534,7 @@ bool ready_loader_type(PyObject* module)
     return true;
 }
 
-bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, const char* kind)
+bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, LoaderKind kind)
 {
     PyRef wrapper = new_wrapper(loader, name, kind);
     return wrapper && capi::set_attribute(spec, "loader", wrapper.get()) == 0;
@@ -562,7 +553,7 @@ void record_namespace_package(PyObject* spec, PyObject* name)
     begin.seq = journal.next_seq();
     begin.id = journal.next_import_id();
     begin.name = capi::to_utf8(name);
-    begin.kind = "namespace";
+    begin.kind = to_string(LoaderKind::namespace_package);
     begin.loader = "NamespaceLoader";
     begin.parent = begin.name; // ModuleSpec.parent, as for every record: a package is its own
     PyRef iterator = PyRef::steal(PyObject_GetIter(locations.get()));

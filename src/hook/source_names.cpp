@@ -64,7 +64,7 @@ bool loaded_from(PyObject* name, std::string_view origin)
 }
 
 /// The earlier, unrecorded import of `first`, journalled now: a begin and an end, marked late.
-void record_late(const FirstFind& first, std::string_view origin, const char* kind)
+void record_late(const FirstFind& first, std::string_view origin, LoaderKind kind)
 {
     JournalWriter& journal = JournalWriter::instance();
     if (!journal.is_open())
@@ -75,9 +75,9 @@ void record_late(const FirstFind& first, std::string_view origin, const char* ki
     begin.id = journal.next_import_id();
     begin.mono_ns = first.mono_ns;
     begin.name = capi::to_utf8(first.name);
-    begin.kind = kind;
+    begin.kind = to_string(kind);
     begin.origin = std::string(origin);
-    begin.loader = std::string_view(kind) == "bytecode" ? "SourcelessFileLoader" : "SourceFileLoader";
+    begin.loader = kind == LoaderKind::bytecode ? "SourcelessFileLoader" : "SourceFileLoader";
     const bool package = origin.ends_with("/__init__.py") || origin.ends_with("/__init__.pyc");
     begin.parent = package ? begin.name : begin.name.substr(0, begin.name.rfind('.') == std::string::npos ? 0 : begin.name.rfind('.'));
     begin.late = true;
@@ -93,7 +93,7 @@ void record_late(const FirstFind& first, std::string_view origin, const char* ki
 
 } // namespace
 
-bool found_under_another_name(PyObject* spec, PyObject* name, const char* kind, bool recorded)
+bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, bool recorded)
 {
     PyRef origin_object = PyRef::steal(capi::get_attribute(spec, "origin"));
     const std::string_view origin = origin_text(origin_object.get());

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "hook/loader.hpp"
+
 #include <Python.h>
 
 /// One source file found under two module names in one process (the double import trap), whatever
@@ -12,7 +14,7 @@ namespace importscope::hook {
 /// import is to be recorded, and the earlier one, if it was not, has just been journalled late (a
 /// begin and an end marked `late`, without a stack) while its module is in sys.modules. Needs the
 /// GIL; never raises.
-bool found_under_another_name(PyObject* spec, PyObject* name, const char* kind, bool recorded);
+bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, bool recorded);
 
 /// In a forked child: its journal is new, so the files found before it are not in it.
 void forget_source_names();

@@ -72,10 +72,10 @@ int outcome_rank(const std::optional<Outcome>& outcome)
     return -1;
 }
 
-void merge_causes(std::vector<Cause>& merged, const std::vector<Cause>& causes)
+void merge_causes(std::vector<ReportedCause>& merged, const std::vector<ReportedCause>& causes)
 {
-    for (const Cause& cause : causes) {
-        auto same = std::find_if(merged.begin(), merged.end(), [&](const Cause& c) { return c.id == cause.id; });
+    for (const ReportedCause& cause : causes) {
+        auto same = std::find_if(merged.begin(), merged.end(), [&](const ReportedCause& c) { return c.id == cause.id; });
         if (same == merged.end()) {
             merged.push_back(cause);
             continue;
@@ -89,7 +89,7 @@ void merge_causes(std::vector<Cause>& merged, const std::vector<Cause>& causes)
     }
 }
 
-void shift_frame_indexes(ModuleRecord& record, std::uint64_t first)
+void shift_frame_indexes(ReportedModule& record, std::uint64_t first)
 {
     for (std::uint64_t& index : record.stack)
         index += first;
@@ -168,7 +168,7 @@ void ReportMerge::add_run(const Document& report, const std::string& source)
     }
     for (const journal::Frame& frame : report.frames)
         m_frames->record(json(frame));
-    for (ModuleRecord module : report.modules) {
+    for (ReportedModule module : report.modules) {
         module.host = host;
         shift_frame_indexes(module, m_frame_count);
         m_summary.extension_inits += module.initialized_extension ? 1 : 0;

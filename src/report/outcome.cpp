@@ -15,7 +15,7 @@ constexpr int k_reserved_high = static_cast<int>(ExitStatus::not_found);
 constexpr int k_reserved_stand_in = 1;
 
 /// The status a shell would give for the target's end, with its phrase; 0 for a success.
-std::pair<int, std::string> target_status(const ExitInfo& exit)
+std::pair<int, std::string> target_status(const ProcessExit& exit, const RunStop& stop)
 {
     if (exit.signal)
         return {128 + *exit.signal, fmt::format("the target was killed by {}", signal_name(*exit.signal))};
@@ -26,9 +26,9 @@ std::pair<int, std::string> target_status(const ExitInfo& exit)
                             code, k_reserved_stand_in, k_reserved_low, k_reserved_high)};
     if (code != 0)
         return {code, fmt::format("the target exited with status {}", code)};
-    if (exit.forwarded_signal)
-        return {128 + *exit.forwarded_signal,
-                fmt::format("importscope passed on {} and the target ended", signal_name(*exit.forwarded_signal))};
+    if (stop.forwarded_signal)
+        return {128 + *stop.forwarded_signal,
+                fmt::format("importscope passed on {} and the target ended", signal_name(*stop.forwarded_signal))};
     return {0, ""};
 }
 
@@ -68,10 +68,10 @@ Outcome decide_status(const OutcomeInputs& inputs)
                           "importscope could not execute the program, with no finding that --fail-on selects");
     if (inputs.ignore_target_status)
         return outcome_of(0, "ok", "no finding that --fail-on selects (the target's own status is ignored)");
-    if (inputs.target.timed_out)
+    if (inputs.stop.timed_out)
         return outcome_of(static_cast<int>(ExitStatus::timed_out), "timed-out",
                           "the target ran past --timeout, with no finding that --fail-on selects");
-    if (const auto [status, phrase] = target_status(inputs.target); status != 0)
+    if (const auto [status, phrase] = target_status(inputs.target, inputs.stop); status != 0)
         return outcome_of(status, "target-failed", fmt::format("{}, with no finding that --fail-on selects", phrase));
     return outcome_of(0, "ok", "the target succeeded, with no finding that --fail-on selects");
 }

@@ -45,7 +45,7 @@ void check_references(const Document& document)
         throw std::invalid_argument(document.run ? "it has both \"run\" and \"scan\"" : "it has no \"run\"");
     const std::size_t size = document.frames.size();
     const auto names_a_frame = [&](const std::optional<std::uint64_t>& index) { return !index || *index < size; };
-    for (const ModuleRecord& m : document.modules) {
+    for (const ReportedModule& m : document.modules) {
         if (!std::all_of(m.stack.begin(), m.stack.end(), [&](std::uint64_t i) { return i < size; }))
             throw std::invalid_argument("a module record's stack names a frame that \"frames\" does not hold");
         if (!names_a_frame(m.call_site) || !names_a_frame(m.caught_at))

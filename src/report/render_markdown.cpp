@@ -36,12 +36,12 @@ std::string site_of(const json& load)
 }
 
 /// Each root cause with its fix, and how many of the findings below it explains.
-std::string causes_section(const std::vector<Cause>& causes)
+std::string causes_section(const std::vector<ReportedCause>& causes)
 {
     if (causes.empty())
         return {};
     std::string out = "## Root causes\n\n";
-    for (const Cause& cause : causes)
+    for (const ReportedCause& cause : causes)
         out += fmt::format("### {}: {}\n\n{}\n\nIt explains {} of the findings below (caused by {}).\n\n"
                            "{}",
                            analysis::to_string(cause.severity), markdown_text(cause.kind), markdown_text(cause.message),
@@ -104,7 +104,7 @@ std::string scan_rows(const Scan& scan)
 /// The table's rows of a run: the target, how it ended, what was recorded.
 std::string run_rows(const Run& run, const Summary& summary)
 {
-    const Target& target = run.target;
+    const ReportedTarget& target = run.target;
     std::string command = target.kind == "module"    ? "-m " + target.value
                           : target.kind == "command" ? "-c ..."
                                                      : target.value;

@@ -42,7 +42,7 @@ std::string signal_name(int signal)
     return fmt::format("signal {}", signal);
 }
 
-std::string describe_exit(const ExitInfo& exit)
+std::string describe_exit(const ProcessExit& exit, const RunStop& stop)
 {
     std::string text;
     if (exit.signal)
@@ -51,17 +51,17 @@ std::string describe_exit(const ExitInfo& exit)
         text = fmt::format("exited with status {}", *exit.code);
     else
         text = "ended in an unknown way";
-    if (exit.how == "os._exit")
+    if (exit.how == ExitKnownBy::os_exit)
         text += " (os._exit)";
-    else if (exit.how == "killed")
+    else if (exit.how == ExitKnownBy::killed)
         text += " by importscope at the end of the run";
-    if (exit.timed_out)
+    if (stop.timed_out)
         text += " after the timeout";
-    else if (exit.stopped_on_finding)
+    else if (stop.stopped_on_finding)
         text += " after the first error finding (--stop-on-finding)";
-    else if (exit.forwarded_signal)
-        text += fmt::format(" after importscope passed on {}", signal_name(*exit.forwarded_signal));
-    if (exit.grace_over)
+    else if (stop.forwarded_signal)
+        text += fmt::format(" after importscope passed on {}", signal_name(*stop.forwarded_signal));
+    if (stop.grace_over && stop.forwarded_signal == SIGTERM)
         text += ": it did not end after SIGTERM within the grace period of 10 s";
     return text;
 }
@@ -84,30 +84,28 @@ json optional_json(const auto& value)
     return value ? json(*value) : json(nullptr);
 }
 
-/// How a process ended, as the report says it; `exception` is the run's (a process gives its own as
-/// uncaught_exception).
-Exit exit_record(const ExitInfo& exit, std::optional<journal::ExceptionInfo> exception = std::nullopt)
+/// How a process ended, as the report says it; `stop` and `exception` are the run's (a process
+/// gives its own exception as uncaught_exception).
+Exit exit_record(const ProcessExit& exit, const RunStop& stop = {},
+                 std::optional<journal::ExceptionInfo> exception = std::nullopt)
 {
     Exit out;
-    out.code = exit.code;
-    out.signal = exit.signal;
+    out.process = exit;
     if (exit.signal)
         out.signal_name = signal_name(*exit.signal);
-    out.core_dumped = exit.core_dumped;
-    out.timed_out = exit.timed_out;
-    out.stopped_on_finding = exit.stopped_on_finding;
-    if (exit.forwarded_signal)
-        out.forwarded_signal = signal_name(*exit.forwarded_signal);
-    out.how = exit.how.empty() ? "waited" : exit.how;
-    out.description = describe_exit(exit);
+    out.timed_out = stop.timed_out;
+    out.stopped_on_finding = stop.stopped_on_finding;
+    if (stop.forwarded_signal)
+        out.forwarded_signal = signal_name(*stop.forwarded_signal);
+    out.description = describe_exit(exit, stop);
     out.exception = std::move(exception);
     return out;
 }
 
 /// A process's "exit": the run's form of it but the exception.
-json process_exit_json(const ExitInfo& exit)
+json process_exit_json(const ProcessExit& exit, const RunStop& stop = {})
 {
-    json out = exit_record(exit);
+    json out = exit_record(exit, stop);
     out.erase("exception");
     return out;
 }
@@ -116,22 +114,17 @@ json process_exit_json(const ExitInfo& exit)
 
 namespace {
 
-Cause reported_cause(const analysis::RootCause& cause)
+ReportedCause reported_cause(const analysis::RootCause& cause)
 {
     return {cause.id,      cause.kind,   cause.severity, cause.pids,
             cause.message, cause.advice, cause.evidence, cause.findings.size()};
 }
 
 /// How a process other than the main one ended: as it recorded itself, else as importscope saw it.
-std::optional<ExitInfo> other_process_exit(const analysis::ProcessRecord& p, const RunInfo& run)
+std::optional<ProcessExit> other_process_exit(const analysis::ProcessRecord& p, const RunInfo& run)
 {
-    if (p.end) {
-        ExitInfo exit;
-        exit.code = p.end->code;
-        exit.signal = p.end->signal;
-        exit.how = p.end->how;
-        return exit;
-    }
+    if (p.end)
+        return p.end;
     if (const auto it = run.seen_ends.find(p.pid); it != run.seen_ends.end())
         return it->second;
     return std::nullopt;
@@ -184,11 +177,11 @@ json process_json(const analysis::ProcessRecord& p, const analysis::ProcessEnvir
                  {"uncaught_exception", optional_json(p.uncaught)}};
     if (is_main) {
         process["ended_at"] = iso_time(run.ended_ns);
-        process["exit"] = process_exit_json(run.exit);
+        process["exit"] = process_exit_json(run.exit, run.stop);
     } else if (const auto exit = other_process_exit(p, run)) {
         process["exit"] = process_exit_json(*exit);
-        if (p.end && p.end->wall_ns)
-            process["ended_at"] = iso_time(p.end->wall_ns);
+        if (p.end && p.end_wall_ns)
+            process["ended_at"] = iso_time(p.end_wall_ns);
     }
     add_environment_reads(process, reads);
     return process;
@@ -236,7 +229,7 @@ Run run_record(const RunInfo& run, const analysis::ProcessRecord* main_process)
     out.started_at = iso_time(run.started_ns);
     out.ended_at = iso_time(run.ended_ns);
     out.duration_s = static_cast<double>(run.ended_ns - run.started_ns) / 1e9;
-    out.exit = exit_record(run.exit, main_process ? main_process->uncaught : std::nullopt);
+    out.exit = exit_record(run.exit, run.stop, main_process ? main_process->uncaught : std::nullopt);
     return out;
 }
 
@@ -276,7 +269,7 @@ json build_report(const RunInfo& run, const analysis::RunModel& model, const ana
         if (is_main)
             main_process = &p;
     }
-    std::vector<Cause> causes;
+    std::vector<ReportedCause> causes;
     for (const auto& cause : conclusions.causes)
         causes.push_back(reported_cause(cause));
     return json{

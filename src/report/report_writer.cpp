@@ -292,9 +292,9 @@ private:
 /// The report's "frames": each frame that a module record names, written once, in the order the
 /// records first name it; and each record's stack, call_site and caught_at as indexes into it,
 /// found once, here, and read back in order as the records are written.
-class FrameTable {
+class ReportFrames {
 public:
-    explicit FrameTable(std::span<const analysis::ModuleRecord* const> records)
+    explicit ReportFrames(std::span<const analysis::ModuleRecord* const> records)
     {
         FrameIndexes indexes(m_frames);
         m_first.reserve(records.size() + 1);
@@ -324,7 +324,7 @@ private:
 };
 
 /// One module record (docs/report-format.md), keys sorted; `frames`: the indexes of its frames in
-/// the report's "frames", its stack's and then its caught_at's (FrameTable::indexes_of).
+/// the report's "frames", its stack's and then its caught_at's (ReportFrames::indexes_of).
 void write_module(RecordStream& j, std::span<const std::uint32_t> frames, const analysis::ModuleRecord& r)
 {
     const std::size_t depth = r.stack.size();
@@ -478,7 +478,7 @@ void ReportWriter::write_records(std::span<const analysis::ModuleRecord* const> 
     m_records_written = true;
     TreeStream& j = m_stream->json;
     const PathRedaction* redaction = m_stream->redaction;
-    const FrameTable frames(records);
+    const ReportFrames frames(records);
     write_head(j, k_schema, [&](std::string_view key) {
         if (key == "frames")
             write_records_of(j, key, frames.frames(), redaction,

@@ -301,7 +301,7 @@ std::string kinds_text(const std::vector<ReportedFinding>& findings, const std::
 
 /// A root cause: what it is, where it was set, its one fix; then the findings it explains, the first
 /// error whole and the others a line each (the report has them all).
-std::string cause_text(const Document& report, const Cause& cause, std::vector<bool>& shown, const Painter& paint)
+std::string cause_text(const Document& report, const ReportedCause& cause, std::vector<bool>& shown, const Painter& paint)
 {
     constexpr std::size_t k_listed = 8;
     const auto& findings = report.findings;
@@ -398,7 +398,7 @@ std::string render_summary(const Document& report, bool color)
         for (std::size_t i = 0; i < findings.size(); ++i)
             shown[i] = !keys.insert(finding_key(findings[i])).second;
     }
-    for (const Cause& cause : report.causes)
+    for (const ReportedCause& cause : report.causes)
         out += cause_text(report, cause, shown, paint);
     for (std::size_t i = 0; i < findings.size(); ++i)
         if (!shown[i])

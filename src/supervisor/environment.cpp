@@ -164,7 +164,7 @@ Fingerprint::Fingerprint(const std::string& python_executable, const std::string
     m_pid = pid;
 }
 
-nlohmann::json Fingerprint::finish(std::map<int, WaitStatus>& reaped, double timeout_s)
+nlohmann::json Fingerprint::finish(std::map<int, ProcessExit>& reaped, double timeout_s)
 {
     if (m_cached.is_object())
         return m_cached;

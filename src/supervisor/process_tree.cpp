@@ -221,12 +221,12 @@ bool shares_parent_memory(int pid)
     return parent > 0 && ::syscall(SYS_kcmp, pid, parent, KCMP_VM, 0, 0) == 0;
 }
 
-std::optional<SeenPython> describe_if_python(int pid)
+std::optional<ObservedPython> describe_if_python(int pid)
 {
     std::string executable = executable_of(pid);
     if (!std::filesystem::path(executable).filename().string().starts_with("python") || shares_parent_memory(pid))
         return std::nullopt;
-    SeenPython seen;
+    ObservedPython seen;
     seen.pid = pid;
     seen.ppid = parent_of(pid);
     seen.executable = std::move(executable);
@@ -248,12 +248,12 @@ std::optional<SeenPython> describe_if_python(int pid)
     return seen;
 }
 
-std::optional<SeenLauncher> describe_if_launcher(int pid)
+std::optional<ObservedLauncher> describe_if_launcher(int pid)
 {
     std::string executable = executable_of(pid);
     if (!task_launcher_named(file_name_of(executable)))
         return std::nullopt;
-    return SeenLauncher{pid, parent_of(pid), std::move(executable), proc_strings(pid, "cmdline")};
+    return ObservedLauncher{pid, parent_of(pid), "seen running", std::move(executable), proc_strings(pid, "cmdline")};
 }
 
 void ProgramWatch::look(const std::vector<int>& descendants)
@@ -271,14 +271,14 @@ void ProgramWatch::look(const std::vector<int>& descendants)
     }
 }
 
-std::vector<SeenPython> ProgramWatch::pythons() const
+std::vector<ObservedPython> ProgramWatch::pythons() const
 {
     return m_pythons;
 }
 
-std::vector<SeenLauncher> ProgramWatch::launchers() const
+std::vector<ObservedLauncher> ProgramWatch::launchers() const
 {
-    std::vector<SeenLauncher> all;
+    std::vector<ObservedLauncher> all;
     for (const auto& [pid, seen] : m_launchers)
         all.push_back(seen);
     return all;

@@ -37,18 +37,6 @@ std::int64_t seconds_to_ns(double s)
     return static_cast<std::int64_t>(s * 1e9);
 }
 
-WaitStatus to_wait_status(int status)
-{
-    WaitStatus w;
-    if (WIFEXITED(status))
-        w.code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) {
-        w.signal = WTERMSIG(status);
-        w.core_dumped = WCOREDUMP(status);
-    }
-    return w;
-}
-
 /// The escalation that ends the tree: a first signal, then SIGKILL once the grace period is over.
 class Ending {
 public:
@@ -119,7 +107,7 @@ public:
         m_not_of_the_tree.insert(m_guardian.pid());
     }
 
-    ProcessEnd run(const std::function<void(int start_fd)>& child_main)
+    SupervisedRun run(const std::function<void(int start_fd)>& child_main)
     {
         start(child_main);
         if (m_options.after_start)
@@ -209,7 +197,7 @@ private:
         if (pid == m_guardian.pid())
             replace_guardian(status);
         else
-            m_end.reaped[pid] = to_wait_status(status);
+            m_end.reaped[pid] = ProcessExit::from_wait_status(status, ExitKnownBy::reaped);
     }
 
     /// At a natural end: descendants still running get SIGTERM and up to the grace period to end.
@@ -235,7 +223,7 @@ private:
     /// another takes its place at once, so that importscope's own death still ends the tree.
     void replace_guardian(int status)
     {
-        GuardianEnd end{m_guardian.pid(), to_wait_status(status), -1};
+        GuardianEnd end{m_guardian.pid(), ProcessExit::from_wait_status(status), -1};
         end.replaced_by = m_guardian.replace();
         if (end.replaced_by > 0)
             m_not_of_the_tree.insert(end.replaced_by);
@@ -244,27 +232,24 @@ private:
 
     void record_main_end(int status)
     {
-        const WaitStatus w = to_wait_status(status);
-        m_end.code = w.code;
-        m_end.signal = w.signal;
-        m_end.core_dumped = w.core_dumped;
+        m_end.exit = ProcessExit::from_wait_status(status);
     }
 
     /// The timeout, the escalation to SIGKILL, and the tick (which may ask to end the tree).
     void act_on_time(std::int64_t now)
     {
-        if (now >= m_timeout_at && !m_end.timed_out && !m_ending->started()) {
-            m_end.timed_out = true;
+        if (now >= m_timeout_at && !m_end.stop.timed_out && !m_ending->started()) {
+            m_end.stop.timed_out = true;
             m_ending->start(SIGINT); // Python shows where it was with a KeyboardInterrupt traceback
         }
         if (now >= m_ending->kill_at()) {
-            m_end.grace_over = true;
+            m_end.stop.grace_over = true;
             m_ending->kill_now();
         }
         if (now >= m_next_tick) {
             m_next_tick = now + seconds_to_ns(m_options.tick_s);
             if (m_options.on_tick() && !m_ending->started()) {
-                m_end.stopped = true;
+                m_end.stop.stopped_on_finding = true;
                 m_ending->start(SIGTERM);
             }
         }
@@ -282,7 +267,7 @@ private:
     int next_signal()
     {
         const std::int64_t wake_at =
-            std::min({m_end.timed_out ? k_never : m_timeout_at, m_ending->kill_at(), m_next_tick, m_next_watch});
+            std::min({m_end.stop.timed_out ? k_never : m_timeout_at, m_ending->kill_at(), m_next_tick, m_next_watch});
         siginfo_t info{};
         if (wake_at == k_never)
             return sigwaitinfo(&m_signals.set(), &info);
@@ -297,8 +282,8 @@ private:
             ::kill(m_pid, received);
         if (role != SignalRole::forwarded)
             return;
-        if (!m_end.forwarded_signal && !m_ending->started()) {
-            m_end.forwarded_signal = received;
+        if (!m_end.stop.forwarded_signal && !m_ending->started()) {
+            m_end.stop.forwarded_signal = received;
             // A target that ignores SIGTERM gets SIGKILL after a grace period: whoever sent it wants
             // the run over. The others, Ctrl-C above all, are the target's to handle; a second one kills.
             if (received == SIGTERM)
@@ -324,7 +309,7 @@ private:
     void end_the_tree()
     {
         bool left_over = true; // whether a walk for what outlived the run is still due
-        if (m_end.timed_out || m_end.stopped || m_end.forwarded_signal) {
+        if (m_end.stop.timed_out || m_end.stop.stopped_on_finding || m_end.stop.forwarded_signal) {
             ::kill(-m_pid, SIGKILL); // what is left of the group was ours to end
         } else {
             // Let the rest of the group wind down (a resource tracker sees its pipe close).
@@ -348,7 +333,7 @@ private:
     Guardian m_guardian;
     std::set<int> m_not_of_the_tree;
     ProgramWatch m_programs;
-    ProcessEnd m_end;
+    SupervisedRun m_end;
     std::optional<Ending> m_ending;
     pid_t m_pid = 0;
     int m_start_fd = -1;
@@ -359,7 +344,7 @@ private:
 
 } // namespace
 
-ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const SuperviseOptions& options)
+SupervisedRun supervise(const std::function<void(int start_fd)>& child_main, const SuperviseOptions& options)
 {
     return Supervision(options).run(child_main);
 }

@@ -97,3 +97,21 @@ TEST_CASE("an end without a beginning is noted as a gap", "[model]")
     REQUIRE(model.problems.size() == 1);
     CHECK(model.problems[0].find("#77") != std::string::npos);
 }
+
+TEST_CASE("a process's recorded end is a ProcessExit; an end of no known kind is a gap, not an end", "[model]")
+{
+    testing::JournalBuilder quitting;
+    quitting.end_of_process("os._exit", 3);
+    const auto model = analysis::build_model(quitting.contents());
+    REQUIRE(model.processes.at(0).end);
+    CHECK(model.processes[0].end->how == ExitKnownBy::os_exit);
+    CHECK(model.processes[0].end->code == 3);
+    CHECK_FALSE(model.processes[0].end->signal);
+
+    testing::JournalBuilder vanishing;
+    vanishing.end_of_process("vanished", 0);
+    const auto odd = analysis::build_model(vanishing.contents());
+    CHECK_FALSE(odd.processes.at(0).end);
+    REQUIRE(odd.problems.size() == 1);
+    CHECK_THAT(odd.problems[0], Catch::Contains("\"vanished\""));
+}

@@ -36,7 +36,7 @@ TEST_CASE("one journal per process: processes in start order, each with its own 
     CHECK(model.processes[1].pid == 11);
     CHECK(model.processes[1].start_method == "spawn");
     REQUIRE(model.processes[1].end);
-    CHECK(model.processes[1].end->how == "signal");
+    CHECK(model.processes[1].end->how == ExitKnownBy::signal);
     CHECK(model.processes[1].end->signal == SIGABRT);
     CHECK_FALSE(model.processes[0].end);
     CHECK(model.modules.front().pid == 10);
@@ -96,7 +96,7 @@ TEST_CASE("the report gives each process the end it recorded or that importscope
     run.main_pid = 30;
     run.exit.code = 0;
     run.seen_ends[32].signal = SIGKILL;
-    run.seen_ends[32].how = "killed";
+    run.seen_ends[32].how = ExitKnownBy::killed;
     const auto r = report::build_report(run, model, analysis::conclude(model, {}));
     const auto& processes = r.at("processes");
     REQUIRE(processes.size() == 3);

@@ -72,21 +72,32 @@ TEST_CASE("a crashed run's report names the signal and the uncaught exception", 
 
 TEST_CASE("exit descriptions cover every ending", "[report]")
 {
-    report::ExitInfo exit;
-    exit.code = 3;
-    CHECK(report::describe_exit(exit) == "exited with status 3");
-    exit = {};
-    exit.signal = SIGINT;
-    exit.timed_out = true;
-    CHECK(report::describe_exit(exit) == "killed by SIGINT after the timeout");
-    exit = {};
-    exit.signal = SIGTERM;
-    exit.forwarded_signal = SIGTERM;
-    CHECK(report::describe_exit(exit) == "killed by SIGTERM after importscope passed on SIGTERM");
-    exit = {};
-    exit.signal = SIGSEGV;
-    exit.core_dumped = true;
-    CHECK(report::describe_exit(exit) == "killed by SIGSEGV (core dumped)");
+    const auto ended = [](std::optional<int> code, std::optional<int> signal, ExitKnownBy how = ExitKnownBy::waited) {
+        ProcessExit exit;
+        exit.code = code;
+        exit.signal = signal;
+        exit.how = how;
+        return exit;
+    };
+    RunStop timeout;
+    timeout.timed_out = true;
+    RunStop forwarded;
+    forwarded.forwarded_signal = SIGTERM;
+    CHECK(report::describe_exit(ended(3, {})) == "exited with status 3");
+    CHECK(report::describe_exit(ended({}, SIGINT), timeout) == "killed by SIGINT after the timeout");
+    CHECK(report::describe_exit(ended({}, SIGTERM), forwarded) ==
+          "killed by SIGTERM after importscope passed on SIGTERM");
+    timeout.grace_over = forwarded.grace_over = true; // the grace period's words are a forwarded SIGTERM's
+    CHECK(report::describe_exit(ended({}, SIGKILL), forwarded) ==
+          "killed by SIGKILL after importscope passed on SIGTERM: it did not end after SIGTERM within the grace "
+          "period of 10 s");
+    CHECK(report::describe_exit(ended({}, SIGKILL), timeout) == "killed by SIGKILL after the timeout");
+    ProcessExit dumped = ended({}, SIGSEGV);
+    dumped.core_dumped = true;
+    CHECK(report::describe_exit(dumped) == "killed by SIGSEGV (core dumped)");
+    CHECK(report::describe_exit(ended(0, {}, ExitKnownBy::os_exit)) == "exited with status 0 (os._exit)");
+    CHECK(report::describe_exit(ended({}, SIGKILL, ExitKnownBy::killed)) ==
+          "killed by SIGKILL by importscope at the end of the run");
 }
 
 TEST_CASE("a clean run says so", "[report]")

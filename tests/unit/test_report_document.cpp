@@ -109,12 +109,16 @@ TEST_CASE("a record keeps what it does not type, and null stays null", "[report]
                        {"description", "killed by SIGABRT"},
                        {"exception", {{"type", "ImportError"}, {"message", "dup"}, {"traceback", ""}}}};
     const auto ended = exit.get<report::Exit>();
-    CHECK_FALSE(ended.code);
-    CHECK(ended.signal == 6);
+    CHECK_FALSE(ended.process.code);
+    CHECK(ended.process.signal == 6);
+    CHECK(ended.process.how == ExitKnownBy::waited);
     REQUIRE(ended.exception);
     CHECK(ended.exception->type == "ImportError");
     CHECK(json(ended) == exit);
     CHECK(json(report::Exit{}).at("exception").is_null());
+    json vanished = exit;
+    vanished["how"] = "vanished"; // the schema's enum: a word no process ends by is refused
+    CHECK_THROWS_WITH(vanished.get<report::Exit>(), Catch::Contains("how has the wrong type"));
 }
 
 TEST_CASE("a report without a field every report has is refused, naming the report and the field", "[report]")

@@ -103,7 +103,7 @@ TEST_CASE("merged reports keep one cause per id, its findings and processes coun
         report::Document document;
         document.schema = "importscope.report/2";
         document.run.emplace().host = host;
-        report::Cause cause;
+        report::ReportedCause cause;
         cause.id = "alias:dg";
         cause.severity = severity;
         cause.pids = {pid};

@@ -98,19 +98,20 @@ TEST_CASE("request: the worker's plan and the report's run come from the one req
 
 TEST_CASE("launch: the handshake says whether the target was started", "[stages]")
 {
-    report::ExitInfo exited;
+    ProcessExit exited;
     exited.code = 1;
-    CHECK(app::start_failure("R", exited, false).empty());
-    CHECK(app::start_failure("E", exited, false).empty()); // python --version
-    CHECK(app::start_failure("X", exited, true).empty());  // a program executed, or 126/127
-    CHECK(app::start_failure("Fno worker for 3.14", exited, false) == "no worker for 3.14");
-    CHECK(app::start_failure("", exited, false) ==
+    CHECK(app::start_failure("R", exited, {}, false).empty());
+    CHECK(app::start_failure("E", exited, {}, false).empty()); // python --version
+    CHECK(app::start_failure("X", exited, {}, true).empty());  // a program executed, or 126/127
+    CHECK(app::start_failure("Fno worker for 3.14", exited, {}, false) == "no worker for 3.14");
+    CHECK(app::start_failure("", exited, {}, false) ==
           "the worker exited with status 1 before the interpreter was ready to run the target");
-    report::ExitInfo killed;
+    ProcessExit killed;
     killed.signal = SIGSEGV;
-    CHECK(app::start_failure("", killed, true) == "the worker killed by SIGSEGV before it executed the program");
-    killed.timed_out = true;
-    CHECK(app::start_failure("", killed, false).empty()); // importscope ended it first
+    CHECK(app::start_failure("", killed, {}, true) == "the worker killed by SIGSEGV before it executed the program");
+    RunStop timeout;
+    timeout.timed_out = true;
+    CHECK(app::start_failure("", killed, timeout, false).empty()); // importscope ended it first
 }
 
 TEST_CASE("collect: how each process ended, and what outlived the run", "[stages]")
@@ -120,8 +121,8 @@ TEST_CASE("collect: how each process ended, and what outlived the run", "[stages
     const analysis::RunModel model = analysis::build_model(b.contents());
     app::Launched launched;
     launched.end.pid = 100;
-    launched.end.code = 0;
-    launched.end.reaped[101] = supervisor::WaitStatus{3, std::nullopt, false};
+    launched.end.exit.code = 0;
+    launched.end.reaped[101] = ProcessExit{3, std::nullopt, false, ExitKnownBy::reaped};
     launched.end.ended_by_importscope = {102};
     launched.started_ns = 10;
     launched.ended_ns = 20;
@@ -130,9 +131,9 @@ TEST_CASE("collect: how each process ended, and what outlived the run", "[stages
     CHECK(info.main_pid == 100);
     CHECK(info.exit.code == 0);
     CHECK(info.ended_ns == 20);
-    CHECK(info.seen_ends.at(101).how == "reaped");
+    CHECK(info.seen_ends.at(101).how == ExitKnownBy::reaped);
     CHECK(info.seen_ends.at(101).code == 3);
-    CHECK(info.seen_ends.at(102).how == "killed");
+    CHECK(info.seen_ends.at(102).how == ExitKnownBy::killed);
     CHECK(info.seen_ends.at(102).signal == SIGKILL);
     CHECK(info.python_version == model.processes.at(0).python_version);
 

@@ -32,7 +32,7 @@ TEST_CASE("after_start runs once the main process is started; the helper it star
         }
         return std::set<int>{helper};
     };
-    const supervisor::ProcessEnd end = supervisor::supervise(
+    const supervisor::SupervisedRun end = supervisor::supervise(
         [&](int /*start_fd*/) {
             (void)::write(started[1], "s", 1);
             ::_exit(7);
@@ -42,7 +42,7 @@ TEST_CASE("after_start runs once the main process is started; the helper it star
     ::close(started[1]);
 
     CHECK(main_was_running);
-    CHECK(end.code == 7);
+    CHECK(end.exit.code == 7);
     REQUIRE(helper > 0);
     CHECK(std::find(end.ended_by_importscope.begin(), end.ended_by_importscope.end(), helper) ==
           end.ended_by_importscope.end());

@@ -38,7 +38,7 @@ TEST_CASE("srun, sbatch and the names of mpirun are task launchers; a Python or 
 TEST_CASE("the run's own srun is one entry: its helper process and its sighting are not others", "[launchers]")
 {
     const std::vector<std::string> argv{"srun", "-n", "4", "python", "x.py"};
-    const std::vector<analysis::ObservedLauncher> observed{
+    const std::vector<ObservedLauncher> observed{
         {100, 99, "the command", "/usr/bin/srun", argv},
         {100, 99, "seen running", "/usr/bin/srun", argv},  // the same process, seen by /proc
         {101, 100, "seen running", "/usr/bin/srun", argv}, // the helper srun forks

@@ -2,6 +2,7 @@
 
 #include "importscope/journal/event.hpp"
 #include "importscope/journal/reader.hpp"
+#include "importscope/util/process_facts.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -55,14 +56,6 @@ struct ModuleRecord {
     const std::string& file() const { return realpath.empty() ? origin : realpath; }
 };
 
-/// How a process ended, as it recorded itself or as importscope saw it.
-struct ProcessEndRecord {
-    std::string how;           ///< "exit", "os._exit", "signal"
-    std::optional<int> code;   ///< exit status
-    std::optional<int> signal; ///< the signal that ended it
-    std::int64_t wall_ns = 0;
-};
-
 struct ProcessRecord {
     std::string journal; ///< the journal it wrote: one per process image
     int pid = 0;
@@ -74,7 +67,8 @@ struct ProcessRecord {
     std::string start_method;
     std::int64_t start_wall_ns = 0;
     std::optional<journal::ExceptionInfo> uncaught; ///< the exception that reached sys.excepthook
-    std::optional<ProcessEndRecord> end;            ///< none when it was killed without a word (SIGKILL)
+    std::optional<ProcessExit> end;                 ///< as it recorded it; none when killed without a word (SIGKILL)
+    std::int64_t end_wall_ns = 0;                   ///< when it recorded its end
     std::vector<journal::ProgramStart> programs;    ///< programs it started (exec, subprocess, ...)
     std::optional<journal::WorkerProcess> worker;   ///< what multiprocessing said of it, for one of its workers
     /// The environment variables it read, each first read from each line that read it, in order.

@@ -8,17 +8,8 @@
 
 namespace importscope::analysis {
 
-/// A task launcher (util/task_launcher.hpp: srun, sbatch, mpirun) known to have run outside the
-/// journals: the run's own command, or one the supervisor saw running in the tree.
-struct ObservedLauncher {
-    int pid = 0;
-    int ppid = 0;
-    std::string via; ///< "the command" or "seen running"
-    std::string executable;
-    std::vector<std::string> argv;
-};
-
-/// One `untraced` entry per task launcher of the run, whether a traced process started it (its
+/// One `untraced` entry per task launcher of the run (ObservedLauncher: the run's own command, or one
+/// the supervisor saw running in the tree), whether a traced process started it (its
 /// programs) or it is in `observed`: its tasks are started by a cluster's daemons, outside
 /// importscope's process tree, and the entry says so and how to trace them instead (importscope run
 /// inside each task). A launcher's own helper process (srun forks one, with its argv) and a

@@ -2,6 +2,7 @@
 
 #include "importscope/analysis/model.hpp"
 #include "importscope/util/json_fields.hpp"
+#include "importscope/util/process_facts.hpp"
 
 #include <optional>
 #include <string>
@@ -34,16 +35,6 @@ struct UntracedProcess {
 
 using json_fields::from_json;
 using json_fields::to_json;
-
-/// A Python interpreter the supervisor saw running in the tree (/proc), traced or not.
-struct ObservedPython {
-    int pid = 0;
-    int ppid = 0;
-    std::string executable;
-    std::vector<std::string> argv;
-    std::string environment; ///< as journal::ProgramStart::env: "kept", "no-bootstrap-path", "dropped"
-    std::optional<int> minor; ///< its Python 3 minor, when it said so (a child with no hooks of its version)
-};
 
 /// The programs traced processes started that are Python interpreters (by file name, or the
 /// starter's own sys.executable) and that no traced process matches (the same argv, started by

@@ -78,7 +78,7 @@ embed::WorkerPlan make_worker_plan(const RunRequest& request, const supervisor::
 
 /// What the launch stage gives the collect stage.
 struct Launched {
-    supervisor::ProcessEnd end;
+    supervisor::SupervisedRun end;
     std::int64_t started_ns = 0;
     std::int64_t ended_ns = 0;
     std::vector<std::string> inbox; ///< problems the traced processes sent
@@ -98,11 +98,11 @@ Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journa
 
 /// The handshake: why importscope did not get the target started, or empty when it did (or when
 /// importscope or its user ended the run first).
-std::string start_failure(const std::string& start_words, const report::ExitInfo& exit, bool program);
+std::string start_failure(const std::string& start_words, const ProcessExit& exit, const RunStop& stop, bool program);
 
 /// A start-up that failed after importscope or its user ended the run (a Ctrl-C while site runs):
 /// a note for the report, since python itself fails the same way; empty otherwise.
-std::string interrupted_start(const std::string& start_words, const report::ExitInfo& exit);
+std::string interrupted_start(const std::string& start_words, const RunStop& stop);
 
 /// The program's exec failed (the worker said `exec`, then `failed`): its 126 or 127 is importscope's.
 bool program_not_executed(const std::string& start_words);
@@ -145,14 +145,13 @@ analysis::Conclusions find_hazards(analysis::RunModel& model, const std::string&
 std::vector<int> traced_minors(const InstallLayout& layout);
 
 /// What the supervisor saw of Python programs started, for analysis::find_untraced.
-std::vector<analysis::ObservedPython> observed_pythons(const supervisor::ProcessEnd& end,
-                                                       const std::filesystem::path& run_dir);
+std::vector<ObservedPython> observed_pythons(const supervisor::SupervisedRun& end,
+                                             const std::filesystem::path& run_dir);
 
 /// The task launchers (srun, mpirun) of the run outside the journals, for
 /// analysis::untraced_launchers: the run's own command when it is one and was executed, and those
 /// the supervisor saw running.
-std::vector<analysis::ObservedLauncher> observed_launchers(const RunRequest& request,
-                                                           const supervisor::ProcessEnd& end);
+std::vector<ObservedLauncher> observed_launchers(const RunRequest& request, const supervisor::SupervisedRun& end);
 
 /// The environment fingerprint, with the versions of the packages that matter for the
 /// double-initialization family on the path the fingerprint read, and the distributions of the

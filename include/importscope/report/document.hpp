@@ -7,6 +7,7 @@
 #include "importscope/report/job.hpp"
 #include "importscope/report/outcome.hpp"
 #include "importscope/util/json_fields.hpp"
+#include "importscope/util/process_facts.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -16,6 +17,23 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+namespace importscope {
+
+/// A process's end in a report (run.exit.how): to_string(ExitKnownBy); another word is refused.
+inline void to_json(nlohmann::json& j, ExitKnownBy how)
+{
+    j = std::string(to_string(how));
+}
+inline void from_json(const nlohmann::json& j, ExitKnownBy& how)
+{
+    const std::optional<ExitKnownBy> known = j.is_string() ? exit_known_by(j.get<std::string>()) : std::nullopt;
+    if (!known)
+        throw nlohmann::json::type_error::create(302, "not a way a process ends", &j);
+    how = *known;
+}
+
+} // namespace importscope
 
 /// A report as the commands that read one see it (docs/report-format.md): `report`, `diff` and
 /// `merge`, and the summary `run` and `scan` print. Each record declares its fields once
@@ -57,7 +75,7 @@ struct Tool {
 };
 
 /// run.target: what ran.
-struct Target {
+struct ReportedTarget {
     std::string kind; ///< "script", "module", "command", "stdin" or "program"
     std::string value;
     std::vector<std::string> args;
@@ -92,30 +110,28 @@ struct PythonInfo {
     }
 };
 
-/// run.exit: how the target ended (ExitInfo as the report writes it).
+/// run.exit and processes[].exit: how a process ended, and the report's words for it; the
+/// run's facts (timed_out, stopped_on_finding, forwarded_signal, exception) are the main process's only.
 struct Exit {
-    std::optional<int> code;
-    std::optional<int> signal;
-    std::optional<std::string> signal_name;
-    bool core_dumped = false;
+    ProcessExit process;
+    std::optional<std::string> signal_name; ///< signal_name(process.signal)
     bool timed_out = false;
     bool stopped_on_finding = false;
-    std::optional<std::string> forwarded_signal;
-    std::string how;
-    std::string description; ///< describe_exit()
+    std::optional<std::string> forwarded_signal; ///< signal_name(RunStop::forwarded_signal)
+    std::string description;                     ///< describe_exit()
     std::optional<journal::ExceptionInfo> exception;
 
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
     {
-        f.nullable("code", e.code);
-        f.nullable("signal", e.signal);
+        f.nullable("code", e.process.code);
+        f.nullable("signal", e.process.signal);
         f.nullable("signal_name", e.signal_name);
-        f.field("core_dumped", e.core_dumped);
+        f.field("core_dumped", e.process.core_dumped);
         f.field("timed_out", e.timed_out);
         f.field("stopped_on_finding", e.stopped_on_finding);
         f.nullable("forwarded_signal", e.forwarded_signal);
-        f.field("how", e.how);
+        f.field("how", e.process.how);
         f.field("description", e.description);
         f.nullable("exception", e.exception);
     }
@@ -197,7 +213,7 @@ struct Run {
     std::string cwd;
     std::string host;
     std::optional<Job> job; ///< absent from the reports of importscope before it
-    Target target;
+    ReportedTarget target;
     PythonInfo python;
     std::vector<std::string> match;
     std::optional<double> timeout_s;
@@ -270,7 +286,7 @@ struct Process {
 
 /// A module record: the frames it names, by index into the report's "frames", typed (a merge moves
 /// them along), and the rest as written.
-struct ModuleRecord {
+struct ReportedModule {
     std::vector<std::uint64_t> stack;
     std::optional<std::uint64_t> call_site;
     std::optional<std::uint64_t> caught_at;
@@ -291,7 +307,7 @@ struct ModuleRecord {
 };
 
 /// A root cause of the report's "causes" (analysis::RootCause as the report writes it).
-struct Cause {
+struct ReportedCause {
     std::string id;
     std::string kind;
     analysis::Severity severity = analysis::Severity::warning;
@@ -388,9 +404,9 @@ struct Document {
     std::optional<Scan> scan;
     std::vector<Process> processes;
     std::vector<journal::Frame> frames; ///< the frames module records name by index
-    std::vector<ModuleRecord> modules;
+    std::vector<ReportedModule> modules;
     std::vector<ReportedFinding> findings;
-    std::vector<Cause> causes;
+    std::vector<ReportedCause> causes;
     std::vector<Alias> aliases;
     std::vector<std::string> problems;
     std::vector<Hosted<analysis::UntracedProcess>> untraced;

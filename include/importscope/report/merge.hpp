@@ -45,7 +45,7 @@ private:
     std::uint64_t m_frame_count = 0;
     std::optional<Document> m_first; ///< the first report but its records: what the runs share
     std::vector<MergedRun> m_runs;
-    std::vector<Cause> m_causes;
+    std::vector<ReportedCause> m_causes;
     std::vector<std::string> m_problems;
     std::optional<Outcome> m_outcome;
     Summary m_summary;

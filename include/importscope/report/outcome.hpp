@@ -12,7 +12,8 @@ namespace importscope::report {
 struct OutcomeInputs {
     std::vector<std::string> tool_failures; ///< what kept importscope from doing its job
     std::size_t selected_findings = 0;      ///< findings that --fail-on selects
-    ExitInfo target;                        ///< how the main process ended
+    ProcessExit target;                     ///< how the main process ended
+    RunStop stop;                           ///< what importscope did that ended it
     bool ignore_target_status = false;      ///< --ignore-target-status: the gate looks at findings only
     /// The program could not be executed: its status (126 or 127, as a shell's) is importscope's.
     bool not_executed = false;

@@ -11,6 +11,7 @@
 #include "importscope/report/job.hpp"
 
 #include "importscope/util/atomic_file.hpp"
+#include "importscope/util/process_facts.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -29,21 +30,6 @@ namespace importscope::report {
 inline constexpr const char* k_schema = "importscope.report/2";
 /// The schema before it, whose module records hold their frames whole: still read.
 inline constexpr const char* k_schema_1 = "importscope.report/1";
-
-/// How the target process ended, as its supervisor saw it.
-struct ExitInfo {
-    std::optional<int> code;   ///< exit status when it exited
-    std::optional<int> signal; ///< signal number when a signal ended it
-    bool core_dumped = false;
-    bool timed_out = false;              ///< importscope ended it because --timeout passed
-    bool stopped_on_finding = false;     ///< importscope ended it at the first error finding
-    std::optional<int> forwarded_signal; ///< SIGINT/SIGTERM that importscope received and passed on
-    bool grace_over = false;             ///< it outlived the grace period after a forwarded SIGTERM: SIGKILL
-    /// How the end became known: "" for the main process (waited for), "exit", "os._exit" or
-    /// "signal" (recorded by the process itself), "reaped" (an orphan importscope waited for),
-    /// "killed" (a straggler importscope ended).
-    std::string how;
-};
 
 /// What the supervisor knows about the run, beside the journal.
 struct RunInfo {
@@ -68,10 +54,11 @@ struct RunInfo {
     std::int64_t started_ns = 0; ///< wall clock
     std::int64_t ended_ns = 0;
     int main_pid = 0;
-    ExitInfo exit;
+    ProcessExit exit; ///< the main process's end, known by `waited`
+    RunStop stop;     ///< what importscope did that ended it
     bool follow = true;
     /// Ends of other processes that importscope saw itself: orphans it reaped, stragglers it killed.
-    std::map<int, ExitInfo> seen_ends;
+    std::map<int, ProcessExit> seen_ends;
     /// The environment fingerprint (supervisor::collect_environment), or null.
     nlohmann::json environment;
     /// Python processes that traced processes started and that were not traced (analysis::find_untraced).
@@ -81,8 +68,9 @@ struct RunInfo {
 /// "SIGABRT" for 6; "signal 77" for a number without a name.
 std::string signal_name(int signal);
 
-/// One phrase for how the target ended: "exited with status 3", "killed by SIGABRT (core dumped)".
-std::string describe_exit(const ExitInfo& exit);
+/// One phrase for how a process ended: "exited with status 3", "killed by SIGABRT (core dumped)";
+/// `stop` says what importscope did to end it (the main process's alone).
+std::string describe_exit(const ProcessExit& exit, const RunStop& stop = {});
 
 /// The JSON report (docs/report-format.md) but its module records and their frames, which
 /// ReportWriter writes from the model: keys sorted, arrays in a defined order. What the analysis

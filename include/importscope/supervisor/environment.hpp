@@ -31,7 +31,7 @@ public:
     /// Its facts once it is done: waits up to `timeout_s`, unless the supervisor (the subreaper)
     /// already reaped it, in which case its entry in `reaped` is taken out. Null when it failed or
     /// was not started.
-    nlohmann::json finish(std::map<int, WaitStatus>& reaped, double timeout_s = 30.0);
+    nlohmann::json finish(std::map<int, ProcessExit>& reaped, double timeout_s = 30.0);
 
     /// The helper's pid while it runs, else -1: a child of the supervisor that is not the target's.
     int pid() const { return m_pid; }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "importscope/util/process_facts.hpp"
+
 #include <map>
 #include <optional>
 #include <set>
@@ -21,18 +23,6 @@ std::vector<int> descendants_of(int root, const std::set<int>& excluded = {});
 /// born, until none is left or a second has passed. Returns the pids it signalled.
 std::vector<int> kill_descendants(const std::set<int>& excluded);
 
-/// A Python interpreter seen running in the tree, by /proc: how importscope learns of Python
-/// processes that a program that is not Python started (a shell wrapper's `python -I`).
-struct SeenPython {
-    int pid = 0;
-    int ppid = 0;
-    std::string executable; ///< /proc/PID/exe
-    std::vector<std::string> argv;
-    /// Whether its environment leads it to trace itself, as journal::ProgramStart::env says it:
-    /// "kept", "no-bootstrap-path" (it names the run, but PYTHONPATH lost the bootstrap), "dropped".
-    std::string environment;
-};
-
 /// Whether `pid` runs in the address space of its parent (kcmp's KCMP_VM): no program of its own
 /// yet, but a vfork child before its exec (as subprocess starts children) or a sanitizer's tracer
 /// (LeakSanitizer's, at a process's exit). False when it cannot be told.
@@ -40,35 +30,26 @@ bool shares_parent_memory(int pid);
 
 /// Describes `pid` when its executable's file name starts with "python" and it does not share its
 /// parent's memory (shares_parent_memory); nullopt otherwise or when it is gone.
-std::optional<SeenPython> describe_if_python(int pid);
-
-/// A task launcher (util/task_launcher.hpp: srun, mpirun) seen running in the tree, by /proc: its
-/// tasks are started by a cluster's daemons, outside the tree.
-struct SeenLauncher {
-    int pid = 0;
-    int ppid = 0;
-    std::string executable; ///< /proc/PID/exe
-    std::vector<std::string> argv;
-};
+std::optional<ObservedPython> describe_if_python(int pid);
 
 /// Describes `pid` when its executable's file name is a task launcher's (mpirun's is orterun's or
 /// prterun's, mpiexec's mpiexec.hydra's); nullopt otherwise or when it is gone.
-std::optional<SeenLauncher> describe_if_launcher(int pid);
+std::optional<ObservedLauncher> describe_if_launcher(int pid);
 
 /// Keeps the Python processes and the task launchers seen among the descendants, looking again at
 /// a pid that exec'd another program (a shell that exec'd Python, a Python that exec'd Python
-/// again, the worker that exec'd srun): one SeenPython for each Python program a pid was seen to
+/// again, the worker that exec'd srun): one ObservedPython for each Python program a pid was seen to
 /// run, in the order seen.
 class ProgramWatch {
 public:
     void look(const std::vector<int>& descendants);
-    std::vector<SeenPython> pythons() const;
-    std::vector<SeenLauncher> launchers() const;
+    std::vector<ObservedPython> pythons() const;
+    std::vector<ObservedLauncher> launchers() const;
 
 private:
     std::map<int, std::string> m_images; ///< each pid's program as last seen (image_of)
-    std::vector<SeenPython> m_pythons;
-    std::map<int, SeenLauncher> m_launchers;
+    std::vector<ObservedPython> m_pythons;
+    std::map<int, ObservedLauncher> m_launchers;
 };
 
 /// The guardian: a small process, forked before the worker, that ends the whole tree if importscope

@@ -4,6 +4,7 @@
 // of the tree ended.
 
 #include "importscope/supervisor/process_tree.hpp"
+#include "importscope/util/process_facts.hpp"
 
 #include <functional>
 #include <map>
@@ -29,44 +30,31 @@ struct SuperviseOptions {
     std::function<std::set<int>()> after_start;
 };
 
-/// How a process ended, from waitpid.
-struct WaitStatus {
-    std::optional<int> code;
-    std::optional<int> signal;
-    bool core_dumped = false;
-};
-
 /// A guardian (process_tree.hpp) that died while the run went on, and the one that took its place.
 struct GuardianEnd {
     int pid = 0;
-    WaitStatus status;
+    ProcessExit exit;
     int replaced_by = -1; ///< the new guardian's pid, or -1 when none could be started
 };
 
-/// How the supervised process ended.
-struct ProcessEnd {
+/// What supervise() saw of the run: how the supervised process ended, what importscope did to end it,
+/// and the rest of the tree.
+struct SupervisedRun {
     int pid = 0;
-    std::optional<int> code;
-    std::optional<int> signal;
-    bool core_dumped = false;
-    bool timed_out = false;
-    bool stopped = false;                ///< on_tick asked to end the tree
-    std::optional<int> forwarded_signal; ///< the SIGINT/SIGTERM/SIGHUP/SIGQUIT/... importscope passed on
-    /// The group did not end within the grace period after the timeout's SIGINT, a stop's or a
-    /// forwarded SIGTERM, and got SIGKILL.
-    bool grace_over = false;
+    ProcessExit exit; ///< the main process's, known by `waited`
+    RunStop stop;     ///< stopped_on_finding: on_tick asked to end the tree
     /// What the child wrote into its start channel before it ended or executed another program
     /// (embed::start_word): the handshake.
     std::string start_words;
     /// Descendants orphaned by their parent and reaped by importscope (a child subreaper).
-    std::map<int, WaitStatus> reaped;
+    std::map<int, ProcessExit> reaped;
     /// Descendants still alive when the run was over, which importscope ended (SIGTERM at a natural
     /// end, then SIGKILL; SIGKILL at once when importscope ended the run).
     std::vector<int> ended_by_importscope;
     /// Python interpreters seen running in the tree (every 250 ms, and at the end).
-    std::vector<SeenPython> pythons_seen;
+    std::vector<ObservedPython> pythons_seen;
     /// Task launchers (srun, mpirun) seen running in the tree, likewise.
-    std::vector<SeenLauncher> launchers_seen;
+    std::vector<ObservedLauncher> launchers_seen;
     /// Guardians that died before the run was over, killed by the target most likely.
     std::vector<GuardianEnd> guardian_ends;
 };
@@ -83,7 +71,7 @@ struct ProcessEnd {
 /// SIGCONT continues both (job_control.hpp).
 /// importscope is the child subreaper of the tree, so descendants whose parent died are reaped
 /// here and their end is known. `start_fd` is the close-on-exec write end of a pipe whose content
-/// comes back as ProcessEnd::start_words. The supervisor itself never runs Python.
-ProcessEnd supervise(const std::function<void(int start_fd)>& child_main, const SuperviseOptions& options);
+/// comes back as SupervisedRun::start_words. The supervisor itself never runs Python.
+SupervisedRun supervise(const std::function<void(int start_fd)>& child_main, const SuperviseOptions& options);
 
 } // namespace importscope::supervisor
