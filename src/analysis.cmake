@@ -17,7 +17,9 @@ add_library(importscope_analysis STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/keep_until_exit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/embed/worker_plan.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/journal/event_decode.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/frame_table.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/record_format.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/dump.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event_record.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/run_layout.cpp
@@ -70,7 +72,7 @@ target_include_directories(importscope_analysis SYSTEM PUBLIC ${IMPORTSCOPE_RAPI
 # pointer-overflow check, which would stop every run there; the rest of the checks stay.
 if(IMPORTSCOPE_SANITIZE OR IMPORTSCOPE_FUZZ)
   set_source_files_properties(
-    ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp ${CMAKE_CURRENT_LIST_DIR}/journal/event_decode.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
     ${CMAKE_CURRENT_LIST_DIR}/util/utf8.cpp ${CMAKE_CURRENT_LIST_DIR}/report/report_writer.cpp
     PROPERTIES COMPILE_OPTIONS -fno-sanitize=pointer-overflow)
 endif()

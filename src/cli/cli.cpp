@@ -1,6 +1,7 @@
 #include "importscope/cli/cli.hpp"
 
 #include "cli/install_layout.hpp"
+#include "cli/journal_command.hpp"
 #include "cli/report_commands.hpp"
 #include "cli/run_command.hpp"
 #include "cli/scan_command.hpp"
@@ -125,6 +126,8 @@ int run_cli(int argc, char** argv)
     CLI::App* merge = cli::setup_merge(app, merge_options);
     cli::ScanOptions scan_options;
     CLI::App* scan = cli::setup_scan(app, scan_options);
+    cli::JournalOptions journal_options;
+    CLI::App* journal_dump = cli::setup_journal(app, journal_options);
 
     const std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty()) {
@@ -168,6 +171,8 @@ int run_cli(int argc, char** argv)
                 return cli::run_merge(merge_options);
             if (scan->parsed())
                 return cli::run_scan(scan_options);
+            if (journal_dump->parsed())
+                return cli::run_journal_dump(journal_options);
             return static_cast<int>(ExitStatus::usage);
         },
         usage_status);
