@@ -44,8 +44,8 @@ TEST_CASE("every event kind survives encode and decode", "[journal]")
 
 namespace {
 
-/// The event's record, alone.
-std::string record_of(const journal::Event& event)
+/// The event's whole record, frame included.
+std::string whole_record_of(const journal::Event& event)
 {
     std::string payload;
     journal::encode_record_to(payload, event);
@@ -56,7 +56,7 @@ std::string record_of(const journal::Event& event)
 journal::Event round_trip(const journal::Event& event)
 {
     journal::JournalContents contents;
-    journal::parse_journal(journal::journal_file_of(record_of(event)), "j", contents);
+    journal::parse_journal(journal::journal_file_of(whole_record_of(event)), "j", contents);
     if (contents.events.size() != 1)
         throw std::invalid_argument(contents.problems.empty() ? "no event" : contents.problems[0]);
     return std::move(contents.events[0]);
@@ -232,7 +232,7 @@ TEST_CASE("a numbered frame is written whole once and by number after that", "[j
     journal::Frame third{"/app/pkg/__init__.py", 3, "<module>", "pkg", 3};
     journal::ImportBegin second{7, 2, 2, 6, "pkg.b", "source", "/app/pkg/b.py", "", std::nullopt, "L", "pkg", {outer_again, third}};
 
-    const std::string records = record_of(first) + record_of(second);
+    const std::string records = whole_record_of(first) + whole_record_of(second);
     journal::JournalContents contents;
     journal::parse_journal(journal::journal_file_of(records), "j", contents);
     REQUIRE(contents.problems.empty());
@@ -247,7 +247,7 @@ TEST_CASE("a numbered frame is written whole once and by number after that", "[j
 
     // Each journal numbers its own frames: the second record alone refers to a frame it does not have.
     journal::JournalContents alone;
-    journal::parse_journal(journal::journal_file_of(record_of(second)), "k", alone);
+    journal::parse_journal(journal::journal_file_of(whole_record_of(second)), "k", alone);
     CHECK(alone.events.empty());
     REQUIRE(alone.problems.size() == 1);
     CHECK(alone.problems[0].find("k: record 1 skipped: frame 1 is not written whole earlier in the journal") !=
@@ -255,7 +255,7 @@ TEST_CASE("a numbered frame is written whole once and by number after that", "[j
 
     // A number given to two frames is a damaged journal: the second record is skipped.
     journal::JournalContents twice;
-    journal::parse_journal(journal::journal_file_of(record_of(first) + record_of(first)), "t", twice);
+    journal::parse_journal(journal::journal_file_of(whole_record_of(first) + whole_record_of(first)), "t", twice);
     CHECK(twice.events.size() == 1);
     REQUIRE(twice.problems.size() == 1);
     CHECK(twice.problems[0].find("frame 1 is numbered twice") != std::string::npos);
