@@ -21,7 +21,9 @@ target_include_directories(importscope_util PUBLIC ${PROJECT_SOURCE_DIR}/include
 
 add_library(importscope_journal STATIC
   ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/journal/event_decode.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/frame_table.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/record_format.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/journal/dump.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/event_record.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/journal/run_layout.cpp
@@ -90,7 +92,7 @@ target_include_directories(importscope_util SYSTEM PUBLIC ${IMPORTSCOPE_RAPIDJSO
 # pointer-overflow check, which would stop every run there; the rest of the checks stay.
 if(IMPORTSCOPE_SANITIZE OR IMPORTSCOPE_FUZZ)
   set_source_files_properties(
-    ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp ${CMAKE_CURRENT_LIST_DIR}/journal/event_decode.cpp
+    ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
     ${CMAKE_CURRENT_LIST_DIR}/util/utf8.cpp ${CMAKE_CURRENT_LIST_DIR}/report/report_writer.cpp
     PROPERTIES COMPILE_OPTIONS -fno-sanitize=pointer-overflow)
 endif()

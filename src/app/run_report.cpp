@@ -1,6 +1,6 @@
 #include "importscope/app/run_stages.hpp"
 
-#include "importscope/journal/reader.hpp"
+#include "importscope/journal/record_format.hpp"
 
 #include "importscope/util/atomic_file.hpp"
 #include "importscope/util/console.hpp"
@@ -123,7 +123,7 @@ std::filesystem::path write_report_file(const std::string& output, const nlohman
         if (shared && !shared->name().empty()) // into the empty file that holds its name
             try {
                 write_file_atomically(run_dir.path() / shared->name(),
-                                      journal::lines_of_records(shared->records(journal::SharedJournal::k_header)));
+                                      journal::journal_file_of(shared->records(journal::SharedJournal::k_header)));
             } catch (const Error&) {
             }
         const std::filesystem::path kept = run_dir.path() / "report.json";

@@ -1,8 +1,7 @@
 #include "importscope/cli/cli.hpp"
 
 #include "importscope/app/install_layout.hpp"
-
-#include "importscope/app/install_layout.hpp"
+#include "cli/journal_command.hpp"
 #include "cli/report_commands.hpp"
 #include "importscope/cli/run_command.hpp"
 #include "cli/scan_command.hpp"
@@ -126,6 +125,8 @@ int run_cli(int argc, char** argv)
     CLI::App* merge = cli::setup_merge(app, merge_options);
     app::ScanOptions scan_options;
     CLI::App* scan = cli::setup_scan(app, scan_options);
+    app::JournalOptions journal_options;
+    CLI::App* journal_dump = cli::setup_journal(app, journal_options);
 
     const std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty()) {
@@ -169,6 +170,8 @@ int run_cli(int argc, char** argv)
                 return app::merge_report_files(merge_options);
             if (scan->parsed())
                 return app::scan(scan_options);
+            if (journal_dump->parsed())
+                return app::dump_journal_file(journal_options);
             return static_cast<int>(ExitStatus::usage);
         },
         usage_status);

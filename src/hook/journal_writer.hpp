@@ -1,44 +1,46 @@
 #pragma once
 
+#include "hook/journal_sinks.hpp"
+
 #include "importscope/journal/event.hpp"
 #include "importscope/journal/shared_journal.hpp"
 
 #include <atomic>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
-#include <sys/types.h>
-#include <utility>
 
 namespace importscope::hook {
 
-/// The traced process's end of the journal. Each event is in the kernel's hands as it happens, so
-/// a crash loses nothing already recorded: written with one write(2) to an O_APPEND file, or, in
-/// the process the supervisor forked, copied into memory the supervisor shares
-/// (journal::SharedJournal).
+/// The traced process's end of the journal: encodes each event as a binary record
+/// (journal/record_format.hpp) and hands it to the sink it owns (journal_sinks.hpp), a file or the
+/// memory shared with the supervisor, so that each event is in the kernel's hands as it happens and
+/// a crash loses nothing already recorded. One per process: the hooks' C callbacks reach it by
+/// instance().
 class JournalWriter {
 public:
     /// The process's one writer.
     static JournalWriter& instance();
 
-    /// Starts writing to `fd` (owned from now on; -1 with a shared journal) on behalf of process `pid`.
-    void open(int fd, int pid) noexcept;
-
     /// Offers this process's first journal the supervisor's shared memory (zeros past its
     /// header): start() writes there instead of to the file it creates. A child forked from here
-    /// does not inherit the offer, nor the shared journal.
+    /// does not inherit the offer, nor the shared journal (the sinks' after_fork()).
     void offer_shared(journal::SharedJournalWriter shared) noexcept;
 
-    /// Starts this process's own journal in `run_dir` (journal-<pid>-<n>.jsonl, mode 0600), closing
+    /// Starts this process's own journal in `run_dir` (journal-<pid>-<n>.isj, mode 0600), closing
     /// any journal inherited from a parent. Sequence numbers start again. False when it cannot.
     bool start(const std::filesystem::path& run_dir) noexcept;
+
+    /// Starts writing to `sink` on behalf of process `pid` (a test's journal file, say).
+    void write_to(std::unique_ptr<JournalSink> sink, int pid) noexcept;
 
     /// Stops recording (a forked child when children are not followed).
     void close() noexcept;
 
     /// Whether a journal is open, or was open in the parent this process was forked from (until
     /// start() or close()).
-    bool is_open() const noexcept { return m_fd >= 0 || m_shared || m_forked_from_shared; }
+    bool is_open() const noexcept { return m_sink != nullptr; }
     int pid() const noexcept { return m_pid; }
     /// Tells journals apart: changes whenever the writer starts on another file (a forked child's).
     std::uint64_t serial() const noexcept { return m_serial; }
@@ -58,54 +60,34 @@ public:
         return event;
     }
 
-    /// Appends one event: a line in a file, a binary record (encode_record_to) in the shared
-    /// journal. Failures are counted, never raised into the target. True when the whole event was
-    /// written. (Callers move their event in: a copy into the variant would cost an allocation per
-    /// string.)
+    /// Appends one event as a record (encode_record_to), encoded under the GIL into a buffer kept
+    /// from one event to the next. Failures are counted, never raised into the target. True when
+    /// the whole event was written. (Callers move their event in: a copy into the variant would
+    /// cost an allocation per string.)
     bool append(const journal::Event& event) noexcept;
     /// The same for an import's begin, written as it is: the loader wrapper keeps one from one
     /// import to the next, with its strings' buffers.
     bool append(const journal::ImportBegin& event) noexcept;
 
-    /// Appends a line made elsewhere, ending in its newline (in the shared journal, a record that
-    /// holds it); async-signal-safe.
-    bool append_line(const char* line, std::size_t size) noexcept;
+    /// Appends the process's end, made without allocating: async-signal-safe.
+    bool append_end(std::string_view how, int code) noexcept;
 
     std::uint64_t failed_writes() const noexcept { return m_failed_writes; }
 
 private:
     JournalWriter() = default;
-    /// Appends `event` (an Event, or an ImportBegin), encoded in the line buffer (under the GIL): a
-    /// binary record in the shared journal, else a line.
     template <typename AnyEvent>
     bool append_any(const AnyEvent& event) noexcept;
-    /// Appends a record to the shared journal, counting a failure.
-    bool append_record(journal::RecordForm form, std::string_view payload) noexcept;
+    /// Hands a whole record to the sink, counting a failure.
+    bool write(std::string_view record) noexcept;
     static std::int64_t now_ns() noexcept;
+    /// In a child just forked (pthread_atfork): the sink's after_fork().
+    static void after_fork() noexcept;
 
-    /// In a child just forked: the shared journal is the parent's, not to be written.
-    static void forget_shared_after_fork() noexcept;
-
-    /// Sends a problem to the supervisor's inbox (IMPORTSCOPE_PROBLEMS), if there is one.
-    static void tell_problem(const char* text) noexcept;
-    template <typename... Args>
-    static const char* fmt_problem(const char* format, Args... args) noexcept;
-
-    /// `fd` moved to a high number, close-on-exec.
-    static int out_of_the_way(int fd) noexcept;
-    /// Whether m_fd is still the journal file (checked before each write); reopens it if not.
-    bool still_ours() noexcept;
-
-    std::string m_name;               ///< the journal's file name
-    std::string m_path;               ///< and its path, to open it again
-    bool m_reopened = false;          ///< a note is due: the journal was opened again
-    std::pair<dev_t, ino_t> m_identity{}; ///< the journal file's, to tell it from a file that took its number
-    bool m_reported_failure = false; ///< a failed write was told to the supervisor already
-    std::string m_line; ///< the line or record being written (under the GIL), its buffer kept for the next
-    int m_fd = -1;
-    journal::SharedJournalWriter m_offer;  ///< shared memory for the next start()
-    journal::SharedJournalWriter m_shared; ///< the shared journal written to, if any
-    bool m_forked_from_shared = false;
+    std::unique_ptr<JournalSink> m_sink; ///< null: not recording
+    journal::SharedJournalWriter m_offer; ///< shared memory for the next start()
+    std::string m_record; ///< the record being written (under the GIL), its buffer kept for the next
+    ProblemText m_problem;
     int m_pid = 0;
     std::uint64_t m_serial = 0;
     std::atomic<std::uint64_t> m_seq{0};

@@ -34,54 +34,11 @@ constexpr std::array k_fatal_signals = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT
 constexpr std::array k_default_deadly_signals = {SIGTERM, SIGHUP, SIGQUIT};
 struct sigaction g_previous[NSIG];
 
-/// Appends the decimal digits of `value` to `out`; async-signal-safe.
-char* put_number(char* out, long long value)
-{
-    char digits[24];
-    int n = 0;
-    const bool negative = value < 0;
-    unsigned long long v =
-        negative ? 0ULL - static_cast<unsigned long long>(value) : static_cast<unsigned long long>(value);
-    do {
-        digits[n++] = static_cast<char>('0' + v % 10);
-        v /= 10;
-    } while (v);
-    if (negative)
-        *out++ = '-';
-    while (n)
-        *out++ = digits[--n];
-    return out;
-}
-
-char* put_text(char* out, const char* text)
-{
-    while (*text)
-        *out++ = *text++;
-    return out;
-}
-
 } // namespace
 
 void record_process_end(const char* how, int code) noexcept
 {
-    JournalWriter& journal = JournalWriter::instance();
-    if (!journal.is_open())
-        return;
-    char line[256];
-    char* p = put_text(line, "{\"ev\":\"exit\",\"pid\":");
-    p = put_number(p, journal.pid());
-    p = put_text(p, ",\"seq\":");
-    p = put_number(p, static_cast<long long>(journal.next_seq()));
-    p = put_text(p, ",\"t\":");
-    p = put_number(p, monotonic_ns());
-    p = put_text(p, ",\"wall_ns\":");
-    p = put_number(p, wall_ns());
-    p = put_text(p, ",\"how\":\"");
-    p = put_text(p, how);
-    p = put_text(p, "\",\"code\":");
-    p = put_number(p, code);
-    p = put_text(p, "}\n");
-    journal.append_line(line, static_cast<std::size_t>(p - line));
+    (void)JournalWriter::instance().append_end(how, code);
 }
 
 namespace {

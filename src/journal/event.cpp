@@ -1,5 +1,6 @@
-// Events as JSON: each written as one compact journal line by RapidJSON's writer, walking its
-// `describe` declaration (no JSON tree), and the nlohmann conversions of the records reports hold.
+// Events as JSON, for people (`importscope journal dump`): each one compact object written by
+// RapidJSON's writer, walking its `describe` declaration; and the nlohmann conversions of the
+// records reports hold.
 
 #include "importscope/journal/event.hpp"
 
@@ -41,12 +42,12 @@ void from_json(const json& j, ExceptionInfo& exception)
 
 namespace {
 
-/// The journal's writer: RapidJSON's, compact, into a buffer kept from one event to the next.
+/// RapidJSON's writer, compact.
 using LineWriter = json_writer::Compact<rapidjson::StringBuffer>;
 
 /// Writes an event as one compact JSON object, `ev` first and then the fields its `describe`
-/// declares, straight into the line: this runs inside the traced process on every recorded import,
-/// where a JSON tree per event would cost more than the rest of the recording.
+/// declares (an optional one left out when empty), straight into the text: a dump of a long
+/// journal makes no JSON tree per event.
 class Encoder {
 public:
     explicit Encoder(LineWriter& writer) : m_json(writer) {}
@@ -152,45 +153,13 @@ private:
 
 } // namespace
 
-namespace {
-
-/// Writes `event` (an Event, or one of its types) as a line at the end of `line`.
-template <typename AnyEvent>
-void encode_line(std::string& line, const AnyEvent& event)
+std::string encode_json(const Event& event)
 {
-    // The buffer and the writer's stack are kept from one event to the next: an event costs no
-    // allocation.
-    thread_local rapidjson::StringBuffer buffer;
-    thread_local LineWriter writer(buffer);
-    buffer.Clear();
-    writer.Reset(buffer);
+    rapidjson::StringBuffer buffer;
+    LineWriter writer(buffer);
     Encoder encoder(writer);
-    if constexpr (std::is_same_v<AnyEvent, Event>)
-        std::visit(encoder, event);
-    else
-        encoder(event);
-    line.append(buffer.GetString(), buffer.GetSize());
-    line.push_back('\n');
-}
-
-} // namespace
-
-void encode_to(std::string& line, const Event& event)
-{
-    encode_line(line, event);
-}
-
-void encode_to(std::string& line, const ImportBegin& event)
-{
-    encode_line(line, event);
-}
-
-std::string encode(const Event& event)
-{
-    std::string line;
-    line.reserve(512);
-    encode_to(line, event);
-    return line;
+    std::visit(encoder, event);
+    return {buffer.GetString(), buffer.GetSize()};
 }
 
 } // namespace importscope::journal

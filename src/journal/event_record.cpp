@@ -1,8 +1,10 @@
-// The shared journal's binary records: an event's fields in the order its `describe` declares
-// them, without names. Both sides are one build on one machine, so numbers are in its byte order;
-// the reader still checks every length, since the target's own code could write into the memory.
+// The journal's binary records: an event's fields in the order its `describe` declares them,
+// without names. Both sides are one build on one machine, so numbers are in its byte order; the
+// reader still checks every length, since a journal can be cut short, or the target's own code
+// write into it.
 
 #include "importscope/journal/event.hpp"
+#include "importscope/journal/record_format.hpp"
 #include "importscope/util/utf8.hpp"
 
 #include <array>
@@ -30,10 +32,11 @@ constexpr std::uint8_t index_of()
 }
 static_assert(std::variant_size_v<Event> < 256);
 
-/// Appends an event's fields to a record.
+/// Appends an event's fields to a record: a std::string, or a FixedBuffer where nothing may allocate.
+template <typename Out>
 class RecordEncoder {
 public:
-    explicit RecordEncoder(std::string& out) : m_out(out) {}
+    explicit RecordEncoder(Out& out) : m_out(out) {}
 
     template <typename T>
     void required(std::string_view, const T& value)
@@ -53,11 +56,12 @@ public:
     {
         m_out.append(reinterpret_cast<const char*>(&value), sizeof value);
     }
-    void write(const std::string& value)
+    void write(std::string_view value)
     {
         write(static_cast<Count>(value.size()));
-        m_out.append(value);
+        m_out.append(value.data(), value.size());
     }
+    void write(const std::string& value) { write(std::string_view(value)); }
     void write(const FileIdentity& identity)
     {
         write(identity.dev);
@@ -97,7 +101,7 @@ public:
     }
 
 private:
-    std::string& m_out;
+    Out& m_out;
 };
 
 [[noreturn]] void bad_record(std::string_view key, const char* problem)
@@ -235,12 +239,13 @@ private:
     FrameTable* m_frames;
 };
 
-/// The record of one event type, appended: its type's byte, then its fields.
-template <typename E>
-void append_record(std::string& record, const E& event)
+/// The record of one event type `E`, appended: its type's byte, then the fields of `event` (an E,
+/// or a value with the same fields).
+template <typename E, typename Out, typename Fields>
+void append_record(Out& record, const Fields& event)
 {
     record.push_back(static_cast<char>(index_of<E>()));
-    RecordEncoder fields(record);
+    RecordEncoder<Out> fields(record);
     E::describe(fields, event);
 }
 
@@ -268,12 +273,19 @@ constexpr auto k_record_readers = record_readers(std::make_index_sequence<std::v
 
 void encode_record_to(std::string& record, const Event& event)
 {
-    std::visit([&](const auto& e) { append_record(record, e); }, event);
+    std::visit([&](const auto& e) { append_record<std::decay_t<decltype(e)>>(record, e); }, event);
 }
 
 void encode_record_to(std::string& record, const ImportBegin& event)
 {
-    append_record(record, event);
+    append_record<ImportBegin>(record, event);
+}
+
+void encode_end_record(EndRecord& record, const ProcessEndView& end) noexcept
+{
+    start_record(record);
+    append_record<ProcessEnd>(record, end);
+    finish_record(record);
 }
 
 Event decode_record(std::string_view record, FrameTable* frames)

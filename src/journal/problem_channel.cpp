@@ -1,6 +1,7 @@
 #include "importscope/journal/problem_channel.hpp"
 
 #include "importscope/util/error.hpp"
+#include "importscope/util/unique_fd.hpp"
 
 #include <fmt/format.h>
 
@@ -34,40 +35,30 @@ bool to_socket_address(const char* name, sockaddr_un& address, socklen_t& length
 
 ProblemInbox::ProblemInbox()
 {
-    m_fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (m_fd < 0)
+    m_fd.reset(::socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!m_fd)
         throw system_error("problem inbox socket", errno);
     // The kernel attaches each sender's pid, uid and gid to what it delivers here.
     const int on = 1;
-    if (::setsockopt(m_fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0) {
-        const int err = errno;
-        ::close(m_fd);
-        throw system_error("problem inbox credentials", err);
-    }
+    if (::setsockopt(m_fd.get(), SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0)
+        throw system_error("problem inbox credentials", errno);
     std::random_device random;
     for (int attempt = 0; attempt < 8; ++attempt) {
         m_address = fmt::format("importscope-{}-{:08x}{:08x}", ::getpid(), random(), random());
         sockaddr_un address{};
         socklen_t length = 0;
         to_socket_address(m_address.c_str(), address, length);
-        if (::bind(m_fd, reinterpret_cast<const sockaddr*>(&address), length) == 0)
+        if (::bind(m_fd.get(), reinterpret_cast<const sockaddr*>(&address), length) == 0)
             return;
         if (errno != EADDRINUSE)
             break;
     }
-    const int err = errno;
-    ::close(m_fd);
-    throw system_error("problem inbox bind", err);
-}
-
-ProblemInbox::~ProblemInbox()
-{
-    ::close(m_fd);
+    throw system_error("problem inbox bind", errno);
 }
 
 void ProblemInbox::close_in_forked_child() const noexcept
 {
-    ::close(m_fd);
+    ::close(m_fd.get()); // the child never destroys the inbox: it ends with _exit or exec
 }
 
 std::vector<std::string> ProblemInbox::take()
@@ -83,7 +74,7 @@ std::vector<std::string> ProblemInbox::take()
         message.msg_iovlen = 1;
         message.msg_control = control.data();
         message.msg_controllen = control.size();
-        const ssize_t n = ::recvmsg(m_fd, &message, 0);
+        const ssize_t n = ::recvmsg(m_fd.get(), &message, 0);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0)
@@ -129,12 +120,11 @@ bool send_problem(const char* address_name, const char* text) noexcept
     socklen_t length = 0;
     if (!address_name || !to_socket_address(address_name, address, length))
         return false;
-    const int fd = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
+    const UniqueFd fd(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+    if (!fd)
         return false;
     const ssize_t sent =
-        ::sendto(fd, text, std::strlen(text), MSG_DONTWAIT, reinterpret_cast<const sockaddr*>(&address), length);
-    ::close(fd);
+        ::sendto(fd.get(), text, std::strlen(text), MSG_DONTWAIT, reinterpret_cast<const sockaddr*>(&address), length);
     return sent >= 0;
 }
 

@@ -1,7 +1,9 @@
+// The tolerant reader: a journal's records as they come, each decoded or named as skipped.
+
 #include "importscope/journal/reader.hpp"
 
-#include "importscope/journal/shared_journal.hpp"
 #include "importscope/journal/tail.hpp"
+#include "importscope/util/unique_fd.hpp"
 
 #include <fmt/format.h>
 
@@ -14,77 +16,99 @@
 
 namespace importscope::journal {
 
-void JournalParser::feed(std::string_view text)
+void JournalParser::feed(std::string_view bytes)
 {
-    m_frames.allow(text.size());
-    std::size_t start = 0;
-    if (m_overlong) { // the rest of a line too long to keep
-        const std::size_t newline = text.find('\n');
-        if (newline == std::string_view::npos)
-            return;
-        m_overlong = false;
-        start = newline + 1;
-        text = text.substr(start);
-        start = 0;
+    m_frames.allow(bytes.size());
+    if (m_state == State::skipped)
+        return;
+    if (m_partial.empty()) { // read where they are; only the start of a record not yet whole is kept
+        parse(bytes);
+        if (m_state != State::skipped)
+            m_partial.assign(bytes);
+        return;
     }
-    if (!m_partial.empty()) {
-        const std::size_t newline = text.find('\n');
-        if (newline == std::string_view::npos) {
-            if (m_partial.size() + text.size() > k_max_line) {
-                drop_overlong_line();
-                return;
-            }
-            m_partial.append(text);
-            return;
-        }
-        m_partial.append(text.substr(0, newline));
-        const std::string whole = std::move(m_partial);
+    m_partial.append(bytes); // after the start of a header or record that the last bytes left
+    std::string_view rest = m_partial;
+    parse(rest);
+    if (m_state == State::skipped)
         m_partial.clear();
-        line(whole);
-        start = newline + 1;
+    else
+        m_partial.erase(0, m_partial.size() - rest.size());
+}
+
+void JournalParser::parse(std::string_view& bytes)
+{
+    if (m_state == State::header && !header(bytes))
+        return;
+    records(bytes);
+}
+
+bool JournalParser::header(std::string_view& bytes)
+{
+    std::uint32_t version = 0;
+    switch (check_file_header(bytes, version)) {
+    case HeaderCheck::ok:
+        bytes.remove_prefix(k_file_header_size);
+        m_offset += k_file_header_size;
+        m_state = State::records;
+        return true;
+    case HeaderCheck::incomplete:
+        return false;
+    case HeaderCheck::not_a_journal:
+        skip_rest(fmt::format("{}: not an importscope journal (it does not start with \"{}\"); skipped", m_source,
+                              k_file_magic.substr(0, k_file_magic.size() - 1)));
+        return false;
+    case HeaderCheck::other_version:
+        skip_rest(fmt::format("{}: a journal of format version {}, and this importscope reads version {}; skipped",
+                              m_source, version, k_file_version));
+        return false;
     }
-    while (start < text.size()) {
-        const std::size_t newline = text.find('\n', start);
-        if (newline == std::string_view::npos) {
-            if (text.size() - start > k_max_line)
-                drop_overlong_line();
-            else
-                m_partial.assign(text.substr(start));
+    return false;
+}
+
+void JournalParser::records(std::string_view& bytes)
+{
+    Record next;
+    for (;;) {
+        const std::size_t before = bytes.size();
+        switch (take_record(bytes, next)) {
+        case Take::record:
+            m_offset += before - bytes.size();
+            record(next);
+            continue;
+        case Take::incomplete:
+            return;
+        case Take::damaged:
+            skip_rest(fmt::format("{}: the bytes after record {} (from byte {}) are not a journal record; the rest of "
+                                  "the journal is skipped",
+                                  m_source, m_records, m_offset));
             return;
         }
-        line(text.substr(start, newline - start));
-        start = newline + 1;
     }
 }
 
-void JournalParser::drop_overlong_line()
+void JournalParser::record(const Record& record)
 {
-    ++m_lines;
-    m_partial.clear();
-    m_overlong = true;
-    m_into.problems.push_back(
-        fmt::format("{}: line {} is longer than {} MiB; skipped", m_source, m_lines, k_max_line >> 20));
-}
-
-void JournalParser::line(std::string_view text)
-{
-    ++m_lines;
-    if (!text.empty())
-        take([&] { return decode(text, m_frames); });
+    ++m_records;
+    if (record.form == RecordForm::binary)
+        take([&] { return decode_record(record.payload, &m_frames); });
+    else
+        take([]() -> Event { throw std::invalid_argument("a record of an unknown form"); });
 }
 
 void JournalParser::feed_records(std::string_view records)
 {
     m_frames.allow(records.size());
-    while (const std::optional<SharedRecord> record = take_record(records)) {
-        ++m_lines;
-        if (record->form == RecordForm::binary)
-            take([&] { return decode_record(record->payload, &m_frames); });
-        else if (const auto line = record->line())
-            take([&] { return decode(line->substr(0, line->size() - 1), m_frames); });
-        else
-            take([]() -> Event { throw std::invalid_argument("not a record of the shared journal"); });
-    }
+    if (m_state == State::skipped)
+        return;
+    m_state = State::records; // a shared journal has no header
+    this->records(records);
+}
+
+void JournalParser::skip_rest(const std::string& problem)
+{
+    m_into.problems.push_back(problem);
+    m_state = State::skipped;
 }
 
 template <typename Decode>
@@ -97,45 +121,33 @@ void JournalParser::take(const Decode& decode_event)
         else
             m_into.events.push_back(std::move(event));
     } catch (const std::invalid_argument& e) {
-        // A damaged journal names its first few lines, then how many more: the report stays small.
+        // A damaged journal names its first few records, then how many more: the report stays small.
         if (++m_skipped <= k_max_named_problems)
-            m_into.problems.push_back(fmt::format("{}: line {} skipped: {}", m_source, m_lines, e.what()));
+            m_into.problems.push_back(fmt::format("{}: record {} skipped: {}", m_source, m_records, e.what()));
         else if (m_skipped == k_max_named_problems + 1)
-            m_into.problems.push_back(fmt::format("{}: more lines skipped after line {}; not named one by one",
-                                                  m_source, m_lines));
+            m_into.problems.push_back(fmt::format("{}: more records skipped after record {}; not named one by one",
+                                                  m_source, m_records));
     }
 }
 
 void JournalParser::finish()
 {
-    if (m_partial.empty() && !m_cut_short)
-        return;
-    m_into.problems.push_back(fmt::format("{}: line {} is incomplete (the process ended while writing it); skipped",
-                                          m_source, m_lines + 1));
+    if (m_state == State::header && !m_partial.empty())
+        m_into.problems.push_back(fmt::format("{}: the journal's header is incomplete ({} bytes; the process ended "
+                                              "while writing it); skipped",
+                                              m_source, m_partial.size()));
+    else if (m_state == State::records && (!m_partial.empty() || m_cut_short))
+        m_into.problems.push_back(fmt::format(
+            "{}: record {} is incomplete (the process ended while writing it); skipped", m_source, m_records + 1));
     m_partial.clear();
     m_cut_short = false;
 }
 
-void parse_journal(std::string_view text, std::string_view source, JournalContents& into)
+void parse_journal(std::string_view bytes, std::string_view source, JournalContents& into)
 {
     JournalParser parser(std::string(source), into);
-    parser.feed(text);
+    parser.feed(bytes);
     parser.finish();
-}
-
-std::string lines_of_records(std::string_view records)
-{
-    std::string lines;
-    while (const std::optional<SharedRecord> record = take_record(records)) {
-        if (const auto line = record->line())
-            lines.append(*line);
-        else if (record->form == RecordForm::binary)
-            try {
-                encode_to(lines, decode_record(record->payload, nullptr));
-            } catch (const std::invalid_argument&) {
-            }
-    }
-    return lines;
 }
 
 std::optional<std::string> read_from(const std::filesystem::path& path, std::uint64_t offset)
@@ -147,23 +159,20 @@ std::optional<std::string> read_from(const std::filesystem::path& path, std::uin
     const auto size = static_cast<std::uint64_t>(st.st_size);
     if (size <= offset)
         return std::string();
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd)
         return std::nullopt;
     // A chunk at a time: a huge (or sparse) file is read as the tail polls, never at once.
     std::string text(static_cast<std::size_t>(std::min<std::uint64_t>(size - offset, k_max_read)), '\0');
     std::size_t done = 0;
     while (done < text.size()) {
-        const ssize_t n = ::pread(fd, text.data() + done, text.size() - done, static_cast<off_t>(offset + done));
+        const ssize_t n = ::pread(fd.get(), text.data() + done, text.size() - done, static_cast<off_t>(offset + done));
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break; // an error, or the file shrank: what was read is what there is
         done += static_cast<std::size_t>(n);
     }
-    const int saved = errno;
-    ::close(fd);
-    errno = saved;
     text.resize(done);
     return text;
 }

@@ -25,8 +25,8 @@ JournalTail::FileState& JournalTail::state_of(const std::string& name)
 bool JournalTail::read(const std::filesystem::path& path)
 {
     FileState& state = state_of(path.filename().string());
-    if (state.shared || state.too_large)
-        return true; // the name's lines are in the shared journal; the file stays empty
+    if (state.shared || state.too_large || state.parser->skips_the_rest())
+        return true; // the name's records are in the shared journal (the file stays empty), or not read
     const std::optional<std::string> chunk = read_from(path, state.offset); // what the file gained
     if (!chunk)
         return false;

@@ -156,8 +156,10 @@ def test_when_the_report_cannot_be_written_the_journals_are_kept(tmp_path):
     assert proc.returncode == 125, proc.stderr
     [kept] = list(tmpdir.iterdir())
     assert f"the journals are kept in {kept}" in proc.stderr
-    [journal] = list(kept.glob("journal-*.jsonl"))
-    events = [json.loads(line) for line in journal.read_text().splitlines()]
+    [journal] = list(kept.glob("journal-*.isj"))
+    dump = subprocess.run([BIN, "journal", "dump", str(journal)], capture_output=True, text=True, timeout=60)
+    assert dump.returncode == 0, dump.stderr
+    events = [json.loads(line) for line in dump.stdout.splitlines()]
     assert events[0]["ev"] == "process"
     assert [e["name"] for e in events if e["ev"] == "begin" and e["name"] == "csv"] == ["csv"]
 
@@ -169,7 +171,7 @@ def test_a_limited_address_space_keeps_the_journal_in_a_file(tmp_path):
     import resource
 
     code = ("import glob, json, os\n"
-            "[mine] = glob.glob(os.path.join(os.environ['IMPORTSCOPE_RUN_DIR'], f'journal-{os.getpid()}-*.jsonl'))\n"
+            "[mine] = glob.glob(os.path.join(os.environ['IMPORTSCOPE_RUN_DIR'], f'journal-{os.getpid()}-*.isj'))\n"
             "print(os.path.getsize(mine))\n")
 
     def run(limited):
@@ -183,7 +185,7 @@ def test_a_limited_address_space_keeps_the_journal_in_a_file(tmp_path):
         assert [m["status"] for m in report["modules"] if m["name"] == "json"] == ["ok"]
         return int(proc.stdout)
 
-    assert run(limited=False) == 0  # the file only keeps the name: the lines are in shared memory
+    assert run(limited=False) == 0  # the file only keeps the name: the records are in shared memory
     assert run(limited=True) > 0
 
 

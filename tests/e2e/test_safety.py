@@ -341,31 +341,61 @@ def test_a_child_that_closes_its_descriptors_keeps_its_journal_out_of_its_files(
 # 4. Bounded everything.
 
 def test_a_huge_sparse_journal_in_the_run_directory_does_not_stop_the_report(importscope):
-    code = ("import os\n"
-            "path = os.path.join(os.environ['IMPORTSCOPE_RUN_DIR'], 'journal-999999-0.jsonl')\n"
-            "with open(path, 'wb') as f: f.truncate(1 << 40)\n")
+    # A journal's header, then a terabyte of zeros: no record, and nothing of it read past that.
+    code = ("import os, struct\n"
+            "path = os.path.join(os.environ['IMPORTSCOPE_RUN_DIR'], 'journal-999999-0.isj')\n"
+            "with open(path, 'wb') as f:\n"
+            "    f.write(b'# importscope journal\\n' + struct.pack('=I', 3))\n"
+            "    f.truncate(1 << 40)\n")
     started = time.monotonic()
     run = importscope("-c", code, timeout=300)
     assert run.status == 0, run.stderr
-    assert any("journal-999999-0.jsonl" in p and "larger than" in p for p in run.report["problems"])
+    assert any("journal-999999-0.isj" in p and "are not a journal record" in p for p in run.report["problems"])
     assert time.monotonic() - started < 120
 
 
+# A process start and an extension load as the hooks write them (event.hpp's `describe`, in
+# record_format.hpp's frame), for a journal made by hand.
+JOURNAL_RECORDS = r"""
+import struct
+
+def text(s):
+    b = s.encode()
+    return struct.pack('=I', len(b)) + b
+
+def record(payload):
+    size = 1 + len(payload)
+    framed = struct.pack('=I', size) + b'B' + payload
+    return framed + b'\0' * (-len(framed) % 4)
+
+def process(pid):
+    return record(b'\0' + struct.pack('=iii', 2, pid, 1) + struct.pack('=I', 1) + text('p') + text('p')
+                  + text('3.11.7') + text('/') + text('exec') + struct.pack('=qq', 1, 1))
+
+def ext(pid, seq, stack):
+    return record(b'\1' + struct.pack('=iQq', pid, seq, seq) + text('a') + text('/a.so') + text('/a.so')
+                  + b'\0' + struct.pack('=I', len(stack)) + b''.join(stack) + b'\0')
+
+def whole_frame(number):
+    return b'\0' + text('x' * 4000) + text('f') + struct.pack('=Ii', number, 1) + text('m')
+
+def known_frame(number):
+    return b'\1' + struct.pack('=I', number)
+
+HEADER = b'# importscope journal\n' + struct.pack('=I', 3)
+"""
+
+
 def test_a_journal_of_frame_references_cannot_blow_up_memory(importscope):
-    # One frame with a long file name, then lines whose stacks repeat it by number.
-    code = (
-        "import json, os\n"
-        "path = os.path.join(os.environ['IMPORTSCOPE_RUN_DIR'], 'journal-999998-0.jsonl')\n"
-        "frame = {'file': 'x' * 4000, 'function': 'f', 'id': 1, 'line': 1, 'module': 'm'}\n"
-        "with open(path, 'w') as f:\n"
-        "    f.write(json.dumps({'argv': ['p'], 'cwd': '/', 'ev': 'process', 'executable': 'p', 'format': 2, 'pid': 999998,"
-        " 'ppid': 1, 'python': '3.11.7', 'start_method': 'exec', 't': 1, 'wall_ns': 1}) + '\\n')\n"
-        "    f.write(json.dumps({'ev': 'ext', 'name': 'a', 'path': '/a.so', 'realpath': '/a.so', 'pid': 999998, 'seq': 1,"
-        " 'stack': [frame], 't': 2}) + '\\n')\n"
-        "    refs = ','.join(['1'] * 4000)\n"
+    # One frame with a long file name, then records whose stacks repeat it by number.
+    code = JOURNAL_RECORDS + (
+        "import os\n"
+        "path = os.path.join(os.environ['IMPORTSCOPE_RUN_DIR'], 'journal-999998-0.isj')\n"
+        "with open(path, 'wb') as f:\n"
+        "    f.write(HEADER + process(999998) + ext(999998, 1, [whole_frame(1)]))\n"
+        "    refs = [known_frame(1)] * 4000\n"
         "    for seq in range(2, 520):\n"
-        "        f.write('{\"ev\":\"ext\",\"name\":\"a\",\"path\":\"/a.so\",\"pid\":999998,\"realpath\":\"/a.so\",\"seq\":%d,'\n"
-        "                '\"stack\":[%s],\"t\":%d}\\n' % (seq, refs, seq))\n")
+        "        f.write(ext(999998, seq, refs))\n")
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     run = importscope("-c", code, timeout=300)
     peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss

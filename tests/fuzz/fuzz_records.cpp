@@ -1,13 +1,14 @@
 // libFuzzer target: the shared journal's records (shared_journal.hpp, event_record.cpp) and
 // everything after them. The target's own code can write into that memory: no bytes may crash the
-// reader or throw, and the journal written out of them is lines the journal parser reads.
+// reader or throw, and the journal file written out of them reads back as the same events.
 
 #include "check_journal.hpp"
 
-#include "importscope/journal/shared_journal.hpp"
+#include "importscope/journal/record_format.hpp"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
@@ -15,19 +16,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     using namespace importscope;
     const std::string_view records(reinterpret_cast<const char*>(data), size);
     journal::JournalContents contents;
-    contents.source = "journal-1-0.jsonl";
+    contents.source = "journal-1-0.isj";
     journal::JournalParser parser(contents.source, contents);
     parser.feed_records(records);
     parser.finish();
     fuzz::check_journal(contents);
 
-    // Written out as a file: when every record was read, and the lines too, as many events. (A
-    // record skipped after it numbered a frame keeps the frame, as a line does; written out, the
-    // record is left out with its frame, and the lines after it that use the frame are skipped.
-    // The lines' budget of frame copies follows their size, not the records'.)
-    journal::JournalContents lines;
-    journal::parse_journal(journal::lines_of_records(records), "lines", lines);
-    if (contents.problems.empty() && lines.problems.empty() && lines.events.size() != contents.events.size())
+    // Written out as a file (a kept run directory): the same events. (The file's budget of frame
+    // copies is larger by its header's bytes alone.)
+    journal::JournalContents file;
+    journal::parse_journal(journal::journal_file_of(records), "file", file);
+    if (file.events.size() != contents.events.size())
         std::abort();
     return 0;
 }

@@ -6,6 +6,7 @@
 #include "importscope/analysis/model.hpp"
 #include "importscope/journal/reader.hpp"
 #include "importscope/analysis/conclusions.hpp"
+#include "importscope/journal/record_format.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/util/clock.hpp"
 
@@ -26,13 +27,20 @@ int main(int argc, char** argv)
     const int imports = argc > 1 ? std::atoi(argv[1]) : 100'000;
     std::string pattern = (std::filesystem::temp_directory_path() / "importscope-bench-XXXXXX").string();
     const std::filesystem::path dir = ::mkdtemp(pattern.data());
-    const auto path = dir / "journal-1-0.jsonl";
+    const auto path = dir / "journal-1-0.isj";
     {
         std::ofstream out(path, std::ios::binary);
+        const auto record = [](const journal::Event& event) {
+            std::string payload;
+            journal::encode_record_to(payload, event);
+            return journal::framed_record(payload);
+        };
+        const auto header = journal::file_header();
+        out.write(header.data(), static_cast<std::streamsize>(header.size()));
         journal::ProcessStart start;
         start.pid = 1;
         start.start_method = "main";
-        out << journal::encode(start);
+        out << record(start);
         for (int i = 0; i < imports; ++i) {
             journal::ImportBegin b;
             b.pid = 1;
@@ -45,13 +53,13 @@ int main(int argc, char** argv)
             b.identity = journal::FileIdentity{2049, static_cast<std::uint64_t>(i)};
             b.loader = "_frozen_importlib_external.SourceFileLoader";
             b.stack = {{"/tree/target.py", 4, "<module>", "__main__"}, {b.origin, 1, "<module>", b.name}};
-            out << journal::encode(b);
+            out << record(b);
             journal::ImportEnd e;
             e.pid = 1;
             e.seq = b.seq + 1;
             e.id = b.id;
             e.mono_ns = 1000;
-            out << journal::encode(e);
+            out << record(e);
         }
     }
     const auto size = std::filesystem::file_size(path);

@@ -9,11 +9,11 @@
 #include "embed/interpreter.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
+#include "importscope/journal/run_layout.hpp"
 
 #include <Python.h>
 
 #include <cstdlib>
-#include <fcntl.h>
 #include <fstream>
 #include <unistd.h>
 
@@ -56,9 +56,9 @@ int main(int argc, char** argv)
     if (!::mkdtemp(scratch))
         return 2;
     testing::g_scratch = scratch;
-    testing::g_journal = testing::g_scratch / "journal.jsonl";
-    const int fd = ::open(testing::g_journal.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-    hook::JournalWriter::instance().open(fd, static_cast<int>(::getpid()));
+    if (!hook::JournalWriter::instance().start(testing::g_scratch))
+        return 2;
+    testing::g_journal = journal::list_journals(testing::g_scratch).at(0);
     hook::configure({{"deep_gemm"}, false, "", "", false});
     hook::register_audit_hook();
     PyImport_AppendInittab(hook::k_module_name, hook::init_module);

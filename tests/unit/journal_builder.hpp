@@ -4,6 +4,7 @@
 
 #include "importscope/journal/event.hpp"
 #include "importscope/journal/reader.hpp"
+#include "importscope/journal/record_format.hpp"
 
 #include <optional>
 #include <string>
@@ -179,19 +180,40 @@ public:
         return begin_with(name, "source", origin, std::nullopt, std::move(stack));
     }
 
-    /// The journal text, as the supervisor would read it.
-    const std::string& text() const { return m_text; }
+    /// A record that is no event (its type byte names none), as a damaged journal holds one.
+    JournalBuilder& damaged()
+    {
+        m_records.push_back(journal::framed_record("\x7fnot an event"));
+        return *this;
+    }
 
-    journal::JournalContents contents(const std::string& source = "journal-100-0.jsonl") const
+    /// The journal file's bytes, as the supervisor would read them: its header, then the records.
+    std::string bytes() const
+    {
+        std::string records;
+        for (const std::string& record : m_records)
+            records += record;
+        return journal::journal_file_of(records);
+    }
+
+    /// Each event's whole record, in the order added (to write them out of order, say).
+    const std::vector<std::string>& records() const { return m_records; }
+
+    journal::JournalContents contents(const std::string& source = "journal-100-0.isj") const
     {
         journal::JournalContents contents;
         contents.source = source;
-        journal::parse_journal(m_text, "test journal", contents);
+        journal::parse_journal(bytes(), "test journal", contents);
         return contents;
     }
 
 private:
-    void add(const journal::Event& event) { m_text += journal::encode(event); }
+    void add(const journal::Event& event)
+    {
+        std::string payload;
+        journal::encode_record_to(payload, event);
+        m_records.push_back(journal::framed_record(payload));
+    }
 
     /// The fields every event but the process start has: this process, the next sequence number, a time.
     template <typename Event>
@@ -221,7 +243,7 @@ private:
     int m_pid;
     std::uint64_t m_seq = 0;
     std::uint64_t m_id = 0;
-    std::string m_text;
+    std::vector<std::string> m_records;
 };
 
 } // namespace importscope::testing

@@ -2,6 +2,7 @@
 #include "journal_events.hpp"
 
 #include "importscope/analysis/model.hpp"
+#include "importscope/journal/record_format.hpp"
 #include "importscope/util/json_writers.hpp"
 #include "importscope/util/utf8.hpp"
 
@@ -10,6 +11,9 @@
 #include <rapidjson/stringbuffer.h>
 
 #include <algorithm>
+#include <cstring>
+#include <fmt/format.h>
+#include <stdexcept>
 
 using namespace importscope;
 
@@ -40,114 +44,147 @@ TEST_CASE("every event kind survives encode and decode", "[journal]")
 
 namespace {
 
-/// An event's declared keys, and whether each is required.
-struct KeyList {
-    std::vector<std::pair<std::string, bool>> keys;
-    template <typename T>
-    void required(std::string_view key, const T&)
-    {
-        keys.emplace_back(key, true);
-    }
-    template <typename T>
-    void optional(std::string_view key, const T&)
-    {
-        keys.emplace_back(key, false);
-    }
-    void identity(const std::optional<journal::FileIdentity>&)
-    {
-        keys.emplace_back("dev", false);
-        keys.emplace_back("ino", false);
-    }
-};
+/// The event's whole record, frame included.
+std::string whole_record_of(const journal::Event& event)
+{
+    std::string payload;
+    journal::encode_record_to(payload, event);
+    return journal::framed_record(payload);
+}
+
+/// The event as a journal's record reads it back.
+journal::Event round_trip(const journal::Event& event)
+{
+    journal::JournalContents contents;
+    journal::parse_journal(journal::journal_file_of(whole_record_of(event)), "j", contents);
+    if (contents.events.size() != 1)
+        throw std::invalid_argument(contents.problems.empty() ? "no event" : contents.problems[0]);
+    return std::move(contents.events[0]);
+}
 
 } // namespace
 
-TEST_CASE("each event is one canonical JSON line that decodes to what was encoded", "[journal]")
+TEST_CASE("each event's JSON, for journal dump, is one compact object that another parser reads", "[journal]")
 {
     const std::vector<journal::Event> events = testing::one_of_each_event();
     for (const auto& event : events) {
-        const std::string line = journal::encode(event);
-        INFO(line);
-        REQUIRE(line.back() == '\n');
-        REQUIRE(line.find('\n') == line.size() - 1);
-        // Compact JSON that another parser reads as well, "ev" first and no key twice.
-        const auto parsed = nlohmann::json::parse(line);
-        CHECK(line.starts_with(R"({"ev":")"));
-        CHECK(parsed.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size() + 1 == line.size());
-        // Decoding gives back an event of the same kind that encodes to the same line.
-        const journal::Event decoded = journal::decode(std::string_view(line).substr(0, line.size() - 1));
-        CHECK(decoded.index() == event.index());
-        CHECK(journal::encode(decoded) == line);
-        // The reader takes the fields the writer declares: a line without a required one is not
-        // that event, one without an optional one is.
-        KeyList declared;
-        std::visit([&](const auto& e) { std::decay_t<decltype(e)>::describe(declared, e); }, event);
-        for (const auto& [key, required] : declared.keys) {
-            if (!parsed.contains(key))
-                continue;
-            auto without = parsed;
-            without.erase(key);
-            INFO("without " << key);
-            if (required)
-                CHECK_THROWS_WITH(journal::decode(without.dump()), "field \"" + key + "\" is missing");
-            else
-                CHECK(journal::decode(without.dump()).index() == event.index());
-        }
+        const std::string json = journal::encode_json(event);
+        INFO(json);
+        CHECK(json.find('\n') == std::string::npos);
+        const auto parsed = nlohmann::json::parse(json);
+        CHECK(json.starts_with(R"({"ev":")"));
+        CHECK(parsed.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).size() == json.size());
     }
-    const auto decoded_begin = std::get<journal::ImportBegin>(journal::decode(journal::encode(events[2])));
+    const auto decoded_begin = std::get<journal::ImportBegin>(round_trip(events[2]));
     CHECK(decoded_begin.stack.size() == 2);
     CHECK(decoded_begin.stack[1].line == 9);
     CHECK_FALSE(decoded_begin.identity);
     CHECK(decoded_begin.name.find("\xc3\xa9 \xe2\x82\xac \xef\xbf\xbd") != std::string::npos); // é € U+FFFD
-    CHECK(std::get<journal::ExtensionLoad>(journal::decode(journal::encode(events[1]))).identity->dev == ~0ULL);
-    CHECK(std::get<journal::ImportEnd>(journal::decode(journal::encode(events[4]))).existing_module == "lxml.etree");
-    CHECK(journal::encode(events[3]).find("existing") == std::string::npos); // written only when there is one
-    const auto decoded_owners = std::get<journal::TypeOwners>(journal::decode(journal::encode(events[9])));
+    CHECK(std::get<journal::ExtensionLoad>(round_trip(events[1])).identity->dev == ~0ULL);
+    CHECK(std::get<journal::ImportEnd>(round_trip(events[4])).existing_module == "lxml.etree");
+    CHECK(journal::encode_json(events[3]).find("existing") == std::string::npos); // shown only when there is one
+    const auto decoded_owners = std::get<journal::TypeOwners>(round_trip(events[9]));
     REQUIRE(decoded_owners.owners.size() == 2);
     CHECK(decoded_owners.owners[0].pybind11);
     CHECK(decoded_owners.owners[0].identity == journal::FileIdentity{1, 2});
-    const auto decoded_no_build = std::get<journal::NoBuild>(journal::decode(journal::encode(events[12])));
+    const auto decoded_no_build = std::get<journal::NoBuild>(round_trip(events[12]));
     CHECK(decoded_no_build.files.size() == 2);
     CHECK(decoded_no_build.stack.size() == 2);
-    CHECK(std::get<journal::Caught>(journal::decode(journal::encode(events[13]))).frame.line == 12);
+    CHECK(std::get<journal::Caught>(round_trip(events[13])).frame.line == 12);
 }
 
-TEST_CASE("a line cut short by a crash is skipped and reported", "[journal]")
+TEST_CASE("a record cut short by a crash is skipped and reported", "[journal]")
 {
     testing::JournalBuilder b;
     b.extension("a", "/x/a.so", journal::FileIdentity{1, 2});
-    std::string text = b.text();
-    text += R"({"ev":"ext","pid":100,"seq":9,"na)"; // the process died mid-write
+    const std::string whole = b.bytes();
+    for (std::size_t cut = 1; cut < b.records().back().size(); ++cut) {
+        INFO("the last record cut at byte " << cut);
+        journal::JournalContents contents;
+        journal::parse_journal(whole.substr(0, whole.size() - b.records().back().size() + cut), "main.isj", contents);
+        CHECK(contents.events.size() == 1);
+        REQUIRE(contents.problems.size() == 1);
+        CHECK_THAT(contents.problems[0], Catch::StartsWith("main.isj: record 2 is incomplete"));
+    }
+}
 
+TEST_CASE("a damaged record is skipped with its number and reason, and the records after it are read",
+          "[journal]")
+{
+    testing::JournalBuilder b;
+    b.damaged().extension("a", "/x/a.so", journal::FileIdentity{1, 2});
     journal::JournalContents contents;
-    journal::parse_journal(text, "main.jsonl", contents);
+    journal::parse_journal(b.bytes(), "j", contents);
     CHECK(contents.events.size() == 2);
     REQUIRE(contents.problems.size() == 1);
-    CHECK(contents.problems[0].find("main.jsonl: line 3 is incomplete") != std::string::npos);
+    CHECK(contents.problems[0] == "j: record 2 skipped: unknown event type 127 in a record");
 }
 
-TEST_CASE("malformed lines are skipped with their line number and reason", "[journal]")
+TEST_CASE("bytes that are no record end the reading of a journal, named with where they start", "[journal]")
 {
-    const std::string text = "not json\n[1,2]\n{\"ev\":\"mystery\",\"pid\":1}\n{\"ev\":\"ext\",\"pid\":1}\n\n";
-    journal::JournalContents contents;
-    journal::parse_journal(text, "j", contents);
-    CHECK(contents.events.empty());
-    REQUIRE(contents.problems.size() == 4);
-    CHECK(contents.problems[0].find("line 1") != std::string::npos);
-    CHECK(contents.problems[2].find("unknown event \"mystery\"") != std::string::npos);
-    CHECK(contents.problems[3].find("line 4") != std::string::npos);
+    testing::JournalBuilder b;
+    for (const std::string& garbage : {std::string(8, '\0'), std::string("\xff\xff\xff\xff-not a record")}) {
+        const std::string bytes = b.bytes() + garbage + b.records().back();
+        journal::JournalContents contents;
+        journal::parse_journal(bytes, "j", contents);
+        CHECK(contents.events.size() == 1);
+        REQUIRE(contents.problems.size() == 1);
+        CHECK(contents.problems[0] ==
+              fmt::format("j: the bytes after record 1 (from byte {}) are not a journal record; the rest of the "
+                          "journal is skipped",
+                          b.bytes().size()));
+    }
 }
 
-TEST_CASE("a journal of a future format is refused line by line", "[journal]")
+TEST_CASE("a journal of another format's version, or a file that is no journal, is named and skipped", "[journal]")
 {
-    const std::string text = R"({"ev":"process","format":3,"pid":1,"ppid":0,"argv":[],"executable":"","python":"",)"
-                             R"("cwd":"","start_method":"main","wall_ns":0,"t":0})"
-                             "\n";
+    testing::JournalBuilder b;
+    std::string other_version = b.bytes();
+    const std::uint32_t version = journal::k_file_version + 1;
+    std::memcpy(other_version.data() + journal::k_file_magic.size(), &version, sizeof version);
     journal::JournalContents contents;
-    journal::parse_journal(text, "j", contents);
+    journal::parse_journal(other_version, "journal-5-0.isj", contents);
     CHECK(contents.events.empty());
     REQUIRE(contents.problems.size() == 1);
-    CHECK(contents.problems[0].find("journal format 3 is not supported") != std::string::npos);
+    CHECK(contents.problems[0] == fmt::format("journal-5-0.isj: a journal of format version {}, and this importscope "
+                                              "reads version {}; skipped",
+                                              version, journal::k_file_version));
+
+    // A journal of JSON lines (formats 1 and 2), and a header cut short.
+    const std::string lines = R"({"ev":"process","format":2,"pid":1})"
+                              "\n";
+    journal::JournalContents old;
+    journal::parse_journal(lines, "journal-6-0.jsonl", old);
+    CHECK(old.events.empty());
+    REQUIRE(old.problems.size() == 1);
+    CHECK_THAT(old.problems[0], Catch::StartsWith("journal-6-0.jsonl: not an importscope journal"));
+    journal::JournalContents cut;
+    journal::parse_journal(b.bytes().substr(0, 10), "journal-7-0.isj", cut);
+    REQUIRE(cut.problems.size() == 1);
+    CHECK_THAT(cut.problems[0], Catch::StartsWith("journal-7-0.isj: the journal's header is incomplete"));
+    // An empty file (a journal just created) holds nothing, and says nothing.
+    journal::JournalContents empty;
+    journal::parse_journal("", "journal-8-0.isj", empty);
+    CHECK(empty.problems.empty());
+}
+
+TEST_CASE("a journal read a byte at a time gives what it gives read at once", "[journal]")
+{
+    testing::JournalBuilder b;
+    b.extension_import("a._C", "/x/a.so", journal::FileIdentity{1, 2}).damaged().uncaught("E", "m");
+    const std::string bytes = b.bytes() + b.records().back().substr(0, 7);
+    journal::JournalContents at_once;
+    journal::parse_journal(bytes, "j", at_once);
+    journal::JournalContents by_bytes;
+    journal::JournalParser parser("j", by_bytes);
+    for (char byte : bytes)
+        parser.feed(std::string_view(&byte, 1));
+    parser.finish();
+    CHECK(by_bytes.problems == at_once.problems);
+    CHECK(at_once.problems.size() == 2);
+    REQUIRE(by_bytes.events.size() == at_once.events.size());
+    for (std::size_t i = 0; i < at_once.events.size(); ++i)
+        CHECK(journal::encode_json(by_bytes.events[i]) == journal::encode_json(at_once.events[i]));
 }
 
 TEST_CASE("invalid UTF-8 in a path is replaced, not fatal", "[journal]")
@@ -157,8 +194,7 @@ TEST_CASE("invalid UTF-8 in a path is replaced, not fatal", "[journal]")
     e.seq = 1;
     e.name = "m";
     e.path = "/tmp/\xff\xfe/m.so";
-    const std::string line = journal::encode(e);
-    const auto decoded = std::get<journal::ExtensionLoad>(journal::decode(line.substr(0, line.size() - 1)));
+    const auto decoded = std::get<journal::ExtensionLoad>(round_trip(e));
     CHECK(decoded.path.find("/tmp/") == 0);
     CHECK(decoded.path.find("m.so") != std::string::npos);
 }
@@ -179,7 +215,7 @@ TEST_CASE("a byte that is not UTF-8 is replaced wherever it stands in a long str
 TEST_CASE("a missing journal file is a problem, not an exception", "[journal]")
 {
     journal::JournalContents contents;
-    journal::read_journal("/nonexistent/importscope/journal.jsonl", contents);
+    journal::read_journal("/nonexistent/importscope/journal.isj", contents);
     CHECK(contents.events.empty());
     REQUIRE(contents.problems.size() == 1);
     CHECK(contents.problems[0].find("cannot read journal") != std::string::npos);
@@ -196,10 +232,9 @@ TEST_CASE("a numbered frame is written whole once and by number after that", "[j
     journal::Frame third{"/app/pkg/__init__.py", 3, "<module>", "pkg", 3};
     journal::ImportBegin second{7, 2, 2, 6, "pkg.b", "source", "/app/pkg/b.py", "", std::nullopt, "L", "pkg", {outer_again, third}};
 
-    const std::string text = journal::encode(first) + journal::encode(second);
-    CHECK(text.find(R"("stack":[1,{"file":"/app/pkg/__init__.py","function":"<module>","id":3,)") != std::string::npos);
+    const std::string records = whole_record_of(first) + whole_record_of(second);
     journal::JournalContents contents;
-    journal::parse_journal(text, "j", contents);
+    journal::parse_journal(journal::journal_file_of(records), "j", contents);
     REQUIRE(contents.problems.empty());
     REQUIRE(contents.events.size() == 2);
     const auto& decoded = std::get<journal::ImportBegin>(contents.events[1]);
@@ -210,73 +245,20 @@ TEST_CASE("a numbered frame is written whole once and by number after that", "[j
     CHECK_FALSE(decoded.stack[0].known);
     CHECK(decoded.stack[1].line == 3);
 
-    // Each journal numbers its own frames: the second line alone refers to a frame it does not have.
+    // Each journal numbers its own frames: the second record alone refers to a frame it does not have.
     journal::JournalContents alone;
-    journal::parse_journal(journal::encode(second), "k", alone);
+    journal::parse_journal(journal::journal_file_of(whole_record_of(second)), "k", alone);
     CHECK(alone.events.empty());
     REQUIRE(alone.problems.size() == 1);
-    CHECK(alone.problems[0].find("k: line 1 skipped: frame 1 is not written whole earlier in the journal") !=
+    CHECK(alone.problems[0].find("k: record 1 skipped: frame 1 is not written whole earlier in the journal") !=
           std::string::npos);
 
-    // A number given to two frames is a damaged journal: the second line is skipped.
+    // A number given to two frames is a damaged journal: the second record is skipped.
     journal::JournalContents twice;
-    journal::parse_journal(journal::encode(first) + journal::encode(first), "t", twice);
+    journal::parse_journal(journal::journal_file_of(whole_record_of(first) + whole_record_of(first)), "t", twice);
     CHECK(twice.events.size() == 1);
     REQUIRE(twice.problems.size() == 1);
     CHECK(twice.problems[0].find("frame 1 is numbered twice") != std::string::npos);
-}
-
-TEST_CASE("a journal of format 1, whole frames only, is still read", "[journal]")
-{
-    const std::string text =
-        R"({"argv":[],"cwd":"/","ev":"process","executable":"/p","format":1,"pid":1,"ppid":0,"python":"3.11.7",)"
-        R"("start_method":"main","t":1,"wall_ns":2})"
-        "\n"
-        R"({"ev":"begin","id":1,"kind":"source","loader":"L","name":"m","origin":"/m.py","parent":"","pid":1,)"
-        R"("realpath":"/m.py","seq":1,"stack":[{"file":"/a.py","function":"<module>","line":1,"module":"__main__"}],"t":3})"
-        "\n";
-    journal::JournalContents contents;
-    journal::parse_journal(text, "old", contents);
-    CHECK(contents.problems.empty());
-    REQUIRE(contents.events.size() == 2);
-    CHECK(std::get<journal::ImportBegin>(contents.events[1]).stack.at(0).file == "/a.py");
-}
-
-TEST_CASE("a line that is not strict JSON is refused with the parser's reason", "[journal]")
-{
-    // Each value stands as a note's text: the rest of the line is a well-formed event.
-    const char* bad[] = {
-        "\"abc",               // unterminated string
-        "\"a\\x\"",            // unknown escape
-        "\"\\u12\"",           // short \u
-        "\"\\ud800\"",         // lone high surrogate
-        "\"\\ud800\\u0041\"",  // high surrogate without its low half
-        "\"a\x01\"",           // raw control character
-        "\"\xff\"",            // not UTF-8
-        "\"\xc0\xaf\"",        // overlong
-        "\"\xed\xa0\x80\"",    // an encoded surrogate
-        "\"\xf4\x90\x80\x80\"", // past U+10FFFF
-        "\"\xe2\x82\"",        // cut short
-        "01",                  // leading zero
-        "tru",                 // unknown literal
-    };
-    for (const char* value : bad) {
-        const std::string line = std::string(R"({"ev":"note","pid":1,"seq":1,"t":0,"text":)") + value + "}";
-        INFO(line);
-        CHECK_THROWS_WITH(journal::decode(line), Catch::StartsWith("not JSON: "));
-    }
-    CHECK_THROWS_WITH(journal::decode(R"({"ev":"note","pid":1,"seq":1,"t":0,"text":"x"} x)"),
-                      Catch::Contains("not JSON: The document root must not be followed by other values"));
-    CHECK(std::get<journal::Note>(journal::decode(R"({"ev":"note","pid":1,"seq":1,"t":0,"text":"\u00e9\ud83d\ude00"})"))
-              .text == "\xc3\xa9\xf0\x9f\x98\x80");
-    // Nesting as deep as a line can hold is parsed without recursion, then refused as no event.
-    const std::string deep = R"({"ev":"note","pid":1,"seq":1,"t":0,"text":)" + std::string(100'000, '[') +
-                             std::string(100'000, ']') + "}";
-    CHECK_THROWS_WITH(journal::decode(deep), Catch::Contains("field \"text\" is not a string"));
-    CHECK_THROWS_WITH(journal::decode(R"({"ev":"note","pid":1.5,"seq":1,"t":0,"text":""})"),
-                      Catch::Contains("field \"pid\" is not an integer in range"));
-    CHECK_THROWS_WITH(journal::decode(R"({"ev":"note","pid":4294967296,"seq":1,"t":0,"text":""})"),
-                      Catch::Contains("field \"pid\" is not an integer in range"));
 }
 
 TEST_CASE("the writers copy a string that needs no escape as RapidJSON's own writers write it", "[journal]")
@@ -335,23 +317,21 @@ TEST_CASE("every control character is escaped, wherever it stands in a long stri
         for (std::size_t offset = 0; offset < 40; ++offset) {
             journal::Note note;
             note.text = std::string(offset, 'a') + static_cast<char>(c) + std::string(40, 'b');
-            const std::string line = journal::encode(note);
+            const std::string json = journal::encode_json(note);
             INFO("character " << c << " at " << offset);
-            CHECK(std::none_of(line.begin(), line.end() - 1, [](char ch) { return static_cast<unsigned char>(ch) < 0x20; }));
-            CHECK(std::get<journal::Note>(journal::decode(std::string_view(line).substr(0, line.size() - 1))).text ==
-                  note.text);
+            CHECK(std::none_of(json.begin(), json.end(), [](char ch) { return static_cast<unsigned char>(ch) < 0x20; }));
+            CHECK(nlohmann::json::parse(json).at("text") == note.text);
         }
 }
 
-TEST_CASE("the finalizing event is one line of its stamp alone, and marks its process", "[journal]")
+TEST_CASE("the finalizing event is its stamp alone, and marks its process", "[journal]")
 {
     journal::Finalizing finalizing;
     finalizing.pid = 5;
     finalizing.seq = 3;
     finalizing.mono_ns = 4;
-    const std::string line = journal::encode(finalizing);
-    CHECK(line == "{\"ev\":\"finalizing\",\"pid\":5,\"seq\":3,\"t\":4}\n");
-    const journal::Event decoded = journal::decode(std::string_view(line).substr(0, line.size() - 1));
+    CHECK(journal::encode_json(finalizing) == "{\"ev\":\"finalizing\",\"pid\":5,\"seq\":3,\"t\":4}");
+    const journal::Event decoded = round_trip(finalizing);
     REQUIRE(std::holds_alternative<journal::Finalizing>(decoded));
     CHECK(std::get<journal::Finalizing>(decoded).seq == 3);
 

@@ -2,6 +2,7 @@
 
 #include "importscope/journal/event.hpp"
 #include "importscope/journal/reader.hpp"
+#include "importscope/journal/record_format.hpp"
 #include "importscope/journal/shared_journal.hpp"
 
 #include <catch2/catch.hpp>
@@ -36,16 +37,16 @@ journal::ImportBegin begin_with_stack(std::uint64_t seq, std::vector<journal::Fr
 
 } // namespace
 
-TEST_CASE("each event's record reads back as the event its line reads back as", "[journal][records]")
+TEST_CASE("each event's record reads back as the event it was", "[journal][records]")
 {
     for (const journal::Event& event : testing::one_of_each_event()) {
-        const std::string line = journal::encode(event);
+        const std::string line = journal::encode_json(event);
         INFO(line);
         const std::string record = record_of(event);
         CHECK(static_cast<std::size_t>(record.front()) == event.index());
         journal::FrameTable frames;
-        CHECK(journal::encode(journal::decode_record(record, &frames)) == line);
-        CHECK(journal::encode(journal::decode_record(record, nullptr)) == line);
+        CHECK(journal::encode_json(journal::decode_record(record, &frames)) == line);
+        CHECK(journal::encode_json(journal::decode_record(record, nullptr)) == line);
         // A begin written as it is, without an Event around it, is the same record.
         if (const auto* begin = std::get_if<journal::ImportBegin>(&event)) {
             std::string direct;
@@ -59,7 +60,7 @@ TEST_CASE("a record cut short, or with more after its last field, is refused", "
 {
     for (const journal::Event& event : testing::one_of_each_event()) {
         const std::string record = record_of(event);
-        INFO(journal::encode(event));
+        INFO(journal::encode_json(event));
         for (std::size_t size = 0; size < record.size(); ++size) {
             journal::FrameTable frames;
             CHECK_THROWS_AS(journal::decode_record(std::string_view(record).substr(0, size), &frames),
@@ -114,7 +115,8 @@ TEST_CASE("a record's stack gives a frame the journal holds by its number", "[jo
     CHECK_THROWS_WITH(journal::decode_record(first, &frames), "frame 1 is numbered twice");
 }
 
-TEST_CASE("the records written out as lines read back as the same events, numbered frames and all",
+TEST_CASE("the records of a journal file and of the shared journal read back as the same events, numbered "
+          "frames and all",
           "[journal][records]")
 {
     const journal::Frame outer{"/app/main.py", 4, "<module>", "__main__", 1};
@@ -126,29 +128,49 @@ TEST_CASE("the records written out as lines read back as the same events, number
     events.push_back(begin_with_stack(31, {outer_again}));
     const journal::SharedJournal shared(1 << 20);
     journal::SharedJournalWriter writer = shared.writer();
-    for (const journal::Event& event : events)
-        REQUIRE(writer.append(journal::RecordForm::binary, record_of(event)));
+    std::string file = journal::journal_file_of({});
+    for (const journal::Event& event : events) {
+        REQUIRE(writer.append(journal::framed_record(record_of(event))));
+        file += journal::framed_record(record_of(event));
+    }
     const std::string_view records = shared.records(journal::SharedJournal::k_header);
 
     journal::JournalContents read;
-    journal::JournalParser parser("journal-7-0.jsonl", read);
+    journal::JournalParser parser("journal-7-0.isj", read);
     parser.feed_records(records);
     parser.finish();
-    journal::JournalContents written_out;
-    journal::parse_journal(journal::lines_of_records(records), "journal-7-0.jsonl", written_out);
+    journal::JournalContents from_file;
+    journal::parse_journal(file, "journal-8-0.isj", from_file);
     REQUIRE(read.problems.empty());
-    REQUIRE(written_out.problems.empty());
+    REQUIRE(from_file.problems.empty());
     REQUIRE(read.events.size() == events.size());
-    REQUIRE(written_out.events.size() == events.size());
+    REQUIRE(from_file.events.size() == events.size());
     for (std::size_t i = 0; i < events.size(); ++i)
-        CHECK(journal::encode(written_out.events[i]) == journal::encode(read.events[i]));
+        CHECK(journal::encode_json(from_file.events[i]) == journal::encode_json(read.events[i]));
     CHECK(std::get<journal::ImportBegin>(read.events.back()).stack.at(0).file == "/app/main.py");
+    CHECK(journal::journal_file_of(records) == file);
 
-    // A record skipped after it numbered a frame keeps the frame, as a line does.
+    // A record skipped after it numbered a frame keeps the frame.
     journal::ImportBegin damaged = begin_with_stack(2, {outer});
     std::string bad = record_of(damaged);
     bad.back() = '\x02'; // `by_path`, after the stack: not a boolean
     journal::FrameTable frames;
     CHECK_THROWS_WITH(journal::decode_record(bad, &frames), "record field \"by_path\" is not a boolean");
     CHECK(frames.at(1).file == "/app/main.py");
+}
+
+TEST_CASE("the end record a signal handler makes, without allocating, is ProcessEnd's record", "[journal][records]")
+{
+    journal::EndRecord record;
+    journal::encode_end_record(record, {7, 12, 34, 56, "os._exit", 3});
+    CHECK_FALSE(record.overflowed());
+    journal::ProcessEnd end{7, 12, 34, 56, "os._exit", 3};
+    CHECK(record.view() == journal::framed_record(record_of(end)));
+    journal::JournalContents read;
+    journal::parse_journal(journal::journal_file_of(record.view()), "journal-7-0.isj", read);
+    REQUIRE(read.events.size() == 1);
+    const auto& decoded = std::get<journal::ProcessEnd>(read.events[0]);
+    CHECK(decoded.how == "os._exit");
+    CHECK(decoded.code == 3);
+    CHECK(decoded.wall_ns == 56);
 }

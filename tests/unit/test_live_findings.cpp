@@ -29,7 +29,7 @@ std::vector<Summary> summaries(const std::vector<analysis::Finding>& findings)
 struct LiveRun {
     explicit LiveRun(analysis::AnalysisOptions options = {}) : findings(std::move(options)) {}
 
-    void feed(const journal::JournalContents& contents, const std::string& journal = "journal-100-0.jsonl")
+    void feed(const journal::JournalContents& contents, const std::string& journal = "journal-100-0.isj")
     {
         for (journal::Event e : contents.events) {
             findings.saw(journal, e);

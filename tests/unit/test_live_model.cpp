@@ -14,27 +14,17 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
-#include <sstream>
 
 using namespace importscope;
 
 namespace {
 
-std::vector<std::string> lines_of(const std::string& text)
+std::string joined(const std::vector<std::string>& records)
 {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);)
-        lines.push_back(line + "\n");
-    return lines;
-}
-
-std::string joined(const std::vector<std::string>& lines)
-{
-    std::string text;
-    for (const auto& line : lines)
-        text += line;
-    return text;
+    std::string bytes;
+    for (const auto& record : records)
+        bytes += record;
+    return journal::journal_file_of(bytes);
 }
 
 report::RunInfo run_info()
@@ -60,7 +50,7 @@ TEST_CASE("the model made as the journals grow is the one made at the end", "[li
     const testing::TempDir scratch;
     const std::filesystem::path& dir = scratch.path;
     // The main process: nested imports, an extension, an error, a numbered frame used again, and
-    // two begin lines written out of their sequence (a line is numbered before Python code runs).
+    // two begins written out of their sequence (an event is numbered before Python code runs).
     testing::JournalBuilder main(100);
     const auto outer = main.begin_below("pkg", "/home/alice/pkg/__init__.py",
                                         {journal::Frame{"/home/alice/t.py", 3, "<module>", "__main__", 1}});
@@ -74,29 +64,29 @@ TEST_CASE("the model made as the journals grow is the one made at the end", "[li
     main.extension_import("pkg._C", "/home/alice/pkg/_C.so", {1, 7});
     main.end(outer);
     main.begin("pkg.never_ended", "source", "/home/alice/pkg/never_ended.py"); // the process died in it
-    std::vector<std::string> main_lines = lines_of(main.text());
-    std::swap(main_lines[2], main_lines[3]); // pkg.b's begin, then pkg.a's
-    const std::string main_text = joined(main_lines);
+    std::vector<std::string> main_records = main.records();
+    std::swap(main_records[2], main_records[3]); // pkg.b's begin, then pkg.a's
+    const std::string main_text = joined(main_records);
     // A child started later, whose journal sorts before the parent's, with a load the finder missed.
     testing::JournalBuilder child(99);
     child.process(99, 100, "spawn", 1'700'000'000'500'000'000);
     child.extension("other._C", "/home/alice/other/_C.so", journal::FileIdentity{1, 9});
-    const std::string child_text = child.text() + "not json\n";
+    const std::string child_text = child.damaged().bytes();
 
     {
         collect::Collector live(dir);
-        // Written 41 bytes at a time, cut anywhere, each journal's lines read as they come.
+        // Written 41 bytes at a time, cut anywhere, each journal's records read as they come.
         std::size_t child_at = 0;
         for (std::size_t at = 0; at < main_text.size(); at += 41) {
-            std::ofstream(dir / "journal-100-0.jsonl", std::ios::app) << main_text.substr(at, 41);
+            std::ofstream(dir / "journal-100-0.isj", std::ios::app) << main_text.substr(at, 41);
             if (at >= 200 && child_at < child_text.size()) { // the child's journal appears later
-                std::ofstream(dir / "journal-099-0.jsonl", std::ios::app) << child_text.substr(child_at, 41);
+                std::ofstream(dir / "journal-099-0.isj", std::ios::app) << child_text.substr(child_at, 41);
                 child_at += 41;
             }
             live.poll();
         }
         if (child_at < child_text.size())
-            std::ofstream(dir / "journal-099-0.jsonl", std::ios::app) << child_text.substr(child_at);
+            std::ofstream(dir / "journal-099-0.isj", std::ios::app) << child_text.substr(child_at);
         live.poll();
         // What the model's records will be, in their order, before it is finished (EarlyReport).
         std::vector<std::string> in_order;
@@ -117,7 +107,7 @@ TEST_CASE("the model made as the journals grow is the one made at the end", "[li
         CHECK(followed.modules[2].name == "pkg.b");
         CHECK(followed.modules[5].name == "other._C"); // the child started later
         CHECK(followed.problems == at_end.problems);
-        CHECK(followed.problems.size() == 1); // "not json"
+        CHECK(followed.problems.size() == 1); // the damaged record
         CHECK(followed.journal_bytes == at_end.journal_bytes);
         CHECK(report_text(followed) == report_text(at_end));
     }
@@ -129,16 +119,17 @@ TEST_CASE("a tail with a sink hands each event over with its journal's name", "[
     const std::filesystem::path& dir = scratch.path;
     testing::JournalBuilder b;
     b.extension("a._C", "/s/a.so", journal::FileIdentity{1, 1});
-    std::ofstream(dir / "journal-100-0.jsonl") << b.text() << "{\"ev\":";
+    const std::string cut_short = journal::framed_record("\x05\x01\x02\x03").substr(0, 6);
+    std::ofstream(dir / "journal-100-0.isj") << b.bytes() << cut_short;
     std::vector<std::string> names;
     journal::JournalTail tail(dir, [&](const std::string& journal, journal::Event&&) { names.push_back(journal); });
     tail.poll();
-    CHECK(names == std::vector<std::string>{"journal-100-0.jsonl", "journal-100-0.jsonl"});
+    CHECK(names == std::vector<std::string>{"journal-100-0.isj", "journal-100-0.isj"});
     const auto contents = tail.finish();
     REQUIRE(contents.size() == 1);
     CHECK(contents[0].events.empty());
-    CHECK(contents[0].problems.size() == 1); // the line cut short
-    CHECK(contents[0].bytes == b.text().size() + 6);
+    CHECK(contents[0].problems.size() == 1); // the record cut short
+    CHECK(contents[0].bytes == b.bytes().size() + 6);
 }
 
 TEST_CASE("the collector reads an installation's distributions while the run goes on, into the final "
@@ -159,13 +150,13 @@ TEST_CASE("the collector reads an installation's distributions while the run goe
     // analysis does not run, the collector alone asks.
     b.installation("six", "/site/six.py", {}, false);
     b.installation("missing", "", {}, false); // importable from nowhere: nothing to look up
-    std::ofstream(dir / "journal-100-0.jsonl") << b.text();
+    std::ofstream(dir / "journal-100-0.isj") << b.bytes();
     live.poll();
     CHECK(asked == std::vector<std::string>{"/site/six.py"});
     // One that shadows another: both places, before the end (the live analysis asks again, of the cache).
     testing::JournalBuilder more(100);
     more.installation("idna", "/site/idna/__init__.py", {"/vendored/idna/__init__.py"}, false);
-    std::ofstream(dir / "journal-100-0.jsonl", std::ios::app) << more.text();
+    std::ofstream(dir / "journal-100-0.isj", std::ios::app) << more.records().back();
     live.poll();
     CHECK(std::set<std::string>(asked.begin(), asked.end()) ==
           std::set<std::string>{"/site/six.py", "/site/idna/__init__.py", "/vendored/idna/__init__.py"});

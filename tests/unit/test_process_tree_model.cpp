@@ -30,7 +30,7 @@ TEST_CASE("one journal per process: processes in start order, each with its own 
 
     // Given in the wrong order: the model orders by start time.
     const auto model =
-        analysis::build_model(std::vector{worker.contents("journal-11-0.jsonl"), main.contents("journal-10-0.jsonl")});
+        analysis::build_model(std::vector{worker.contents("journal-11-0.isj"), main.contents("journal-10-0.isj")});
     REQUIRE(model.processes.size() == 2);
     CHECK(model.processes[0].pid == 10);
     CHECK(model.processes[1].pid == 11);
@@ -56,7 +56,7 @@ TEST_CASE("a pid that exec'd Python again is two processes, never merged", "[tre
     after.extension_import("y._C", "/s/_C.so", {1, 1});
 
     const auto model =
-        analysis::build_model(std::vector{before.contents("journal-20-0.jsonl"), after.contents("journal-20-1.jsonl")});
+        analysis::build_model(std::vector{before.contents("journal-20-0.isj"), after.contents("journal-20-1.isj")});
     REQUIRE(model.processes.size() == 2);
     REQUIRE(model.processes[0].programs.size() == 1);
     CHECK(model.processes[0].programs[0].via == "os.exec");
@@ -73,7 +73,7 @@ TEST_CASE("subprocess.Popen through os.posix_spawn (CPython 3.13) is one program
     testing::JournalBuilder child(31);
     child.process(31, 30, "exec", 1'700'000'000'900'000'000);
     const auto model =
-        analysis::build_model(std::vector{parent.contents("journal-30-0.jsonl"), child.contents("journal-31-0.jsonl")});
+        analysis::build_model(std::vector{parent.contents("journal-30-0.isj"), child.contents("journal-31-0.isj")});
     REQUIRE(model.processes.size() == 2);
     const auto& programs = model.processes[0].programs;
     REQUIRE(programs.size() == 3);
@@ -90,8 +90,8 @@ TEST_CASE("the report gives each process the end it recorded or that importscope
     testing::JournalBuilder orphan(32);
     orphan.process(32, 31, "exec", 1'700'000'000'200'000'000);
     const auto model =
-        analysis::build_model(std::vector{main.contents("journal-30-0.jsonl"), child.contents("journal-31-0.jsonl"),
-                                          orphan.contents("journal-32-0.jsonl")});
+        analysis::build_model(std::vector{main.contents("journal-30-0.isj"), child.contents("journal-31-0.isj"),
+                                          orphan.contents("journal-32-0.isj")});
     report::RunInfo run;
     run.main_pid = 30;
     run.exit.code = 0;
@@ -107,24 +107,24 @@ TEST_CASE("the report gives each process the end it recorded or that importscope
     CHECK(processes[2].at("exit").at("description") == "killed by SIGKILL by importscope at the end of the run");
 }
 
-TEST_CASE("the journal tail returns complete lines only, and the rest once finished", "[tree]")
+TEST_CASE("the journal tail returns whole records only, and the rest once finished", "[tree]")
 {
     const testing::TempDir scratch;
     const std::filesystem::path& dir = scratch.path;
     testing::JournalBuilder b;
     b.extension("a._C", "/s/a.so", journal::FileIdentity{1, 1});
-    const std::string text = b.text();
+    const std::string text = b.bytes();
     const auto cut = text.size() - 10;
     {
-        std::ofstream(dir / "journal-100-0.jsonl") << text.substr(0, cut);
+        std::ofstream(dir / "journal-100-0.isj") << text.substr(0, cut);
         std::ofstream(dir / "not-a-journal.txt") << "ignored";
     }
     std::vector<journal::Event> seen;
     journal::JournalTail tail(dir, [&](const std::string&, journal::Event&& e) { seen.push_back(std::move(e)); });
     tail.poll();
-    CHECK(seen.size() == 1); // the process start; the extension line is unfinished
+    CHECK(seen.size() == 1); // the process start; the extension's record is unfinished
     {
-        std::ofstream(dir / "journal-100-0.jsonl", std::ios::app) << text.substr(cut);
+        std::ofstream(dir / "journal-100-0.isj", std::ios::app) << text.substr(cut);
     }
     seen.clear();
     tail.poll();
@@ -139,8 +139,8 @@ TEST_CASE("the journals read as they grew are what reading them at the end gives
 {
     const testing::TempDir scratch;
     const std::filesystem::path& dir = scratch.path;
-    // Two journals written in pieces cut anywhere, inside a line, a numbered frame, a UTF-8
-    // sequence; one ends with a line cut short, one has a damaged line.
+    // Two journals written in pieces cut anywhere, inside the header, a record, a numbered frame,
+    // a UTF-8 sequence; one ends with a record cut short, one has a damaged record.
     testing::JournalBuilder first(100);
     first.extension_import("v.deep_gemm._C", "/s/caf\xc3\xa9/_C.so", {1, 1});
     first.end(first.begin_below("m", "/s/m.py", {journal::Frame{"/t.py", 3, "<module>", "__main__", 1}}));
@@ -148,18 +148,19 @@ TEST_CASE("the journals read as they grew are what reading them at the end gives
     known.number = 1;
     known.known = true;
     first.end(first.begin_below("n", "/s/n.py", {known}));
-    const std::string first_text = first.text() + R"({"ev":"ext","pid":100,"seq":9,"na)";
+    const std::string first_text = first.bytes() + first.records().back().substr(0, 9);
     testing::JournalBuilder second(200);
+    second.damaged();
     second.extension_import("deep_gemm._C", "/s/caf\xc3\xa9/_C.so", {1, 1});
-    const std::string second_text = "not json\n" + second.text();
+    const std::string second_text = second.bytes();
 
     std::map<std::string, std::vector<journal::Event>> seen; // by journal, as the polls gave them
     journal::JournalTail tail(dir, [&](const std::string& journal, journal::Event&& e) {
         seen[journal].push_back(std::move(e));
     });
     for (std::size_t at = 0; at < std::max(first_text.size(), second_text.size()); at += 37) {
-        std::ofstream(dir / "journal-100-0.jsonl", std::ios::app) << first_text.substr(std::min(at, first_text.size()), 37);
-        std::ofstream(dir / "journal-200-0.jsonl", std::ios::app) << second_text.substr(std::min(at, second_text.size()), 37);
+        std::ofstream(dir / "journal-100-0.isj", std::ios::app) << first_text.substr(std::min(at, first_text.size()), 37);
+        std::ofstream(dir / "journal-200-0.isj", std::ios::app) << second_text.substr(std::min(at, second_text.size()), 37);
         tail.poll();
     }
     const auto followed = tail.finish();
@@ -174,7 +175,7 @@ TEST_CASE("the journals read as they grew are what reading them at the end gives
         CHECK(followed[i].events.empty()); // the sink took them
         REQUIRE(events.size() == read[i].events.size());
         for (std::size_t e = 0; e < read[i].events.size(); ++e)
-            CHECK(journal::encode(events[e]) == journal::encode(read[i].events[e]));
+            CHECK(journal::encode_json(events[e]) == journal::encode_json(read[i].events[e]));
     }
     CHECK(followed[0].problems.size() == 1); // the cut line
     CHECK(followed[1].problems.size() == 1); // "not json"

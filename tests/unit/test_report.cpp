@@ -240,8 +240,8 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         second.end(second.begin_below("d", "/x/d.py", {numbered("/x/other.py", 9, 1)}));
         second.end(second.begin_below("e", "/x/e.py", {known}));
         std::vector<journal::JournalContents> journals;
-        journals.push_back(first.contents("journal-100-0.jsonl"));
-        journals.push_back(second.contents("journal-200-0.jsonl"));
+        journals.push_back(first.contents("journal-100-0.isj"));
+        journals.push_back(second.contents("journal-200-0.isj"));
         const auto shared = analysis::build_model(std::move(journals));
         REQUIRE(shared.modules.size() == 4);
         const std::string shared_text = report::report_text(report::build_report(run, shared, analysis::conclude(shared, {})), shared);

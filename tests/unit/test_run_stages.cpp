@@ -252,12 +252,12 @@ TEST_CASE("report: the records are written while the main process finalizes, and
           "[stages]")
 {
     const testing::TempDir dir;
-    const std::filesystem::path journal = dir.path / "journal-100-0.jsonl";
+    const std::filesystem::path journal = dir.path / "journal-100-0.isj";
     const std::string output = (dir.path / "r.json").string();
     testing::JournalBuilder main(100);
     main.end(main.begin("pkg", "source", "/s/pkg/__init__.py"));
     main.extension_import("pkg._C", "/s/pkg/_C.so", {1, 1});
-    std::ofstream(journal) << main.text();
+    std::ofstream(journal) << main.bytes();
     collect::Collector collector(dir.path);
     app::EarlyReport early(output, nullptr, collector);
     const auto offer = [&] {
@@ -276,7 +276,7 @@ TEST_CASE("report: the records are written while the main process finalizes, and
 
     offer();
     CHECK(outputs_in(dir.path).empty()); // still running: nothing yet
-    std::ofstream(journal, std::ios::app) << main.finalizing().text().substr(main.text().rfind('{'));
+    std::ofstream(journal, std::ios::app) << main.finalizing().records().back();
     offer();
     const std::vector<std::string> begun = outputs_in(dir.path);
     REQUIRE(begun.size() == 1);
@@ -285,17 +285,17 @@ TEST_CASE("report: the records are written while the main process finalizes, and
 
     SECTION("nothing but the process's end after: the records written early stay")
     {
-        const std::size_t before = main.text().size();
-        std::ofstream(journal, std::ios::app) << main.end_of_process("exit", 0).text().substr(before);
+        const std::size_t before = main.bytes().size();
+        std::ofstream(journal, std::ios::app) << main.end_of_process("exit", 0).bytes().substr(before);
         const auto [held, model] = finish();
         CHECK(held);
         CHECK(model.modules.size() == 2);
     }
     SECTION("an import after: written again, whole")
     {
-        const std::size_t before = main.text().size();
+        const std::size_t before = main.bytes().size();
         main.end(main.begin("late", "source", "/s/late.py"));
-        std::ofstream(journal, std::ios::app) << main.text().substr(before);
+        std::ofstream(journal, std::ios::app) << main.bytes().substr(before);
         const auto [held, model] = finish();
         CHECK_FALSE(held);
         REQUIRE(model.modules.size() == 3);
@@ -303,13 +303,13 @@ TEST_CASE("report: the records are written while the main process finalizes, and
     }
     SECTION("the end of an import open at the mark: written again, whole")
     {
-        const std::size_t before = main.text().size();
+        const std::size_t before = main.bytes().size();
         const auto open = main.begin("open", "source", "/s/open.py");
-        std::ofstream(journal, std::ios::app) << main.text().substr(before);
+        std::ofstream(journal, std::ios::app) << main.bytes().substr(before);
         collector.poll(); // folded after the records were written
-        const std::size_t after_begin = main.text().size();
+        const std::size_t after_begin = main.bytes().size();
         main.end(open);
-        std::ofstream(journal, std::ios::app) << main.text().substr(after_begin);
+        std::ofstream(journal, std::ios::app) << main.bytes().substr(after_begin);
         const auto [held, model] = finish();
         CHECK_FALSE(held);
         CHECK(model.modules.back().status == analysis::ImportStatus::ok);
@@ -323,7 +323,7 @@ TEST_CASE("report: no early records for a child's finalizing, nor for a destinat
     child.process(100, 1, "spawn");
     child.end(child.begin("pkg", "source", "/s/pkg/__init__.py"));
     child.finalizing();
-    std::ofstream(dir.path / "journal-100-0.jsonl") << child.text();
+    std::ofstream(dir.path / "journal-100-0.isj") << child.bytes();
     collect::Collector collector(dir.path);
     collector.poll();
     CHECK_FALSE(collector.main_finalizing());
@@ -333,7 +333,7 @@ TEST_CASE("report: no early records for a child's finalizing, nor for a destinat
 
     testing::JournalBuilder main(200);
     main.finalizing();
-    std::ofstream(dir.path / "journal-200-0.jsonl") << main.text();
+    std::ofstream(dir.path / "journal-200-0.isj") << main.bytes();
     collector.poll();
     CHECK(collector.main_finalizing());
     app::EarlyReport into_device("/dev/null", nullptr, collector);

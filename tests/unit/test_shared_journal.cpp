@@ -1,5 +1,6 @@
 #include "importscope/journal/event.hpp"
 #include "importscope/journal/reader.hpp"
+#include "importscope/journal/record_format.hpp"
 #include "importscope/journal/shared_journal.hpp"
 #include "importscope/journal/tail.hpp"
 
@@ -26,24 +27,31 @@ journal::ImportEnd end_event(int pid, std::uint64_t seq)
     return e;
 }
 
-std::string line_for(int pid, std::uint64_t seq)
+std::string payload_for(int pid, std::uint64_t seq)
 {
-    return journal::encode(end_event(pid, seq));
+    std::string payload;
+    journal::encode_record_to(payload, end_event(pid, seq));
+    return payload;
 }
 
+/// The whole record, as a writer hands it over.
 std::string record_for(int pid, std::uint64_t seq)
 {
-    std::string record;
-    journal::encode_record_to(record, end_event(pid, seq));
-    return record;
+    return journal::framed_record(payload_for(pid, seq));
+}
+
+/// A child's journal file holding `records`.
+std::string file_of(const std::string& records)
+{
+    return journal::journal_file_of(records);
 }
 
 /// The memory a killed writer left: a record's form and payload at `offset`, without its size.
-void tear_record(const SharedJournal& shared, std::size_t offset, const std::string& record)
+void tear_record(const SharedJournal& shared, std::size_t offset, const std::string& payload)
 {
     char* memory = const_cast<char*>(shared.records(0).data()); // the test writes as a writer would
     memory[offset + 4] = static_cast<char>(journal::RecordForm::binary);
-    std::copy(record.begin(), record.end(), memory + offset + 5);
+    std::copy(payload.begin(), payload.end(), memory + offset + 5);
 }
 
 /// The shared journal read to its end by a tail of an otherwise empty run directory.
@@ -63,36 +71,39 @@ TEST_CASE("the shared journal gives whole records only, each once its size is wr
     SharedJournal shared(1 << 20);
     CHECK(shared.name().empty());
     journal::SharedJournalWriter writer = shared.writer();
-    writer.publish_name("journal-7-0.jsonl");
-    CHECK(shared.name() == "journal-7-0.jsonl");
+    writer.publish_name("journal-7-0.isj");
+    CHECK(shared.name() == "journal-7-0.isj");
     CHECK(shared.records(SharedJournal::k_header).empty());
 
-    const std::string first = record_for(7, 1);
-    REQUIRE(writer.append(journal::RecordForm::binary, first));
+    const std::string first = payload_for(7, 1);
+    REQUIRE(writer.append(journal::framed_record(first)));
     std::string_view records = shared.records(SharedJournal::k_header);
     const std::size_t at = SharedJournal::k_header + records.size();
     CHECK(at % 4 == 0);
-    const auto taken = journal::take_record(records);
-    REQUIRE(taken);
-    CHECK(taken->form == journal::RecordForm::binary);
-    CHECK(taken->payload == first);
-    CHECK_FALSE(journal::take_record(records));
+    CHECK(records == journal::framed_record(first)); // as a file holds it
+    journal::Record taken;
+    REQUIRE(journal::take_record(records, taken) == journal::Take::record);
+    CHECK(taken.form == journal::RecordForm::binary);
+    CHECK(taken.payload == first);
+    CHECK(journal::take_record(records, taken) == journal::Take::incomplete);
 
     // A record being copied is not there until its size is: a killed writer leaves it cut short.
-    const std::string second = record_for(7, 2);
+    const std::string second = payload_for(7, 2);
     CHECK_FALSE(shared.cut_short(at));
     tear_record(shared, at, second);
     CHECK(shared.records(at).empty());
     CHECK(shared.cut_short(at));
-    REQUIRE(writer.append(journal::RecordForm::binary, second));
+    REQUIRE(writer.append(journal::framed_record(second)));
     std::string_view rest = shared.records(at);
-    CHECK(journal::take_record(rest)->payload == second);
+    REQUIRE(journal::take_record(rest, taken) == journal::Take::record);
+    CHECK(taken.payload == second);
 
-    // A line (the exit line a signal handler formats) is a record too.
-    const std::string line = line_for(7, 3);
-    REQUIRE(writer.append(journal::RecordForm::line, line));
-    std::string_view all = shared.records(SharedJournal::k_header);
-    CHECK(journal::lines_of_records(all) == line_for(7, 1) + line_for(7, 2) + line);
+    // Written out (a kept run directory), the records are a journal file as a child writes one.
+    const std::string written_out = journal::journal_file_of(shared.records(SharedJournal::k_header));
+    journal::JournalContents read;
+    journal::parse_journal(written_out, "journal-7-0.isj", read);
+    CHECK(read.problems.empty());
+    CHECK(read.events.size() == 2);
 }
 
 TEST_CASE("the tail reads the shared journal under its name, instead of the empty file of that name", "[shared]")
@@ -106,52 +117,51 @@ TEST_CASE("the tail reads the shared journal under its name, instead of the empt
     tail.follow(&shared);
 
     // The placeholder appears (and is polled) before the worker names the shared journal.
-    std::ofstream(scratch.path / "journal-7-0.jsonl").close();
-    std::ofstream(scratch.path / "journal-9-0.jsonl") << line_for(9, 1); // a child's file
+    std::ofstream(scratch.path / "journal-7-0.isj").close();
+    std::ofstream(scratch.path / "journal-9-0.isj") << file_of(record_for(9, 1)); // a child's file
     tail.poll();
     journal::SharedJournalWriter writer = shared.writer();
-    writer.publish_name("journal-7-0.jsonl");
+    writer.publish_name("journal-7-0.isj");
     for (std::uint64_t seq = 1; seq <= 3; ++seq) {
-        REQUIRE(writer.append(seq == 2 ? journal::RecordForm::line : journal::RecordForm::binary,
-                              seq == 2 ? line_for(7, seq) : record_for(7, seq)));
+        REQUIRE(writer.append(record_for(7, seq)));
         tail.poll();
     }
     // A last record cut short by the worker's death: no size, ever.
     const std::size_t end = SharedJournal::k_header + shared.records(SharedJournal::k_header).size();
-    tear_record(shared, end, record_for(7, 4));
+    tear_record(shared, end, payload_for(7, 4));
     tail.poll();
     const auto journals = tail.finish();
 
     const std::vector<std::pair<std::string, std::uint64_t>> expected = {
-        {"journal-9-0.jsonl", 1}, {"journal-7-0.jsonl", 1}, {"journal-7-0.jsonl", 2}, {"journal-7-0.jsonl", 3}};
+        {"journal-9-0.isj", 1}, {"journal-7-0.isj", 1}, {"journal-7-0.isj", 2}, {"journal-7-0.isj", 3}};
     CHECK(seen == expected);
     REQUIRE(journals.size() == 2);
-    CHECK(journals[0].source == "journal-7-0.jsonl"); // in name order, as files would be
+    CHECK(journals[0].source == "journal-7-0.isj"); // in name order, as files would be
     CHECK(journals[0].bytes == end - SharedJournal::k_header);
     REQUIRE(journals[0].problems.size() == 1);
-    CHECK_THAT(journals[0].problems[0], Catch::Contains("line 4 is incomplete"));
-    CHECK(journals[1].source == "journal-9-0.jsonl");
+    CHECK_THAT(journals[0].problems[0], Catch::Contains("record 4 is incomplete"));
+    CHECK(journals[1].source == "journal-9-0.isj");
     CHECK(journals[1].problems.empty());
 }
 
-TEST_CASE("a record that is no event is a problem of its line, and the records after it are read", "[shared]")
+TEST_CASE("a record that is no event is a problem of its own, and the records after it are read", "[shared]")
 {
     const testing::TempDir scratch;
     SharedJournal shared(1 << 20);
     journal::SharedJournalWriter writer = shared.writer();
-    writer.publish_name("journal-7-0.jsonl");
-    REQUIRE(writer.append(journal::RecordForm::binary, record_for(7, 1)));
-    REQUIRE(writer.append(journal::RecordForm::binary, "\x03garbage"));
-    REQUIRE(writer.append(static_cast<journal::RecordForm>('?'), record_for(7, 3)));
-    REQUIRE(writer.append(journal::RecordForm::line, "{\"ev\":\"end\"}")); // a line without its newline
-    REQUIRE(writer.append(journal::RecordForm::binary, record_for(7, 5)));
+    writer.publish_name("journal-7-0.isj");
+    REQUIRE(writer.append(record_for(7, 1)));
+    REQUIRE(writer.append(journal::framed_record("\x03garbage")));
+    std::string other_form = record_for(7, 3);
+    other_form[4] = '?';
+    REQUIRE(writer.append(other_form));
+    REQUIRE(writer.append(record_for(7, 4)));
 
     const journal::JournalContents read = read_alone(scratch, shared);
     CHECK(read.events.size() == 2);
-    REQUIRE(read.problems.size() == 3);
-    CHECK_THAT(read.problems[0], Catch::StartsWith("journal-7-0.jsonl: line 2 skipped: record field"));
-    CHECK_THAT(read.problems[1], Catch::Contains("line 3 skipped: not a record of the shared journal"));
-    CHECK_THAT(read.problems[2], Catch::Contains("line 4 skipped: not a record of the shared journal"));
+    REQUIRE(read.problems.size() == 2);
+    CHECK_THAT(read.problems[0], Catch::StartsWith("journal-7-0.isj: record 2 skipped: record field"));
+    CHECK_THAT(read.problems[1], Catch::Contains("record 3 skipped: a record of an unknown form"));
 }
 
 TEST_CASE("a shared journal that filled up is a problem of its journal", "[shared]")
@@ -159,15 +169,15 @@ TEST_CASE("a shared journal that filled up is a problem of its journal", "[share
     const testing::TempDir scratch;
     SharedJournal shared(1 << 20);
     journal::SharedJournalWriter writer = shared.writer();
-    writer.publish_name("journal-7-0.jsonl");
+    writer.publish_name("journal-7-0.isj");
     const std::string record = record_for(7, 1);
-    REQUIRE(writer.append(journal::RecordForm::binary, record));
+    REQUIRE(writer.append(record));
     CHECK_FALSE(shared.overflowed());
     const std::size_t left = (1 << 20) - SharedJournal::k_header - shared.records(SharedJournal::k_header).size();
-    CHECK_FALSE(writer.append(journal::RecordForm::binary, std::string(left - 4, 'x'))); // too big by its form byte
+    CHECK_FALSE(writer.append(journal::framed_record(std::string(left - 4, 'x')))); // too big by its form byte
     CHECK(shared.records(SharedJournal::k_header).size() == (1 << 20) - SharedJournal::k_header - left);
     CHECK(shared.overflowed());
-    CHECK(shared.name() == "journal-7-0.jsonl");
+    CHECK(shared.name() == "journal-7-0.isj");
 
     const journal::JournalContents read = read_alone(scratch, shared);
     CHECK(read.events.size() == 1);

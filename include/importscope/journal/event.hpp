@@ -1,5 +1,7 @@
 #pragma once
 
+#include "importscope/util/fixed_buffer.hpp"
+
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
@@ -11,13 +13,15 @@
 #include <vector>
 
 /// The journal's events, each type's fields declared once beside it (`describe`): the only definition
-/// of the format, which docs/journal-format.md describes. The hooks write each event as it happens:
-/// as one JSON line with a single write(2) to the process's journal file (event.cpp, read back by
-/// event_decode.cpp), or, in the main process, as a binary record in the journal it shares with the
-/// supervisor (event_record.cpp).
+/// of the format, which docs/journal-format.md describes. The hooks write each event as it happens,
+/// as a binary record (event_record.cpp, framed as record_format.hpp says) appended with a single
+/// write(2) to the process's journal file or, in the main process, copied into the journal it
+/// shares with the supervisor. JSON is for people: `importscope journal dump` (event.cpp).
 namespace importscope::journal {
 
-/// 2: a stack's frames can be numbered and referred to by number (format 1 wrote every frame whole).
+/// The version of the events' fields, in every process start (a journal file's header names the
+/// version of the file's form: record_format.hpp). 2: a stack's frames can be numbered and
+/// referred to by number (format 1 wrote every frame whole).
 inline constexpr int k_format_version = 2;
 inline constexpr int k_oldest_format_version = 1;
 
@@ -32,7 +36,7 @@ struct Frame {
     /// frames that every deep import repeats are written and read once.
     std::uint32_t number = 0;
     /// Written as its number alone: the journal holds it already. Set by the writer only, which
-    /// then leaves the other fields empty; decode() always gives the whole frame.
+    /// then leaves the other fields empty; decode_record() with a frame table gives the whole frame.
     bool known = false;
 
     template <typename Fields, typename Self>
@@ -55,7 +59,7 @@ struct Frame {
     }
 };
 
-/// The numbered frames of one journal, as decode() meets their first use.
+/// The numbered frames of one journal, as decode_record() meets their first use.
 class FrameTable {
 public:
     /// Adds a numbered frame; throws std::invalid_argument when its number is taken.
@@ -114,12 +118,12 @@ struct FileIdentity {
     auto operator<=>(const FileIdentity&) const = default; // NOLINT(modernize-use-nullptr): clang-tidy 14 misreads it
 };
 
-// Each event type declares its journal form once, in `describe`: its fields in the order a line
-// holds them (after its `ev`), each `required` (always written; a line without it is not that
-// event) or `optional` (left out when empty, zero or false; missing or null reads as that). The
-// writer (event.cpp) and the reader (event_decode.cpp) both walk that declaration; a nested object
-// (a frame, an exception, a type owner) declares its own. `identity` is `dev` and `ino`, together
-// or not at all.
+// Each event type declares its journal form once, in `describe`: its fields in the order a record
+// holds them, each with its name in the JSON of `journal dump` (after its `ev`), `required` (always
+// there) or `optional` (left out of the JSON when empty, zero or false). The record's writer and
+// reader (event_record.cpp) and the JSON writer (event.cpp) all walk that declaration; a nested
+// object (a frame, an exception, a type owner) declares its own. `identity` is `dev` and `ino`,
+// together or not at all.
 
 /// `pid`, `seq` and `t`: the fields that every event but the process start begins with.
 template <typename Fields, typename Event>
@@ -577,36 +581,39 @@ using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, 
                            ProgramStart, AliasSeen, TypeOwners, Installation, NoBuild, Caught, WorkerProcess,
                            EnvironmentRead, SysPathEntries, Note, Finalizing>;
 
-/// One journal line for `event`, newline included. Invalid UTF-8 is replaced, never thrown on.
-std::string encode(const Event& event);
+/// The event as one compact JSON object, `ev` first and then its fields by name, without a
+/// newline: what `importscope journal dump` prints for a record. Invalid UTF-8 is replaced.
+std::string encode_json(const Event& event);
 
-/// The same line, appended to `line` (a buffer used again for every event costs no allocation).
-void encode_to(std::string& line, const Event& event);
-/// The same for an import's begin, without moving it into an Event.
-void encode_to(std::string& line, const ImportBegin& event);
-
-/// Parses one journal line (without its newline); `frames` holds the numbered frames of the lines
-/// before it in the same journal, and gets the ones this line writes whole. Throws
-/// std::invalid_argument with the reason when the line is not a well-formed event.
-Event decode(std::string_view line, FrameTable& frames);
-
-/// Parses a line on its own: a frame it gives by number alone is an error.
-Event decode(std::string_view line);
-
-/// The event as a record of the shared journal (shared_journal.hpp), appended to `record`: a byte
-/// for its type (its index in Event), then its fields in the order `describe` declares them,
-/// without names: a number as its bytes in this machine's order, a bool as a byte, a string or a
-/// list as its 32-bit length and its items, an optional value or a file identity after a byte
-/// that says whether it is there, a stack's frame after a byte that says whether it is known
-/// (then its number alone). It costs a fraction of a line to write, in the process being traced;
-/// it never leaves the memory that process shares with importscope, which reads it back at once.
+/// The event as a record's payload (record_format.hpp), appended to `record`: a byte for its type
+/// (its index in Event), then its fields in the order `describe` declares them, without names: a
+/// number as its bytes in this machine's order, a bool as a byte, a string or a list as its 32-bit
+/// length and its items, an optional value or a file identity after a byte that says whether it
+/// is there, a stack's frame after a byte that says whether it is known (then its number alone).
+/// It costs a fraction of a JSON line to write, in the process being traced.
 void encode_record_to(std::string& record, const Event& event);
 /// The same for an import's begin, without moving it into an Event.
 void encode_record_to(std::string& record, const ImportBegin& event);
 
-/// A record back into its event, as decode() reads a line: `frames` as there; null keeps a frame
-/// given by number as written (its number, and `known`), for a line made again from the record.
-/// Throws std::invalid_argument with the reason when the record is not a well-formed event.
+/// A process's end as a signal handler has it: ProcessEnd's fields, `how` a constant's view.
+struct ProcessEndView {
+    int pid = 0;
+    std::uint64_t seq = 0;
+    std::int64_t mono_ns = 0;
+    std::int64_t wall_ns = 0;
+    std::string_view how;
+    int code = 0;
+};
+/// The room a ProcessEnd's record takes: its frame, and its fields with a short `how`.
+using EndRecord = FixedBuffer<128>;
+/// ProcessEnd's record, by the same declaration as every record, made without allocating (in a
+/// signal handler): the whole record, frame included (record_format.hpp), replaces `record`'s contents.
+void encode_end_record(EndRecord& record, const ProcessEndView& end) noexcept;
+
+/// A record's payload back into its event: `frames` holds the numbered frames of the records
+/// before it in the same journal, and gets the ones this record writes whole; null keeps a frame
+/// given by number as written (its number, and `known`). Throws std::invalid_argument with the
+/// reason when the record is not a well-formed event.
 Event decode_record(std::string_view record, FrameTable* frames);
 
 /// For the report: the `fields` form of frames and exceptions, both ways.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "importscope/util/unique_fd.hpp"
+
 #include <string>
 #include <vector>
 
@@ -16,7 +18,6 @@ class ProblemInbox {
 public:
     /// Binds a new abstract socket; throws Error when it cannot.
     ProblemInbox();
-    ~ProblemInbox();
     ProblemInbox(const ProblemInbox&) = delete;
     ProblemInbox& operator=(const ProblemInbox&) = delete;
 
@@ -42,7 +43,7 @@ public:
     void close_in_forked_child() const noexcept;
 
 private:
-    int m_fd = -1;
+    UniqueFd m_fd;
     std::string m_address;
     std::size_t m_kept = 0;
     std::size_t m_dropped = 0;

@@ -22,10 +22,10 @@ inline constexpr const char* k_env_bootstrap = "IMPORTSCOPE_BOOTSTRAP";
 /// its journal cannot be created or written.
 inline constexpr const char* k_env_problems = "IMPORTSCOPE_PROBLEMS";
 
-/// File name prefix and suffix of journals: "journal-<pid>-<n>.jsonl". n tells apart the images
-/// of one pid (a process that exec'd Python again).
+/// File name prefix and suffix of journals: "journal-<pid>-<n>.isj" (an importscope journal, in
+/// record_format.hpp's form). n tells apart the images of one pid (a process that exec'd Python again).
 inline constexpr const char* k_journal_prefix = "journal-";
-inline constexpr const char* k_journal_suffix = ".jsonl";
+inline constexpr const char* k_journal_suffix = ".isj";
 
 /// What a Python child with no hooks of its version writes instead of a journal (the bootstrap's
 /// sitecustomize.py): "hookless-<pid>.json", its pid, ppid, version, abiflags, executable and argv.

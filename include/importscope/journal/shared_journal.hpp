@@ -4,7 +4,6 @@
 // mapping and reader of whole records, and SharedJournalWriter, the worker's side.
 
 #include <cstddef>
-#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,30 +11,6 @@ namespace importscope::journal {
 
 /// The bytes before a shared journal's first record (SharedJournal::k_header).
 inline constexpr std::size_t k_shared_journal_header = 256;
-
-/// How a record of a shared journal holds its event.
-enum class RecordForm : char {
-    line = 'J',   ///< a journal line, newline included (the exit line that a signal handler formats)
-    binary = 'B', ///< encode_record_to()'s form (event.hpp)
-};
-
-/// One record of a shared journal.
-struct SharedRecord {
-    RecordForm form;
-    std::string_view payload;
-
-    /// A line record's line, newline included, when it holds one line and no more; else nothing.
-    std::optional<std::string_view> line() const
-    {
-        if (form != RecordForm::line || payload.empty() || payload.find('\n') != payload.size() - 1)
-            return std::nullopt;
-        return payload;
-    }
-};
-
-/// The first record of `records` (whole records, as SharedJournal::records() gives them), which
-/// it then drops; nothing at their end.
-std::optional<SharedRecord> take_record(std::string_view& records);
 
 /// The worker's side of a SharedJournal: where its memory is, and where the next record goes. It
 /// is plain data, handed to the worker in its plan; every call is async-signal-safe.
@@ -49,10 +24,10 @@ public:
     /// Writes the journal's name into the header, before any record.
     void publish_name(std::string_view name) noexcept;
 
-    /// Copies a record after the ones before it, its size last, so that a reader that sees the
-    /// size sees the whole record. A record that does not fit is dropped, and the header says so
-    /// (SharedJournal::overflowed): false.
-    bool append(RecordForm form, std::string_view payload) noexcept;
+    /// Copies a record (finish_record()'s, record_format.hpp) after the ones before it, its size
+    /// last, so that a reader that sees the size sees the whole record. A record that does not fit
+    /// is dropped, and the header says so (SharedJournal::overflowed): false.
+    bool append(std::string_view record) noexcept;
 
 private:
     char* m_data = nullptr;
@@ -65,9 +40,9 @@ private:
 /// supervisor's as much as the worker's, so a worker that is killed, even by SIGKILL, loses
 /// nothing it wrote. Its first k_header bytes name the journal (the worker also creates an empty
 /// file of that name, which keeps the name taken in the run directory) and, in their last byte,
-/// say whether a record did not fit. The records follow, each at a multiple of 4 bytes: its size
-/// (32 bits, of what follows it, written last), its form and its payload; the rest is zeros. The
-/// worker's children write files.
+/// say whether a record did not fit. The records follow, as a journal file holds them after its
+/// header (record_format.hpp), each with its size written last; the rest is zeros. The worker's
+/// children write files.
 class SharedJournal {
 public:
     static constexpr std::size_t k_header = k_shared_journal_header;

@@ -17,7 +17,7 @@ namespace importscope::journal {
 /// Reads the journals of a run directory while the run goes on, into one JournalContents per
 /// journal. The supervisor is idle until the target ends: reading then, on its own core, takes the
 /// parsing of a long journal off the time to the report, and the live view sees each event as soon
-/// as its line is complete.
+/// as its record is whole.
 class JournalTail {
 public:
     /// Takes each event with its journal's file name, instead of its being kept for finish().
@@ -32,12 +32,12 @@ public:
     /// header gives, instead of the empty file of that name.
     void follow(const SharedJournal* shared) { m_shared = shared; }
 
-    /// Reads what the journals gained since the last poll: each line completed since then becomes
-    /// an event (a line still being written waits for its newline, a shared journal's record for its
+    /// Reads what the journals gained since the last poll: each record completed since then becomes
+    /// an event (a file's record still being written waits for its rest, a shared journal's for its
     /// size), for the sink or for finish().
     void poll();
 
-    /// After the run, once: reads the rest, ends each journal (a last line cut short is a
+    /// After the run, once: reads the rest, ends each journal (a last record cut short is a
     /// problem), and gives every journal's contents in file-name order (without events when a
     /// sink took them).
     std::vector<JournalContents> finish();
@@ -55,7 +55,7 @@ private:
     FileState& state_of(const std::string& name);
     /// Reads what one journal gained; false when it cannot be opened.
     bool read(const std::filesystem::path& path);
-    /// Reads what the shared journal gained: its whole lines, or everything at the end.
+    /// Reads what the shared journal gained: its whole records, or everything at the end.
     void read_shared(bool to_end);
 
     std::filesystem::path m_run_dir;

@@ -12,6 +12,7 @@ enum class ExitStatus : int {
     ok = 0,
     new_findings = 1,    ///< diff: NEW has a finding that OLD did not
     static_findings = 1, ///< scan: at least one finding that --fail-on selects
+    skipped_records = 1, ///< journal dump: damaged records were skipped (named on stderr)
     usage = 2,           ///< report, diff, merge: bad usage or input; nothing was written
     findings = 3,        ///< run: at least one finding that --fail-on selects
     timed_out = 124,     ///< run: --timeout ended the target, which gave no finding

@@ -1,0 +1,36 @@
+// FrameTable: the numbered frames of one journal, as its reader meets them, and the budget that
+// keeps a journal of frame numbers alone from growing without bound in memory.
+
+#include "importscope/journal/event.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace importscope::journal {
+
+void FrameTable::define(const Frame& frame)
+{
+    if (!m_frames.try_emplace(frame.number, frame).second)
+        throw std::invalid_argument("frame " + std::to_string(frame.number) + " is numbered twice");
+}
+
+void FrameTable::charge(const Frame& frame)
+{
+    m_copied_bytes += sizeof(Frame) + frame.file.size() + frame.function.size() + frame.module.size();
+    if (m_copied_bytes > m_budget)
+        throw std::invalid_argument(fmt::format("the journal's stacks copy more than {} MiB of frames (its frame "
+                                                "numbers expand past {} times its size); the record is not read",
+                                                m_budget >> 20, k_copies_per_byte));
+}
+
+const Frame& FrameTable::at(std::uint32_t number) const
+{
+    const auto it = m_frames.find(number);
+    if (it == m_frames.end())
+        throw std::invalid_argument("frame " + std::to_string(number) + " is not written whole earlier in the journal");
+    return it->second;
+}
+
+} // namespace importscope::journal
