@@ -15,6 +15,7 @@ add_library(importscope_util STATIC
   ${CMAKE_CURRENT_LIST_DIR}/util/run_program.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/host.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/utf8.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/util/json_writer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/keep_until_exit.cpp
   ${CMAKE_CURRENT_LIST_DIR}/util/process_facts.cpp)
 target_include_directories(importscope_util PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
@@ -82,22 +83,5 @@ foreach(layer IN LISTS IMPORTSCOPE_PYTHON_FREE_LAYERS)
   target_include_directories(${layer} PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 endforeach()
 find_package(Threads REQUIRED)
-# RapidJSON: the journal's writer and parser, and the report's streaming writer.
-# Found by its header, not by RapidJSONConfig.cmake, whose absolute /usr/include would name the
-# build machine's headers in a cross build (the wheel's sysroot, cmake/zig-toolchain.cmake).
-find_path(IMPORTSCOPE_RAPIDJSON_INCLUDE_DIR rapidjson/rapidjson.h REQUIRED)
-target_include_directories(importscope_util SYSTEM PUBLIC ${IMPORTSCOPE_RAPIDJSON_INCLUDE_DIR})
-# RapidJSON 1.1's internal stack adds an offset to a null pointer on its first push (fixed upstream
-# after 1.1): under UndefinedBehaviorSanitizer the files that use RapidJSON are built without its
-# pointer-overflow check, which would stop every run there; the rest of the checks stay.
-if(IMPORTSCOPE_SANITIZE OR IMPORTSCOPE_FUZZ)
-  set_source_files_properties(
-    ${CMAKE_CURRENT_LIST_DIR}/journal/event.cpp
-    ${CMAKE_CURRENT_LIST_DIR}/util/utf8.cpp ${CMAKE_CURRENT_LIST_DIR}/report/report_writer.cpp
-    PROPERTIES COMPILE_OPTIONS -fno-sanitize=pointer-overflow)
-endif()
-# Not RAPIDJSON_SSE2: in RapidJSON 1.1 (Debian 12's) the writer's SSE2 scan of strings lets the
-# control characters 0x1A to 0x1F through unescaped, which makes the line no JSON
-# (test_journal.cpp, "control characters").
 target_link_libraries(importscope_util PUBLIC ${IMPORTSCOPE_FMT} nlohmann_json::nlohmann_json Threads::Threads)
 

@@ -4,7 +4,7 @@
 # root.
 set -eu
 
-packages="cmake make g++ ccache pkg-config python3 python3-dev python3-venv python3-pip python3-setuptools python3-wheel libcli11-dev libfmt-dev nlohmann-json3-dev rapidjson-dev nettle-dev catch2 \
+packages="cmake make g++ ccache pkg-config python3 python3-dev python3-venv python3-pip python3-setuptools python3-wheel libcli11-dev libfmt-dev nlohmann-json3-dev nettle-dev catch2 \
 pybind11-dev python3-pytest python3-jsonschema python3-pyte python3-lxml python3-pikepdf python3-markdown-it graphviz \
 python3-numpy python3-scipy python3-pandas python3-matplotlib python3-sklearn python3-torch python3-idna \
 slurm-wlm munge $*"

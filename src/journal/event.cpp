@@ -1,15 +1,14 @@
 // Events as JSON, for people (`importscope journal dump`): each one compact object written by
-// RapidJSON's writer, walking its `describe` declaration; and the nlohmann conversions of the
+// util/json_writer.hpp's writer, walking its `describe` declaration; and the nlohmann conversions of the
 // records reports hold.
 
 #include "importscope/journal/event.hpp"
 
 #include "importscope/util/json_fields.hpp"
-#include "importscope/util/json_writers.hpp"
+#include "importscope/util/json_writer.hpp"
 #include "importscope/util/utf8.hpp"
 
 #include <nlohmann/json.hpp>
-#include <rapidjson/stringbuffer.h>
 
 #include <stdexcept>
 #include <type_traits>
@@ -42,24 +41,21 @@ void from_json(const json& j, ExceptionInfo& exception)
 
 namespace {
 
-/// RapidJSON's writer, compact.
-using LineWriter = json_writer::Compact<rapidjson::StringBuffer>;
-
 /// Writes an event as one compact JSON object, `ev` first and then the fields its `describe`
 /// declares (an optional one left out when empty), straight into the text: a dump of a long
 /// journal makes no JSON tree per event.
 class Encoder {
 public:
-    explicit Encoder(LineWriter& writer) : m_json(writer) {}
+    explicit Encoder(json_writer::Writer& writer) : m_json(writer) {}
 
     template <typename E>
     void operator()(const E& event)
     {
-        m_json.StartObject();
+        m_json.start_object();
         key("ev");
         string(E::ev);
         E::describe(*this, event);
-        m_json.EndObject();
+        m_json.end_object();
     }
 
     template <typename T>
@@ -94,29 +90,26 @@ private:
             return value.empty();
     }
 
-    void key(std::string_view name) { m_json.LiteralKey(name); }
+    void key(std::string_view name) { m_json.literal_key(name); }
     void string(std::string_view value)
     {
         const std::string_view valid = valid_utf8(value, m_scratch);
-        m_json.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+        m_json.string(valid);
     }
 
     void write(const std::string& value) { string(value); }
-    void write(bool value) { m_json.Bool(value); }
+    void write(bool value) { m_json.boolean(value); }
     template <typename Integer>
         requires std::is_integral_v<Integer>
     void write(Integer value)
     {
-        if constexpr (std::is_signed_v<Integer>)
-            m_json.Int64(value);
-        else
-            m_json.Uint64(value);
+        m_json.number(value);
     }
     /// A stack's frame that the journal holds already is written as its number alone.
     void write(const Frame& frame)
     {
         if (frame.known)
-            m_json.Uint(frame.number);
+            m_json.number(frame.number);
         else
             object(frame);
     }
@@ -128,10 +121,10 @@ private:
     template <typename T>
     void write(const std::vector<T>& values)
     {
-        m_json.StartArray();
+        m_json.start_array();
         for (const auto& value : values)
             write(value);
-        m_json.EndArray();
+        m_json.end_array();
     }
     template <typename T>
         requires std::is_class_v<T>
@@ -142,12 +135,12 @@ private:
     template <typename T>
     void object(const T& value)
     {
-        m_json.StartObject();
+        m_json.start_object();
         T::describe(*this, value);
-        m_json.EndObject();
+        m_json.end_object();
     }
 
-    LineWriter& m_json;
+    json_writer::Writer& m_json;
     std::string m_scratch; ///< a string's valid UTF-8, when it was not
 };
 
@@ -155,11 +148,11 @@ private:
 
 std::string encode_json(const Event& event)
 {
-    rapidjson::StringBuffer buffer;
-    LineWriter writer(buffer);
+    std::string text;
+    json_writer::Writer writer(text);
     Encoder encoder(writer);
     std::visit(encoder, event);
-    return {buffer.GetString(), buffer.GetSize()};
+    return text;
 }
 
 } // namespace importscope::journal

@@ -1,4 +1,4 @@
-// The report's one serializer, RapidJSON's writers, streamed to the file a megabyte or so at a time.
+// The report's one serializer, util/json_writer.hpp's writer, streamed to the file a megabyte or so at a time.
 // The parts of a report that stay small (the run, processes, findings, environment) come as a JSON
 // tree (report_json.cpp) and are written indented by two; the module records, one per recorded
 // import, and the frames their stacks name, are written one at a time straight from the model,
@@ -7,10 +7,8 @@
 #include "importscope/report/redact_paths.hpp"
 #include "importscope/util/redact.hpp"
 #include "importscope/report/report.hpp"
-#include "importscope/util/json_writers.hpp"
+#include "importscope/util/json_writer.hpp"
 #include "importscope/util/utf8.hpp"
-
-#include <rapidjson/stringbuffer.h>
 
 #include <algorithm>
 #include <array>
@@ -28,39 +26,26 @@ namespace importscope::report {
 
 namespace {
 
-/// RapidJSON's pretty writer, and one thing more: it makes way for an item that another writer
-/// (a record's, compact) puts in its buffer next.
-class PrettyWriter : public json_writer::Pretty<rapidjson::StringBuffer> {
-public:
-    using json_writer::Pretty<rapidjson::StringBuffer>::FastStrings;
-
-    void item_follows() { PrettyPrefix(rapidjson::kObjectType); }
-};
-
-using CompactWriter = json_writer::Compact<rapidjson::StringBuffer>;
-
 /// A writer, its buffer, and what each string of the model passes through: valid UTF-8 (invalid
 /// bytes replaced), the secret rules, and --redact-paths when it was given.
-template <typename Writer>
 class JsonStream {
 public:
-    JsonStream(const TextSink& sink, const PathRedaction* redaction) : m_writer(m_buffer), m_sink(sink), m_redaction(redaction)
+    JsonStream(json_writer::Layout layout, const TextSink& sink, const PathRedaction* redaction)
+        : m_writer(m_buffer, layout), m_sink(sink), m_redaction(redaction)
     {
-        if constexpr (std::is_same_v<Writer, PrettyWriter>)
-            m_writer.SetIndent(' ', 2);
     }
 
-    Writer& operator*() { return m_writer; }
-    Writer* operator->() { return &m_writer; }
+    json_writer::Writer& operator*() { return m_writer; }
+    json_writer::Writer* operator->() { return &m_writer; }
 
     /// One of the report's own keys (a name in this file).
-    void key(std::string_view name) { m_writer.LiteralKey(name); }
+    void key(std::string_view name) { m_writer.literal_key(name); }
 
     /// A key that a tree holds: data (a variable's name; any key of a report read back).
     void data_key(std::string_view name)
     {
         const std::string_view valid = valid_utf8(name, m_scratch);
-        m_writer.Key(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+        m_writer.key(valid);
     }
 
     /// A string of the model's: through the secret rules (docs/secrets.md; most strings, names
@@ -78,36 +63,30 @@ public:
             m_redaction->apply(m_scratch);
             valid = m_scratch;
         }
-        m_writer.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+        m_writer.string(valid);
     }
 
     /// A string of a tree, which is redacted already.
     void plain(std::string_view text)
     {
         const std::string_view valid = valid_utf8(text, m_scratch);
-        m_writer.String(valid.data(), static_cast<rapidjson::SizeType>(valid.size()));
+        m_writer.string(valid);
     }
 
-    void number(double value)
-    {
-        if (std::isfinite(value))
-            m_writer.Double(value);
-        else
-            m_writer.Null(); // as JSON has no NaN
-    }
+    void number(double value) { m_writer.number(value); } // null for NaN, as JSON has none
 
     /// Any JSON tree, keys in its own (sorted) order.
     void value(const nlohmann::json& v)
     {
         switch (v.type()) {
         case nlohmann::json::value_t::boolean:
-            m_writer.Bool(v.get<bool>());
+            m_writer.boolean(v.get<bool>());
             break;
         case nlohmann::json::value_t::number_integer:
-            m_writer.Int64(v.get<std::int64_t>());
+            m_writer.number(v.get<std::int64_t>());
             break;
         case nlohmann::json::value_t::number_unsigned:
-            m_writer.Uint64(v.get<std::uint64_t>());
+            m_writer.number(v.get<std::uint64_t>());
             break;
         case nlohmann::json::value_t::number_float:
             number(v.get<double>());
@@ -116,108 +95,117 @@ public:
             plain(v.get_ref<const std::string&>());
             break;
         case nlohmann::json::value_t::array:
-            m_writer.StartArray();
+            m_writer.start_array();
             for (const auto& item : v)
                 value(item);
-            m_writer.EndArray();
+            m_writer.end_array();
             break;
         case nlohmann::json::value_t::object:
-            m_writer.StartObject();
+            m_writer.start_object();
             for (const auto& [name, item] : v.items()) {
                 data_key(name);
                 value(item);
             }
-            m_writer.EndObject();
+            m_writer.end_object();
             break;
         default: // null, and what a parsed report never holds (binary, discarded)
-            m_writer.Null();
+            m_writer.null();
         }
     }
 
     /// Starts again on an empty buffer, at the top.
     void restart()
     {
-        m_buffer.Clear();
-        m_writer.Reset(m_buffer);
+        m_buffer.clear();
+        m_writer.reset(m_buffer);
     }
 
     /// Writes one value at the end of `other`'s buffer, from the top, until restart().
-    template <typename OtherWriter>
-    void write_into(JsonStream<OtherWriter>& other)
-    {
-        m_writer.Reset(other.m_buffer);
-    }
+    void write_into(JsonStream& other) { m_writer.reset(other.m_buffer); }
 
     /// What is written and not yet handed to the sink.
-    std::string_view text() const { return {m_buffer.GetString(), m_buffer.GetSize()}; }
+    std::string_view text() const { return m_buffer; }
 
     /// Hands what is written so far to the sink once it is big enough, or at the end.
     void flush(bool at_end = false)
     {
-        if (!at_end && m_buffer.GetSize() < k_piece)
+        if (!at_end && m_buffer.size() < k_piece)
             return;
-        m_sink(std::string_view(m_buffer.GetString(), m_buffer.GetSize()));
-        m_buffer.Clear();
+        m_sink(m_buffer);
+        m_buffer.clear();
     }
 
 private:
-    template <typename>
-    friend class JsonStream;
     static constexpr std::size_t k_piece = std::size_t{1} << 20;
 
-    rapidjson::StringBuffer m_buffer;
-    Writer m_writer;
+    std::string m_buffer;
+    json_writer::Writer m_writer;
     const TextSink& m_sink;
     const PathRedaction* m_redaction;
     std::string m_scratch;
     std::string m_unsecret; ///< a string with its secrets redacted
 };
 
-using TreeStream = JsonStream<PrettyWriter>;
-using RecordStream = JsonStream<CompactWriter>;
+/// The report's top-level object, indented by two.
+class TreeStream : public JsonStream {
+public:
+    TreeStream(const TextSink& sink, const PathRedaction* redaction)
+        : JsonStream(json_writer::Layout::indented, sink, redaction)
+    {
+    }
+};
+
+/// A record, compact on a line of its own.
+class RecordStream : public JsonStream {
+public:
+    RecordStream(const TextSink& sink, const PathRedaction* redaction)
+        : JsonStream(json_writer::Layout::compact, sink, redaction)
+    {
+    }
+};
 
 void write_frame(RecordStream& j, const journal::Frame& frame)
 {
-    j->StartObject();
+    j->start_object();
     j.key("file");
     j.string(frame.file);
     j.key("function");
     j.string(frame.function);
     j.key("line");
-    j->Int(frame.line);
+    j->number(frame.line);
     j.key("module");
     j.string(frame.module);
-    j->EndObject();
+    j->end_object();
 }
 
 void write_error(RecordStream& j, const std::optional<journal::ExceptionInfo>& error)
 {
     if (!error) {
-        j->Null();
+        j->null();
         return;
     }
-    j->StartObject();
+    j->start_object();
     j.key("message");
     j.string(error->message);
     j.key("traceback");
     j.string(error->traceback);
     j.key("type");
     j.string(error->type);
-    j->EndObject();
+    j->end_object();
 }
 
 void write_identity(RecordStream& j, const std::optional<journal::FileIdentity>& identity)
 {
     if (!identity) {
-        j->Null();
+        j->null();
         return;
     }
-    j->StartObject();
+    j->start_object();
     j.key("dev");
-    j->Uint64(identity->dev);
+    j->number(identity->dev);
     j.key("ino");
-    j->Uint64(identity->ino);
-    j->EndObject();
+    j->number(identity->ino);
+    j->end_object();
 }
 
 /// Which index of the report's "frames" each frame has, while the table is made. A frame its
@@ -328,25 +316,25 @@ private:
 void write_module(RecordStream& j, std::span<const std::uint32_t> frames, const analysis::ModuleRecord& r)
 {
     const std::size_t depth = r.stack.size();
-    j->StartObject();
+    j->start_object();
     if (r.by_path) {
         j.key("by_path");
-        j->Bool(true);
+        j->boolean(true);
     }
     j.key("call_site");
     if (depth != 0)
-        j->Uint(frames[depth - 1]);
+        j->number(frames[depth - 1]);
     else
-        j->Null();
+        j->null();
     if (r.caught_at) {
         j.key("caught_at");
-        j->Uint(frames[depth]);
+        j->number(frames[depth]);
     }
     j.key("duration_ms");
     if (r.duration_ms)
         j.number(*r.duration_ms);
     else
-        j->Null();
+        j->null();
     j.key("error");
     write_error(j, r.error);
     if (!r.existing_module.empty()) {
@@ -356,44 +344,44 @@ void write_module(RecordStream& j, std::span<const std::uint32_t> frames, const 
     j.key("file_identity");
     write_identity(j, r.identity);
     j.key("initialized_extension");
-    j->Bool(r.initialized_extension);
+    j->boolean(r.initialized_extension);
     j.key("kind");
     j.string(r.kind);
     if (r.late) {
         j.key("late");
-        j->Bool(true);
+        j->boolean(true);
     }
     j.key("loader");
     j.string(r.loader);
     j.key("name");
     j.string(r.name);
     j.key("order");
-    j->Uint64(r.order);
+    j->number(r.order);
     j.key("origin");
     j.string(r.origin);
     j.key("parent");
     j.string(r.parent);
     j.key("pid");
-    j->Int(r.pid);
+    j->number(r.pid);
     j.key("realpath");
     j.string(r.realpath);
     j.key("stack");
-    j->StartArray();
+    j->start_array();
     for (const std::uint32_t index : frames.first(depth))
-        j->Uint(index);
-    j->EndArray();
+        j->number(index);
+    j->end_array();
     j.key("status");
     j.string(analysis::to_string(r.status));
     j.key("via_finder");
-    j->Bool(r.via_finder);
+    j->boolean(r.via_finder);
     if (!r.warnings.empty()) {
         j.key("warnings");
-        j->StartArray();
+        j->start_array();
         for (const auto& warning : r.warnings)
             j.string(warning);
-        j->EndArray();
+        j->end_array();
     }
-    j->EndObject();
+    j->end_object();
 }
 
 /// One of the report's lists of records ("frames", "modules"): each record written compact by
@@ -405,14 +393,14 @@ void write_records_of(TreeStream& j, std::string_view key, const Records& record
     const TextSink unused = [](std::string_view) {};
     RecordStream record(unused, redaction);
     j.key(key);
-    j->StartArray();
+    j->start_array();
     for (const auto& r : records) {
         j->item_follows();
         record.write_into(j);
         write_record(record, r);
         j.flush();
     }
-    j->EndArray();
+    j->end_array();
 }
 
 /// The top-level keys whose records are streamed, in their order: a report tree holds none of them.
@@ -429,7 +417,7 @@ bool is_streamed(std::string_view key)
 template <typename WriteStreamed>
 void write_head(TreeStream& j, const char* schema, WriteStreamed&& streamed)
 {
-    j->StartObject();
+    j->start_object();
     if (schema) {
         j.key("schema");
         j.plain(schema);
@@ -448,7 +436,7 @@ void write_rest_of(TreeStream& j, const nlohmann::json& report)
         j.data_key(name);
         j.value(value); // the tree is redacted already
     }
-    j->EndObject();
+    j->end_object();
     j.flush(true);
 }
 

@@ -1,8 +1,5 @@
 #include "importscope/util/utf8.hpp"
 
-#include <rapidjson/encodings.h>
-#include <rapidjson/memorystream.h>
-
 #include <cstdint>
 #include <cstring>
 
@@ -10,22 +7,30 @@ namespace importscope {
 
 namespace {
 
-/// Where RapidJSON's validator puts the bytes it has checked: nowhere, or the end of a string.
-struct Discard {
-    void Put(char /*byte*/) {}
-};
-struct Append {
-    std::string& out;
-    void Put(char byte) { out.push_back(byte); }
-};
-
-/// The length of the valid sequence at the start of `text`, or 0.
-template <typename Output>
-std::size_t valid_sequence(std::string_view text, Output& out)
+/// The length of the well-formed UTF-8 sequence at the start of `text` (Unicode's table 3-7: no
+/// overlong form, no surrogate, nothing past U+10FFFF), or 0.
+std::size_t valid_sequence(std::string_view text)
 {
-    rapidjson::MemoryStream in(text.data(), text.size());
-    // A sequence cut off by the end reads '\0' there, which no sequence continues with.
-    return rapidjson::UTF8<>::Validate(in, out) ? in.Tell() : 0;
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+    const auto continues = [&](std::size_t i, unsigned lowest = 0x80, unsigned highest = 0xBF) {
+        return i < text.size() && byte(i) >= lowest && byte(i) <= highest;
+    };
+    const unsigned first = byte(0);
+    if (first < 0x80)
+        return 1;
+    if (first >= 0xC2 && first <= 0xDF)
+        return continues(1) ? 2 : 0;
+    if (first >= 0xE0 && first <= 0xEF) {
+        const unsigned lowest = first == 0xE0 ? 0xA0 : 0x80;
+        const unsigned highest = first == 0xED ? 0x9F : 0xBF;
+        return continues(1, lowest, highest) && continues(2) ? 3 : 0;
+    }
+    if (first >= 0xF0 && first <= 0xF4) {
+        const unsigned lowest = first == 0xF0 ? 0x90 : 0x80;
+        const unsigned highest = first == 0xF4 ? 0x8F : 0xBF;
+        return continues(1, lowest, highest) && continues(2) && continues(3) ? 4 : 0;
+    }
+    return 0;
 }
 
 /// Whether every byte is below 0x80: eight at a time, which -O2 does not do for a loop of bytes.
@@ -49,10 +54,9 @@ std::string_view valid_utf8(std::string_view text, std::string& scratch)
 {
     if (is_ascii(text))
         return text;
-    Discard discard;
     std::size_t at = 0;
     while (at < text.size()) {
-        const std::size_t length = valid_sequence(text.substr(at), discard);
+        const std::size_t length = valid_sequence(text.substr(at));
         if (length == 0)
             break;
         at += length;
@@ -61,14 +65,12 @@ std::string_view valid_utf8(std::string_view text, std::string& scratch)
         return text;
     scratch.assign(text.substr(0, at));
     while (at < text.size()) {
-        const std::size_t before = scratch.size();
-        Append append{scratch};
-        const std::size_t length = valid_sequence(text.substr(at), append);
+        const std::size_t length = valid_sequence(text.substr(at));
         if (length == 0) {
-            scratch.resize(before);
             scratch += "\xEF\xBF\xBD";
             ++at;
         } else {
+            scratch.append(text.substr(at, length));
             at += length;
         }
     }

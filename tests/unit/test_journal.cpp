@@ -3,12 +3,10 @@
 
 #include "importscope/analysis/model.hpp"
 #include "importscope/journal/record_format.hpp"
-#include "importscope/util/json_writers.hpp"
 #include "importscope/util/utf8.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <rapidjson/stringbuffer.h>
 
 #include <algorithm>
 #include <cstring>
@@ -261,58 +259,9 @@ TEST_CASE("a numbered frame is written whole once and by number after that", "[j
     CHECK(twice.problems[0].find("frame 1 is numbered twice") != std::string::npos);
 }
 
-TEST_CASE("the writers copy a string that needs no escape as RapidJSON's own writers write it", "[journal]")
-{
-    // Every byte value (those of 0x80 and above inside a valid two-byte sequence) at every offset
-    // of an eight-byte word and of the tail after it, as a value and as a key, compact and indented.
-    std::vector<std::string> texts = {"", "plain", "/usr/lib/python3/dist-packages/torch/_C.so"};
-    for (int c = 1; c < 0xC0; ++c)
-        for (std::size_t offset = 0; offset < 20; ++offset) {
-            const std::string piece = c < 0x80 ? std::string(1, static_cast<char>(c))
-                                               : std::string("\xC3") + static_cast<char>(c);
-            texts.push_back(std::string(offset, 'a') + piece + std::string(20 - offset, 'b'));
-        }
-    texts.push_back(std::string("nul\0inside", 10));
-    texts.push_back(std::string("a long one with a nul\0", 22));
-    for (const std::string& text : texts) {
-        const auto size = static_cast<rapidjson::SizeType>(text.size());
-        auto write = [&](auto& writer, auto& buffer, auto&& put_key) {
-            writer.StartObject();
-            put_key(writer);
-            writer.String(text.data(), size);
-            writer.EndObject();
-            return std::string(buffer.GetString(), buffer.GetSize());
-        };
-        auto key = [&](auto& writer) { writer.Key(text.data(), size); };
-        rapidjson::StringBuffer ours_buffer, theirs_buffer, ours_pretty_buffer, theirs_pretty_buffer;
-        json_writer::Compact<rapidjson::StringBuffer> ours(ours_buffer);
-        rapidjson::Writer<rapidjson::StringBuffer> theirs(theirs_buffer);
-        json_writer::Pretty<rapidjson::StringBuffer> ours_pretty(ours_pretty_buffer);
-        rapidjson::PrettyWriter<rapidjson::StringBuffer> theirs_pretty(theirs_pretty_buffer);
-        INFO("text " << nlohmann::json(text).dump(-1, ' ', true, nlohmann::json::error_handler_t::replace));
-        const std::string ours_text = write(ours, ours_buffer, key);
-        const std::string ours_pretty_text = write(ours_pretty, ours_pretty_buffer, key);
-        CHECK(ours_text == write(theirs, theirs_buffer, key));
-        CHECK(ours_pretty_text == write(theirs_pretty, theirs_pretty_buffer, key));
-        CHECK(json_writer::needs_escape(text) == (text.find_first_of(std::string("\"\\\0", 3)) != std::string::npos ||
-                                           std::any_of(text.begin(), text.end(), [](char ch) {
-                                               return static_cast<unsigned char>(ch) < 0x20;
-                                           })));
-        if (!json_writer::needs_escape(text)) { // a key of the writer's own is written as Key writes it
-            auto literal_key = [&](auto& writer) { writer.LiteralKey(text); };
-            rapidjson::StringBuffer literal_buffer, literal_pretty_buffer;
-            json_writer::Compact<rapidjson::StringBuffer> literal(literal_buffer);
-            json_writer::Pretty<rapidjson::StringBuffer> literal_pretty(literal_pretty_buffer);
-            CHECK(write(literal, literal_buffer, literal_key) == ours_text);
-            CHECK(write(literal_pretty, literal_pretty_buffer, literal_key) == ours_pretty_text);
-        }
-    }
-}
-
 TEST_CASE("every control character is escaped, wherever it stands in a long string", "[journal]")
 {
-    // A writer that scans strings 16 bytes at a time must still escape each of them (RapidJSON
-    // 1.1's SSE2 scan lets 0x1A to 0x1F through).
+    // A writer that scans strings eight bytes at a time must still escape each of them.
     for (int c = 0; c < 0x20; ++c)
         for (std::size_t offset = 0; offset < 40; ++offset) {
             journal::Note note;

@@ -24,7 +24,7 @@ DIST=${DIST:-dist}
 ARCHES=${WHEEL_ARCHES:-x86_64 aarch64}
 JOBS=${JOBS:-2}
 SUITE=bookworm
-SYSROOT_PACKAGES="nettle-dev libcli11-dev libfmt-dev nlohmann-json3-dev rapidjson-dev"
+SYSROOT_PACKAGES="nettle-dev libcli11-dev libfmt-dev nlohmann-json3-dev"
 PLATFORM_TAG=manylinux_2_28
 
 say() { echo "== wheel: $*" >&2; }
@@ -84,16 +84,6 @@ zig_wrappers() {
     echo "$dir"
 }
 
-# RapidJSON 1.1 (Debian 12's) defines GenericStringRef::operator= assigning a const member: unused,
-# so g++ and clang up to 18 accept it, but zig's clang rejects it. Upstream made it a declaration
-# without a body after 1.1; the sysroot's copy gets that same line.
-fix_sysroot() {
-    header=$1/usr/include/rapidjson/document.h
-    sed -i 's|^\( *GenericStringRef& operator=(const GenericStringRef& rhs)\) { s = rhs.s; length = rhs.length; }|\1 /* = delete */;|' "$header"
-    grep -q 'operator=(const GenericStringRef& rhs) /\* = delete \*/;' "$header" ||
-        { echo "wheel: $header is not RapidJSON 1.1's as expected" >&2; exit 1; }
-}
-
 debian_arch() { case $1 in x86_64) echo amd64 ;; aarch64) echo arm64 ;; *) echo "wheel: unknown architecture $1" >&2; exit 1 ;; esac; }
 
 # Everything the wheels are made of: the sources, the build's scripts, the toolchain's versions and
@@ -111,7 +101,6 @@ wheel_key() {
 build_one() {
     arch=$1 venv=$2 includes=$3 out=$4
     sysroot=$(sh tools/wheel/debian-root.sh "$SUITE" "$(debian_arch "$arch")" sysroot $SYSROOT_PACKAGES)
-    fix_sysroot "$sysroot"
     wrappers=$(zig_wrappers "$arch" "$venv")
     build=build-wheel-$arch
     say "building for $arch in $build"

@@ -1,0 +1,137 @@
+#pragma once
+
+// The one JSON text writer of importscope's streams (the report's records, `journal dump`): it
+// appends to a std::string, compact or indented by two, and copies a string that needs no escape
+// in one go. Trees are nlohmann's; this writes what is too large or too hot to become one. Callers
+// pass valid UTF-8 (util/utf8.hpp); the writer escapes '"', '\\' and the control characters
+// (\b \f \n \r \t by name, the rest as \u00XX) and writes every other byte as it is.
+
+#include <fmt/format.h>
+
+#include <concepts>
+#include <cstdint>
+#include <cstring>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace importscope::json_writer {
+
+/// Whether a byte of `text` must be escaped: a control character, '"' or '\\'. Eight bytes at a
+/// time, with the usual tests for a zero byte and a byte below n (exact for "any"), since a loop
+/// of a byte at a time is what -O2 leaves unvectorized.
+inline bool needs_escape(std::string_view text)
+{
+    constexpr std::uint64_t ones = 0x0101010101010101ULL;
+    constexpr std::uint64_t highs = 0x8080808080808080ULL;
+    const auto any_zero = [](std::uint64_t v) { return (v - ones) & ~v & highs; };
+    std::size_t at = 0;
+    for (; at + 8 <= text.size(); at += 8) {
+        std::uint64_t v = 0;
+        std::memcpy(&v, text.data() + at, 8);
+        if (((v - ones * 0x20) & ~v & highs) | any_zero(v ^ (ones * '"')) | any_zero(v ^ (ones * '\\')))
+            return true;
+    }
+    for (; at < text.size(); ++at) {
+        const auto byte = static_cast<unsigned char>(text[at]);
+        if (byte < 0x20 || byte == '"' || byte == '\\')
+            return true;
+    }
+    return false;
+}
+
+enum class Layout {
+    compact,  ///< {"a":1,"b":[2,3]}
+    indented, ///< one key or item a line, indented by two; {} and [] when empty
+};
+
+class Writer {
+public:
+    explicit Writer(std::string& out, Layout layout = Layout::compact) : m_out(&out), m_layout(layout) {}
+
+    /// Starts again from the top, appending to `out`.
+    void reset(std::string& out)
+    {
+        m_out = &out;
+        m_levels.clear();
+    }
+
+    void start_object() { open('{', true); }
+    void end_object() { close('}'); }
+    void start_array() { open('[', false); }
+    void end_array() { close(']'); }
+
+    /// A key that is data (escaped when it needs it).
+    void key(std::string_view name)
+    {
+        before_value();
+        quoted(name);
+    }
+    /// A key of the writer's caller, a name in the code that needs no escape.
+    void literal_key(std::string_view name)
+    {
+        before_value();
+        plain_quoted(name);
+    }
+
+    void string(std::string_view text)
+    {
+        before_value();
+        quoted(text);
+    }
+    void boolean(bool value)
+    {
+        before_value();
+        m_out->append(value ? "true" : "false");
+    }
+    void null()
+    {
+        before_value();
+        m_out->append("null");
+    }
+    template <std::integral I>
+    void number(I value)
+    {
+        before_value();
+        fmt::format_to(std::back_inserter(*m_out), "{}", value);
+    }
+    /// A finite double, shortest form that reads back the same, with a ".0" where it would read
+    /// as an integer; null for NaN and infinities, which JSON has not.
+    void number(double value);
+
+    /// Makes way for an item of the open array or object that another writer puts into the same
+    /// text next (reset() to it): the comma and the line break this writer would have written.
+    void item_follows() { before_value(); }
+
+private:
+    struct Level {
+        bool object = false;
+        std::size_t count = 0; ///< keys and values written in it
+    };
+
+    void open(char bracket, bool object)
+    {
+        before_value();
+        m_out->push_back(bracket);
+        m_levels.push_back({object, 0});
+    }
+    void close(char bracket);
+    /// The separator before a key, a value, or an item: a comma, a line break and indent, or the
+    /// colon after a key.
+    void before_value();
+    void new_line(std::size_t depth);
+    void quoted(std::string_view text);
+    void plain_quoted(std::string_view text)
+    {
+        m_out->push_back('"');
+        m_out->append(text);
+        m_out->push_back('"');
+    }
+
+    std::string* m_out;
+    Layout m_layout;
+    std::vector<Level> m_levels;
+};
+
+} // namespace importscope::json_writer

@@ -1,0 +1,83 @@
+#include "importscope/util/json_writer.hpp"
+
+#include <cmath>
+
+namespace importscope::json_writer {
+
+void Writer::number(double value)
+{
+    if (!std::isfinite(value)) {
+        null();
+        return;
+    }
+    before_value();
+    const std::size_t start = m_out->size();
+    fmt::format_to(std::back_inserter(*m_out), "{}", value);
+    if (m_out->find_first_of(".e", start) == std::string::npos)
+        m_out->append(".0");
+}
+
+void Writer::close(char bracket)
+{
+    const bool empty = m_levels.empty() || m_levels.back().count == 0;
+    if (!m_levels.empty())
+        m_levels.pop_back();
+    if (m_layout == Layout::indented && !empty)
+        new_line(m_levels.size());
+    m_out->push_back(bracket);
+}
+
+void Writer::before_value()
+{
+    if (m_levels.empty())
+        return;
+    Level& level = m_levels.back();
+    const bool after_key = level.object && level.count % 2 == 1;
+    if (after_key) {
+        m_out->append(m_layout == Layout::indented ? ": " : ":");
+    } else {
+        if (level.count > 0)
+            m_out->push_back(',');
+        if (m_layout == Layout::indented)
+            new_line(m_levels.size());
+    }
+    ++level.count;
+}
+
+void Writer::new_line(std::size_t depth)
+{
+    m_out->push_back('\n');
+    m_out->append(2 * depth, ' ');
+}
+
+void Writer::quoted(std::string_view text)
+{
+    if (!needs_escape(text)) {
+        plain_quoted(text);
+        return;
+    }
+    static constexpr char k_hex[] = "0123456789ABCDEF";
+    m_out->push_back('"');
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        switch (c) {
+        case '"': m_out->append("\\\""); break;
+        case '\\': m_out->append("\\\\"); break;
+        case '\b': m_out->append("\\b"); break;
+        case '\f': m_out->append("\\f"); break;
+        case '\n': m_out->append("\\n"); break;
+        case '\r': m_out->append("\\r"); break;
+        case '\t': m_out->append("\\t"); break;
+        default:
+            if (byte < 0x20) {
+                const char escaped[] = {'\\', 'u', '0', '0', k_hex[byte >> 4], k_hex[byte & 0xF]};
+                m_out->append(escaped, sizeof escaped);
+            } else {
+                m_out->push_back(c);
+            }
+        }
+    }
+    m_out->push_back('"');
+}
+
+} // namespace importscope::json_writer
