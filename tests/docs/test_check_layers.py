@@ -5,6 +5,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(SOURCE_DIR, "tools", "check_layers.py")
 
@@ -31,31 +33,20 @@ def test_includes_in_the_order_pass(tmp_path):
     assert result.returncode == 0, result.stderr
 
 
-def test_an_include_up_the_order_fails(tmp_path):
-    write(tmp_path, "src/analysis/model.cpp", "importscope/journal/event.hpp", "importscope/report/report.hpp")
+@pytest.mark.parametrize("files, complaints", [
+    ({"src/analysis/model.cpp": ["importscope/journal/event.hpp", "importscope/report/report.hpp"]},
+     ["src/analysis/model.cpp:2: analysis may not include report"]),
+    ({"src/cli/cli.cpp": ["app/run_stages.hpp"], "tests/unit/test_x.cpp": ["cli/usage.hpp"]},
+     ["src/cli/cli.cpp:1: cli includes app's private header app/run_stages.hpp",
+      "tests/unit/test_x.cpp:1: tests/unit uses public headers alone"]),
+    ({"src/supervisor/launch.cpp": ["importscope/embed/worker.hpp", "importscope/embed/interpreter.hpp"]},
+     ["launch.cpp:2: supervisor is Python-free"]),
+    ({"src/extra/thing.cpp": ["importscope/util/error.hpp"]}, ["src/extra/thing.cpp: in no layer"]),
+], ids=["up the order", "private headers", "embed's Python half", "no layer"])
+def test_an_include_against_the_order_fails_naming_file_line_and_rule(tmp_path, files, complaints):
+    for relative, includes in files.items():
+        write(tmp_path, relative, *includes)
     result = check(tmp_path)
     assert result.returncode == 1
-    assert "src/analysis/model.cpp:2: analysis may not include report" in result.stderr
-
-
-def test_another_layers_private_header_fails_and_a_test_uses_public_headers(tmp_path):
-    write(tmp_path, "src/cli/cli.cpp", "app/run_stages.hpp")
-    write(tmp_path, "tests/unit/test_x.cpp", "cli/usage.hpp")
-    result = check(tmp_path)
-    assert result.returncode == 1
-    assert "src/cli/cli.cpp:1: cli includes app's private header app/run_stages.hpp" in result.stderr
-    assert "tests/unit/test_x.cpp:1: tests/unit uses public headers alone" in result.stderr
-
-
-def test_a_python_free_layer_includes_of_embed_the_plan_alone(tmp_path):
-    write(tmp_path, "src/supervisor/launch.cpp", "importscope/embed/worker.hpp", "importscope/embed/interpreter.hpp")
-    result = check(tmp_path)
-    assert result.returncode == 1
-    assert "launch.cpp:2: supervisor is Python-free" in result.stderr
-
-
-def test_a_folder_in_no_layer_fails(tmp_path):
-    write(tmp_path, "src/extra/thing.cpp", "importscope/util/error.hpp")
-    result = check(tmp_path)
-    assert result.returncode == 1
-    assert "src/extra/thing.cpp: in no layer" in result.stderr
+    for complaint in complaints:
+        assert complaint in result.stderr
