@@ -81,6 +81,7 @@ struct RegistryRun {
 std::vector<std::string> files_of(const std::vector<analysis::Finding>& findings)
 {
     std::vector<std::string> files;
+    files.reserve(findings.size());
     for (const auto& f : findings)
         files.push_back(f.kind + " " + f.file);
     std::sort(files.begin(), files.end());
