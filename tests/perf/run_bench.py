@@ -142,6 +142,38 @@ def startup(importscope, python, rounds):
     return "\n".join(lines)
 
 
+def spawn_tree(importscope, python, rounds, workers=4):
+    """A multiprocessing spawn tree of `workers` ranks (spawn_tree.py), by python and by `importscope
+    run` (each child traced through the bootstrap), interleaved: what following a tree costs."""
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    target = str(HERE / "spawn_tree.py")
+    with tempfile.TemporaryDirectory() as tmp:
+        commands = {"python": [python, target, str(workers)],
+                    "importscope": [importscope, "run", "-q", "--python", python,
+                                    "-o", str(Path(tmp) / "report.json"), target, str(workers)]}
+        for command in commands.values():
+            run_once(command, env)
+        wall = {name: [] for name in commands}
+        cpu = {name: [] for name in commands}
+        for round_number in range(rounds):
+            order = list(commands.items())
+            for name, command in order[round_number % 2:] + order[:round_number % 2]:
+                elapsed, _, cpu_s = run_once(command, env)
+                wall[name].append(elapsed)
+                cpu[name].append(cpu_s)
+    wall_ratios = [t / p for p, t in zip(wall["python"], wall["importscope"])]
+    cpu_ratios = [t / p for p, t in zip(cpu["python"], cpu["importscope"])]
+    lines = [f"### A {workers}-worker spawn tree (spawn_tree.py), {rounds} interleaved rounds", "",
+             "| command | median wall s | min | max | median CPU s |", "|---|---|---|---|---|"]
+    for name in commands:
+        lines.append(f"| {name} | {statistics.median(wall[name]):.3f} | {min(wall[name]):.3f} | "
+                     f"{max(wall[name]):.3f} | {statistics.median(cpu[name]):.3f} |")
+    lines += ["", f"importscope/python: wall {statistics.median(wall_ratios):.3f} ({median_interval(wall_ratios)}), "
+                  f"CPU {statistics.median(cpu_ratios):.3f} (medians of the per-round ratios)", ""]
+    return "\n".join(lines)
+
+
 def count_instructions(build, importscope, python, modules):
     """Instructions executed by each configuration, from callgrind, summed over its processes."""
     tree_dir = build / "perf" / f"tree-{modules}"
@@ -220,6 +252,8 @@ def main():
               f"{args.python}; {time.strftime('%Y-%m-%d')}; {3 * args.rounds} interleaved rounds up to 5,000 modules, "
               f"{max(3, args.rounds // 2)} above, after one warm-up run each.\n")
     sections = [header, startup(args.importscope, args.python, 4 * args.rounds)]
+    print(sections[-1], flush=True)
+    sections.append(spawn_tree(args.importscope, args.python, 3 * args.rounds))
     print(sections[-1], flush=True)
     for size in [int(s) for s in args.sizes.split(",")]:
         # The goals are set at 5,000 modules: three times the rounds there and below, where a
