@@ -6,7 +6,6 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <fcntl.h>
 #include <unistd.h>
 
 namespace importscope::supervisor {
@@ -26,15 +25,6 @@ RunDir::~RunDir()
         return;
     std::error_code ignored;
     std::filesystem::remove_all(m_path, ignored);
-}
-
-int RunDir::create_journal(const std::string& name) const
-{
-    const auto file = m_path / name;
-    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0600);
-    if (fd < 0)
-        throw system_error(fmt::format("cannot create journal {}", file.string()), errno);
-    return fd;
 }
 
 } // namespace importscope::supervisor

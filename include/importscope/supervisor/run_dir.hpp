@@ -15,9 +15,6 @@ public:
 
     const std::filesystem::path& path() const noexcept { return m_path; }
 
-    /// Creates a new journal file (mode 0600) in the directory; returns an O_APPEND, close-on-exec fd.
-    int create_journal(const std::string& name) const;
-
     /// Leaves the directory in place (when the report could not be written, say).
     void keep() noexcept { m_keep = true; }
 
