@@ -1,5 +1,7 @@
 #include "importscope/util/json_writer.hpp"
 
+#include <fmt/compile.h>
+
 #include <cmath>
 
 namespace importscope::json_writer {
@@ -12,7 +14,7 @@ void Writer::number(double value)
     }
     before_value();
     const std::size_t start = m_out->size();
-    fmt::format_to(std::back_inserter(*m_out), "{}", value);
+    fmt::format_to(std::back_inserter(*m_out), FMT_COMPILE("{}"), value);
     if (m_out->find_first_of(".e", start) == std::string::npos)
         m_out->append(".0");
 }

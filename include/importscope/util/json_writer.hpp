@@ -14,6 +14,7 @@
 #include <iterator>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace importscope::json_writer {
@@ -94,7 +95,14 @@ public:
     void number(I value)
     {
         before_value();
-        fmt::format_to(std::back_inserter(*m_out), "{}", value);
+        // fmt's integer formatter alone: format_to would parse a format string for every number.
+        if constexpr (std::is_signed_v<I>) {
+            const fmt::format_int text(static_cast<long long>(value));
+            m_out->append(text.data(), text.size());
+        } else {
+            const fmt::format_int text(static_cast<unsigned long long>(value));
+            m_out->append(text.data(), text.size());
+        }
     }
     /// A finite double, shortest form that reads back the same, with a ".0" where it would read
     /// as an integer; null for NaN and infinities, which JSON has not.
