@@ -66,6 +66,16 @@ HeldSignals::~HeldSignals()
     pthread_sigmask(SIG_SETMASK, &g_original, nullptr);
 }
 
+void await_child_end(long long most_ns)
+{
+    sigset_t child_ended{};
+    sigemptyset(&child_ended);
+    sigaddset(&child_ended, SIGCHLD);
+    const timespec wait{static_cast<time_t>(most_ns / 1'000'000'000), static_cast<long>(most_ns % 1'000'000'000)};
+    siginfo_t info{};
+    sigtimedwait(&child_ended, &info, &wait);
+}
+
 void HeldSignals::restore_in_child()
 {
     pthread_sigmask(SIG_SETMASK, &g_original, nullptr);

@@ -68,6 +68,9 @@ private:
 };
 
 constexpr std::int64_t k_watch_ns = 250'000'000;
+/// While the tree winds down, each end of one of importscope's children wakes the supervisor at
+/// once; a descendant that is not its child ends unannounced, so it looks again at least this often.
+constexpr std::int64_t k_recheck_ns = 10'000'000;
 
 std::vector<int> merged(std::vector<int> a, const std::vector<int>& b)
 {
@@ -212,9 +215,11 @@ private:
             if (::kill(pid, SIGTERM) == 0)
                 m_end.ended_by_importscope.push_back(pid);
         const std::int64_t until = monotonic_ns() + seconds_to_ns(m_options.grace_s);
-        while (monotonic_ns() < until && !descendants_of(static_cast<int>(::getpid()), m_not_of_the_tree).empty()) {
+        for (std::int64_t now = monotonic_ns(); now < until; now = monotonic_ns()) {
             reap_orphans();
-            ::usleep(10'000);
+            if (descendants_of(static_cast<int>(::getpid()), m_not_of_the_tree).empty())
+                break;
+            await_child_end(std::min(until - now, k_recheck_ns));
         }
         return true;
     }
@@ -314,9 +319,11 @@ private:
         } else {
             // Let the rest of the group wind down (a resource tracker sees its pipe close).
             const std::int64_t until = monotonic_ns() + seconds_to_ns(m_options.linger_s);
-            while (::kill(-m_pid, 0) == 0 && monotonic_ns() < until) {
-                reap_orphans();
-                ::usleep(10'000);
+            for (std::int64_t now = monotonic_ns(); now < until; now = monotonic_ns()) {
+                reap_orphans(); // a zombie of the group still counts as one of it
+                if (::kill(-m_pid, 0) != 0)
+                    break;
+                await_child_end(std::min(until - now, k_recheck_ns));
             }
             reap_orphans();
             left_over = terminate_then_wait();

@@ -1,6 +1,7 @@
 // The supervisor's order of work: what runs after the main process is started, and the helpers it
 // starts there, which are not part of the target's tree.
 
+#include "importscope/supervisor/signals.hpp"
 #include "importscope/supervisor/supervisor.hpp"
 
 #include <catch2/catch.hpp>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 
 using namespace importscope;
 
@@ -52,4 +54,25 @@ TEST_CASE("after_start runs once the main process is started; the helper it star
     int status = 0;
     REQUIRE(::waitpid(helper, &status, 0) == helper);
     CHECK(WIFSIGNALED(status));
+}
+
+TEST_CASE("the wind-down wakes when a child ends, not at the end of its wait", "[supervisor]")
+{
+    const supervisor::HeldSignals held; // SIGCHLD is held while the supervisor waits for it
+    const pid_t child = ::fork();
+    if (child == 0)
+        ::_exit(0);
+    const auto before = std::chrono::steady_clock::now();
+    supervisor::await_child_end(5'000'000'000);
+    const auto waited = std::chrono::steady_clock::now() - before;
+    CHECK(waited < std::chrono::seconds(2));
+    int status = 0;
+    CHECK(::waitpid(child, &status, 0) == child);
+
+    // With no child to end, it waits its time and no more.
+    const auto idle_before = std::chrono::steady_clock::now();
+    supervisor::await_child_end(20'000'000);
+    const auto idle = std::chrono::steady_clock::now() - idle_before;
+    CHECK(idle >= std::chrono::milliseconds(15));
+    CHECK(idle < std::chrono::seconds(2));
 }

@@ -14,6 +14,10 @@ enum class SignalRole {
 
 SignalRole role_of(int signal);
 
+/// Waits up to `most_ns` for a child of importscope to end (a SIGCHLD, which HeldSignals holds),
+/// leaving every other held signal pending. Returns at once when one has ended since the last wait.
+void await_child_end(long long most_ns);
+
 /// Blocks every signal with a role (and SIGCHLD) from its construction to its destruction, so that
 /// none ends importscope while it supervises the target or writes the report; the supervisor takes
 /// them with sigtimedwait. Nested guards share the outermost one's original mask: a child restores
