@@ -94,8 +94,10 @@ bool starts_secret_shape(std::string_view rest)
     case 'h':
     case 's':
     case 'A':
-        return std::any_of(k_token_prefixes.begin(), k_token_prefixes.end(),
-                           [&](std::string_view prefix) { return rest.starts_with(prefix); });
+        // The second byte first: a path's "home", "site-packages" or "src" passes one compare, not 16.
+        return rest.size() > 1 &&
+               std::any_of(k_token_prefixes.begin(), k_token_prefixes.end(),
+                           [&](std::string_view prefix) { return prefix[1] == rest[1] && rest.starts_with(prefix); });
     default:
         return false;
     }

@@ -73,6 +73,15 @@ TEST_CASE("the secret rules redact every documented shape and leave ordinary tex
         {"key AKIAIOSFODNN7EXAMPLE", "key <redacted>"},
         {"sk-proj-abcdefghijkl", "<redacted>"},
         {"invalid token hf_abcdefghijklmnop given", "invalid token <redacted> given"},
+        // Every other documented prefix, each of which may_hold_secret screens by its first two bytes.
+        {"ghs_abcdefghij0123456789", "<redacted>"},
+        {"ghu_abcdefghij0123456789", "<redacted>"},
+        {"ghr_abcdefghij0123456789", "<redacted>"},
+        {"xoxa-1234567890-abcdefghij", "<redacted>"},
+        {"xoxs-1234567890-abcdefghij", "<redacted>"},
+        {"xoxr-1234567890-abcdefghij", "<redacted>"},
+        {"key ASIAIOSFODNN7EXAMPLE", "key <redacted>"},
+        {"/home/user/site-packages/hf_abcdefghijklmnop/x.py", "/home/user/site-packages/<redacted>/x.py"},
         // JWT, PEM private keys.
         {"session eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmYWtlIn0.c2lnbmF0dXJl end", "session <redacted> end"},
         {"a\n-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----\nb", "a\n<redacted>\nb"},
