@@ -86,9 +86,9 @@ int run(const RunOptions& options)
     report::Outcome outcome;
     const bool not_executed = program_not_executed(launched.end.start_words);
     const report::Document report = make_report(request, info, model, conclusions, failures, not_executed, outcome);
-    const std::filesystem::path written = write_report_file(output, report, model, request.redact(), run_dir,
-                                                            shared.get(), &early_report, reader_wait(request, launched),
-                                                            request.output_before);
+    const std::filesystem::path written =
+        write_report_file(output, report, model, request.redact(), run_dir, shared.get(), &early_report,
+                          reader_wait(request, launched), request.output_before);
     print_outcome(request, report, outcome, written);
 
     // The records are not freed one by one before the exit status.

@@ -123,8 +123,8 @@ void add_environment_reads(ReportedProcess& process, const analysis::ProcessEnvi
     auto& variables = process.environment_read.emplace();
     variables.reserve(reads.variables.size());
     for (const auto& variable : reads.variables)
-        variables.push_back({variable.name, variable.set,
-                             variable.set ? std::optional(variable.value) : std::nullopt, variable.read_at});
+        variables.push_back({variable.name, variable.set, variable.set ? std::optional(variable.value) : std::nullopt,
+                             variable.read_at});
     auto& bulk = process.environment_bulk_read.emplace();
     bulk.reserve(reads.bulk.size());
     for (const auto& read : reads.bulk)

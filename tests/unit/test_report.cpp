@@ -107,7 +107,8 @@ TEST_CASE("a clean run says so", "[report]")
     const auto model = analysis::build_model(b.contents());
     auto run = sample_run();
     run.exit.code = 0;
-    const report::Document document = report::build_report(run, model, analysis::conclude(model, analysis::analyze(model)));
+    const report::Document document =
+        report::build_report(run, model, analysis::conclude(model, analysis::analyze(model)));
     const nlohmann::json r = document;
     CHECK(r.at("findings").empty());
     CHECK(r.at("run").at("exit").at("exception").is_null());

@@ -3,6 +3,7 @@
 #include "importscope/report/merge.hpp"
 #include "importscope/report/document.hpp"
 #include "importscope/report/reader.hpp"
+#include "importscope/report/redact_paths.hpp"
 #include "importscope/report/scan_report.hpp"
 #include "importscope/util/error.hpp"
 
@@ -135,9 +136,15 @@ TEST_CASE("a record keeps what it does not type, and null stays null", "[report]
 
 TEST_CASE("a process is typed whole, and one of a report from before roles stays as it was", "[report]")
 {
-    const json exit = {{"code", 0},          {"signal", nullptr},           {"signal_name", nullptr},
-                       {"core_dumped", false}, {"timed_out", false},        {"stopped_on_finding", false},
-                       {"forwarded_signal", nullptr}, {"how", "waited"},   {"description", "exited with status 0"}};
+    const json exit = {{"code", 0},
+                       {"signal", nullptr},
+                       {"signal_name", nullptr},
+                       {"core_dumped", false},
+                       {"timed_out", false},
+                       {"stopped_on_finding", false},
+                       {"forwarded_signal", nullptr},
+                       {"how", "waited"},
+                       {"description", "exited with status 0"}};
     const json frame = {{"file", "/s/t.py"}, {"function", "<module>"}, {"line", 3}, {"module", "__main__"}};
     const json process = {{"pid", 12},
                           {"ppid", 11},
@@ -191,6 +198,31 @@ TEST_CASE("a process is typed whole, and one of a report from before roles stays
     CHECK_FALSE(old.multiprocessing);
     CHECK(json(old) == before_roles);
     CHECK_THAT(refusal_of_process({{"pid", 1}, {"argv", "python3 t.py"}}), Catch::Contains("argv has the wrong type"));
+}
+
+TEST_CASE("a report document is redacted as its JSON form is, in every string and command line", "[report]")
+{
+    report::Document document = report::parse_report(golden_text(), "report.json");
+    document.run->argv.insert(document.run->argv.end(), {"--api-key", "k1"});
+    document.run->target.args = {"--password", "p1", "postgres://u:pw@db/x"};
+    report::ReportedProcess& process = document.processes.at(0);
+    process.argv.emplace_back("--hf-token=hf_abcdefghijklmn");
+    process.programs.push_back({"subprocess.Popen", "/opt/python3.11/bin/mysql", {"mysql", "-p", "secret"}, 7});
+    process.environment_read.emplace().push_back({"DB_URL", true, "postgres://alice:pw@db/x", {}});
+    document.problems.emplace_back("cannot reach https://ghp_0123456789abcdefABCDEF0123456789abcd@github.com");
+    document.environment = {{"argv", {"python3", "--token", "t1"}}, {"home", "/opt/python3.11/alice"}};
+    document.findings.at(0).message += " for alice";
+
+    const report::PathRedaction redaction("/opt/python3.11", "alice");
+    json expected = document;
+    report::redact_secrets(expected);
+    report::redact_paths(expected, redaction);
+    CHECK(expected != json(document));
+    report::redact(document, &redaction);
+    CHECK(json(document) == expected);
+    CHECK(document.run->argv.back() == "<redacted>");
+    CHECK(document.processes.at(0).programs.back().argv == std::vector<std::string>{"mysql", "-p", "<redacted>"});
+    CHECK(document.processes.at(0).executable == "~/bin/python3");
 }
 
 TEST_CASE("a report without a field every report has is refused, naming the report and the field", "[report]")

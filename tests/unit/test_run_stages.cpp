@@ -266,7 +266,8 @@ TEST_CASE("report: the records are written while the main process finalizes, and
     };
     const auto finish = [&] {
         const analysis::RunModel model = collector.finish();
-        const report::Document tree = report::build_report(report::RunInfo{}, model, analysis::conclude(model, analysis::analyze(model)));
+        const report::Document tree =
+            report::build_report(report::RunInfo{}, model, analysis::conclude(model, analysis::analyze(model)));
         const bool held = early.holds(model);
         app::write_report_file(output, tree, model, nullptr, *std::make_unique<supervisor::RunDir>(), nullptr, &early);
         CHECK(outputs_in(dir.path) == std::vector<std::string>{"r.json"}); // no temporary left

@@ -165,8 +165,8 @@ nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const anal
 /// The report (but its module records), with the outcome, its secrets and --redact-paths redacted.
 /// `not_executed`: the program could not be executed (program_not_executed).
 report::Document make_report(const RunRequest& request, const report::RunInfo& info, const analysis::RunModel& model,
-                           const analysis::Conclusions& conclusions, const std::vector<std::string>& failures,
-                           bool not_executed, report::Outcome& outcome);
+                             const analysis::Conclusions& conclusions, const std::vector<std::string>& failures,
+                             bool not_executed, report::Outcome& outcome);
 
 /// The report file begun before the target has ended. Once the main process is finalizing (its
 /// atexit handlers have run), its module records are final but for the rare import that comes

@@ -50,7 +50,7 @@ private:
     std::vector<ReportedCause> m_causes;
     std::vector<std::string> m_problems;
     std::optional<Outcome> m_outcome;
-    SummaryCount m_count; ///< the merged runs' processes, records and findings
+    SummaryCount m_count;                  ///< the merged runs' processes, records and findings
     std::map<std::string, Group> m_groups; ///< by finding_key
     std::vector<std::string> m_group_order;
     std::map<std::string, std::size_t> m_times_given; ///< by run identity
