@@ -143,7 +143,7 @@ ReportedProcess process_record(const analysis::ProcessRecord& p, const analysis:
     process.cwd = p.cwd;
     process.start_method = p.start_method;
     process.role = analysis::process_role(p);
-    process.multiprocessing.emplace();
+    process.multiprocessing.emplace(); // null for a process that multiprocessing did not start
     if (p.worker)
         process.multiprocessing->emplace(ReportedWorker{p.worker->name, p.worker->target});
     process.journal = p.journal;

@@ -338,9 +338,8 @@ struct ReportedBulkRead {
 };
 
 /// A process image of the report's "processes" (one per journal: a process that exec'd Python
-/// again has one per image). Reports of importscope before roles lack role, multiprocessing and
-/// the environment reads, and keep lacking them when merged; a merged report's processes say
-/// their host.
+/// again has one per image), every key typed. Reports of importscope before roles lack role,
+/// multiprocessing and the environment reads, and keep lacking them when merged.
 struct ReportedProcess {
     int pid = 0;
     int ppid = 0;
