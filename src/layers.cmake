@@ -39,7 +39,7 @@ importscope_add_layer(importscope_analysis analysis FILES
 importscope_add_layer(importscope_report report FILES
     report_json.cpp scan_report.cpp report_writer.cpp summary.cpp reader.cpp render_markdown.cpp
     render_junit.cpp render_dot.cpp render_sarif.cpp sarif_rules.cpp markdown_text.cpp escape.cpp gate.cpp
-    outcome.cpp compare.cpp merge.cpp redact_paths.cpp
+    outcome.cpp compare.cpp merge.cpp redact_paths.cpp summary_count.cpp
   USES importscope_analysis)
 
 set(IMPORTSCOPE_PYTHON_FREE_LAYERS importscope_util importscope_journal importscope_embed_plan importscope_analysis

@@ -85,11 +85,11 @@ int run(const RunOptions& options)
     // Report, and the exit status.
     report::Outcome outcome;
     const bool not_executed = program_not_executed(launched.end.start_words);
-    const nlohmann::json report_json = make_report(request, info, model, conclusions, failures, not_executed, outcome);
-    const std::filesystem::path written = write_report_file(output, report_json, model, request.redact(), run_dir,
-                                                            shared.get(), &early_report, reader_wait(request, launched),
-                                                            request.output_before);
-    print_outcome(request, report_json, outcome, written);
+    const report::Document report = make_report(request, info, model, conclusions, failures, not_executed, outcome);
+    const std::filesystem::path written =
+        write_report_file(output, report, model, request.redact(), run_dir, shared.get(), &early_report,
+                          reader_wait(request, launched), request.output_before);
+    print_outcome(request, report, outcome, written);
 
     // The records are not freed one by one before the exit status.
     keep_until_exit(std::move(model));

@@ -14,20 +14,19 @@
 
 namespace importscope::app {
 
-nlohmann::json make_report(const RunRequest& request, const report::RunInfo& info, const analysis::RunModel& model,
-                           const analysis::Conclusions& conclusions, const std::vector<std::string>& failures,
-                           bool not_executed, report::Outcome& outcome)
+report::Document make_report(const RunRequest& request, const report::RunInfo& info, const analysis::RunModel& model,
+                             const analysis::Conclusions& conclusions, const std::vector<std::string>& failures,
+                             bool not_executed, report::Outcome& outcome)
 {
     // The module records go from the model straight into the file's text (report_writer.cpp).
-    nlohmann::json report_json = report::build_report(info, model, conclusions);
+    report::Document report = report::build_report(info, model, conclusions);
     outcome = report::decide_outcome(
         {failures, request.gate.count(conclusions.findings), info.exit, info.stop, request.options.ignore_target_status,
          not_executed});
-    report_json["run"]["outcome"] = outcome;
-    report::redact_secrets(report_json);
-    if (request.redaction)
-        report::redact_paths(report_json, *request.redaction);
-    return report_json;
+    report.run->outcome = outcome;
+    // Once, here: the file and the summary on stderr say the same.
+    report::redact(report, request.redact());
+    return report;
 }
 
 EarlyReport::EarlyReport(const std::string& output, const report::PathRedaction* redact,
@@ -88,9 +87,9 @@ bool EarlyReport::holds(const analysis::RunModel& model) const
     return true;
 }
 
-std::filesystem::path EarlyReport::finish(const nlohmann::json& report_json)
+std::filesystem::path EarlyReport::finish(const report::Document& report)
 {
-    m_writer->write_rest(report_json);
+    m_writer->write_rest(report);
     if (!m_before) {
         m_file->commit();
         return m_output;
@@ -105,16 +104,16 @@ void EarlyReport::drop()
     m_file.reset();
 }
 
-std::filesystem::path write_report_file(const std::string& output, const nlohmann::json& report_json,
+std::filesystem::path write_report_file(const std::string& output, const report::Document& report,
                                         const analysis::RunModel& model, const report::PathRedaction* redact,
                                         supervisor::RunDir& run_dir, const journal::SharedJournal* shared,
                                         EarlyReport* early, double reader_wait_s,
                                         const std::optional<FileSnapshot>& before)
 {
-    const auto produce = [&](const TextSink& sink) { report::write_report(report_json, model, redact, sink); };
+    const auto produce = [&](const TextSink& sink) { report::write_report(report, model, redact, sink); };
     try {
         if (early && early->holds(model))
-            return early->finish(report_json);
+            return early->finish(report);
         if (early)
             early->drop();
         return write_file_beside_others(output, produce, reader_wait_s, before);
@@ -139,14 +138,13 @@ std::filesystem::path write_report_file(const std::string& output, const nlohman
     }
 }
 
-void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome,
+void print_outcome(const RunRequest& request, const report::Document& report, const report::Outcome& outcome,
                    const std::filesystem::path& written)
 {
     const RunOptions& options = request.options;
-    // The summary is rendered from the report as written, read back as `importscope report` reads it.
-    if (!options.quiet || !report_json.at("findings").empty())
-        print_to_stderr(
-            report::render(report_json.get<report::Document>(), request.summary_format, stderr_wants_color()));
+    // The summary is rendered from the report as written (its records aside), redacted as it is.
+    if (!options.quiet || !report.findings.empty())
+        print_to_stderr(report::render(report, request.summary_format, stderr_wants_color()));
     if (written != std::filesystem::path(options.output))
         print_to_stderr(fmt::format("importscope: warning: {} was written by another process while this run went on "
                                     "(two runs given the same -o?); this run's report is {} (placeholders such as "

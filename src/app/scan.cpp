@@ -116,19 +116,20 @@ int scan(const ScanOptions& options)
     info.ended_ns = wall_ns();
 
     const report::Outcome outcome = report::decide_scan_outcome(gate.count(findings), facts.unread);
-    nlohmann::json report_json = report::build_scan_report(info, facts, findings, outcome);
+    report::Document report = report::build_scan_report(info, facts, findings, outcome);
     if (!catalogue_problem.empty())
-        report_json["problems"].push_back(catalogue_problem);
-    report::redact_secrets(report_json);
+        report.problems.push_back(catalogue_problem);
+    std::optional<report::PathRedaction> redaction;
     if (options.redact_paths)
-        report::redact_paths(report_json, report::PathRedaction(home_directory(), user_name()));
+        redaction.emplace(home_directory(), user_name());
+    report::redact(report, redaction ? &*redaction : nullptr);
     try {
-        write_file_atomically(options.output, report::pretty_text(report_json));
+        write_file_atomically(options.output, report::pretty_text(nlohmann::json(report)));
     } catch (const Error& e) {
         throw Error(e.what(), ExitStatus::tool_failure);
     }
     if (!options.quiet || !findings.empty())
-        print_to_stderr(report::render(report_json.get<report::Document>(), format, stderr_wants_color()));
+        print_to_stderr(report::render(report, format, stderr_wants_color()));
     if (outcome.status == static_cast<int>(ExitStatus::tool_failure))
         print_to_stderr(fmt::format("importscope: error: {}\n", outcome.message));
     if (!options.quiet)

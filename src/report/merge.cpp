@@ -171,21 +171,18 @@ void ReportMerge::add_run(const Document& report, const std::string& source)
     for (ReportedModule module : report.modules) {
         module.host = host;
         shift_frame_indexes(module, m_frame_count);
-        m_summary.extension_inits += module.initialized_extension ? 1 : 0;
         m_modules->record(json(module));
     }
     m_frame_count += report.frames.size();
-    m_summary.modules += report.modules.size();
-    for (Process process : report.processes) {
+    for (ReportedProcess process : report.processes) {
         process.host = host;
-        m_processes_seen.insert({host, process.pid}); // one per process, whatever its images
         m_processes->record(json(process));
     }
     for (auto untraced : report.untraced) {
         untraced.host = host;
         m_untraced->record(json(untraced));
     }
-    m_summary.untraced_processes += report.untraced.size();
+    m_count.add(report);
     merge_causes(m_causes, report.causes);
     for (const std::string& problem : report.problems)
         m_problems.push_back(fmt::format("{}: {}", host, problem));
@@ -202,8 +199,6 @@ void ReportMerge::add_findings(const Document& report, std::size_t run)
     const std::optional<std::int64_t> rank = report.run->job ? report.run->job->rank : std::nullopt;
     for (ReportedFinding finding : report.findings) {
         finding.host = host;
-        m_processes_with_findings.insert({host, finding.pid});
-        ++(finding.severity == analysis::Severity::error ? m_summary.errors : m_summary.warnings);
         const std::string key = finding_key(finding);
         auto [it, inserted] = m_groups.try_emplace(key);
         Group& group = it->second;
@@ -222,7 +217,6 @@ void ReportMerge::add_findings(const Document& report, std::size_t run)
             group.ranks.insert(*rank);
         m_findings->record(json(finding));
     }
-    m_summary.findings = m_summary.errors + m_summary.warnings;
 }
 
 AcrossRuns ReportMerge::across_runs() const
@@ -261,17 +255,13 @@ void ReportMerge::write(const TextSink& sink)
     std::vector<std::string> problems = m_problems;
     for (const auto& [identity, run] : m_given_again)
         problems.push_back(fmt::format("{} was given {} times; it is merged once", run, m_times_given.at(identity)));
-    Summary summary = m_summary;
-    summary.processes = m_processes_seen.size();
-    summary.processes_with_findings = m_processes_with_findings.size();
-    summary.python_processes = summary.processes + summary.untraced_processes;
 
     Document rest = *m_first;
     rest.run->merged_from = m_runs;
     rest.run->outcome = m_outcome;
     rest.causes = m_causes;
     rest.problems = std::move(problems);
-    rest.summary = summary;
+    rest.summary = m_count.summary();
     rest.across_runs = across_runs();
     json tree = rest;
     for (const char* streamed : {"frames", "modules", "processes", "findings", "untraced"})

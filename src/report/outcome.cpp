@@ -1,5 +1,7 @@
 #include "importscope/report/outcome.hpp"
 
+#include "importscope/report/report.hpp"
+
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>

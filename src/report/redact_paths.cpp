@@ -1,5 +1,6 @@
 #include "importscope/report/redact_paths.hpp"
 
+#include "importscope/report/document.hpp"
 
 #include "importscope/util/redact.hpp"
 
@@ -83,6 +84,22 @@ bool is_command_line(const std::string& key)
     return key == "argv" || key == "args" || key == "interpreter_options";
 }
 
+void redact_secrets_in(nlohmann::json& value);
+
+/// An object's member `value` under `key`: a command line's values of secret-looking options,
+/// else the secrets of each string.
+void redact_secrets_at(const std::string& key, nlohmann::json& value)
+{
+    if (is_command_line(key) && value.is_array() &&
+        std::all_of(value.begin(), value.end(), [](const nlohmann::json& w) { return w.is_string(); })) {
+        auto words = value.get<std::vector<std::string>>();
+        redact_arguments(words);
+        value = words;
+    } else {
+        redact_secrets_in(value);
+    }
+}
+
 void redact_secrets_in(nlohmann::json& value)
 {
     if (value.is_string()) {
@@ -91,24 +108,102 @@ void redact_secrets_in(nlohmann::json& value)
         for (auto& item : value)
             redact_secrets_in(item);
     } else if (value.is_object()) {
-        for (auto it = value.begin(); it != value.end(); ++it) {
-            if (is_command_line(it.key()) && it->is_array() &&
-                std::all_of(it->begin(), it->end(), [](const nlohmann::json& w) { return w.is_string(); })) {
-                auto words = it->get<std::vector<std::string>>();
-                redact_arguments(words);
-                *it = words;
-            } else {
-                redact_secrets_in(*it);
-            }
-        }
+        for (auto it = value.begin(); it != value.end(); ++it)
+            redact_secrets_at(it.key(), *it);
     }
 }
+
+/// The secret rules and --redact-paths on each declared field of a record (json_fields.hpp),
+/// as redact_secrets and redact_paths treat the field's JSON form.
+class Redactor {
+public:
+    explicit Redactor(const PathRedaction* paths) : m_paths(paths) {}
+
+    template <typename M>
+    void required(const char* key, M& member)
+    {
+        visit(key, member);
+    }
+    template <typename M>
+    void field(const char* key, M& member)
+    {
+        visit(key, member);
+    }
+    template <typename M>
+    void optional(const char* key, M& member)
+    {
+        visit(key, member);
+    }
+    template <typename M>
+    void nullable(const char* key, M& member)
+    {
+        visit(key, member);
+    }
+    template <typename M>
+    void optional_nullable(const char* key, M& member)
+    {
+        visit(key, member);
+    }
+    void rest(nlohmann::json& member) { tree({}, member); }
+
+    template <typename M>
+    void visit(const std::string& key, M& member)
+    {
+        if constexpr (std::is_same_v<M, std::string>) {
+            text(member);
+        } else if constexpr (std::is_same_v<M, std::vector<std::string>>) {
+            if (is_command_line(key))
+                redact_arguments(member);
+            else
+                for (std::string& item : member)
+                    item = redact_text(item);
+            if (m_paths)
+                for (std::string& item : member)
+                    m_paths->apply(item);
+        } else if constexpr (std::is_same_v<M, nlohmann::json>) {
+            tree(key, member);
+        } else if constexpr (json_fields::Declared<M>) {
+            M::fields(*this, member);
+        } else if constexpr (json_fields::IsOptional<M>::value) {
+            if (member)
+                visit(key, *member);
+        } else if constexpr (json_fields::IsVector<M>::value) {
+            for (auto& item : member)
+                visit(key, item);
+        } else {
+            static_assert(std::is_arithmetic_v<M> || std::is_enum_v<M>,
+                          "a report field that redaction does not know: say how its strings are redacted");
+        }
+    }
+
+private:
+    void text(std::string& value) const
+    {
+        value = redact_text(value);
+        if (m_paths)
+            m_paths->apply(value);
+    }
+    void tree(const std::string& key, nlohmann::json& value) const
+    {
+        redact_secrets_at(key, value);
+        if (m_paths)
+            walk(value, *m_paths);
+    }
+
+    const PathRedaction* m_paths;
+};
 
 } // namespace
 
 void redact_secrets(nlohmann::json& report)
 {
     redact_secrets_in(report);
+}
+
+void redact(Document& report, const PathRedaction* paths)
+{
+    Redactor redactor(paths);
+    redactor.visit({}, report);
 }
 
 } // namespace importscope::report

@@ -1,9 +1,10 @@
-// build_report() (report.hpp): the report's tree but for the module records and their frames: the
-// run, its processes, findings, causes, aliases, environment and summary, keys sorted.
+// build_report() (report.hpp): the report's document but for the module records and their frames:
+// the run, its processes, findings, causes, aliases, environment and summary.
 
 #include "importscope/report/report.hpp"
 #include "importscope/analysis/conclusions.hpp"
 #include "importscope/report/document.hpp"
+#include "importscope/report/summary_count.hpp"
 
 #include "importscope/version.hpp"
 
@@ -11,13 +12,10 @@
 
 #include <algorithm>
 #include <csignal>
-#include <set>
 #include <cstring>
 #include <ctime>
 
 namespace importscope::report {
-
-using nlohmann::json;
 
 std::string signal_name(int signal)
 {
@@ -79,17 +77,10 @@ std::string iso_time(std::int64_t wall_ns)
 
 namespace {
 
-json optional_json(const auto& value)
+/// How a process ended, as the report says it; `stop` is the run's, for the main process.
+ReportedExit exit_record(const ProcessExit& exit, const RunStop& stop = {})
 {
-    return value ? json(*value) : json(nullptr);
-}
-
-/// How a process ended, as the report says it; `stop` and `exception` are the run's (a process
-/// gives its own exception as uncaught_exception).
-Exit exit_record(const ProcessExit& exit, const RunStop& stop = {},
-                 std::optional<journal::ExceptionInfo> exception = std::nullopt)
-{
-    Exit out;
+    ReportedExit out;
     out.process = exit;
     if (exit.signal)
         out.signal_name = signal_name(*exit.signal);
@@ -98,15 +89,6 @@ Exit exit_record(const ProcessExit& exit, const RunStop& stop = {},
     if (stop.forwarded_signal)
         out.forwarded_signal = signal_name(*stop.forwarded_signal);
     out.description = describe_exit(exit, stop);
-    out.exception = std::move(exception);
-    return out;
-}
-
-/// A process's "exit": the run's form of it but the exception.
-json process_exit_json(const ProcessExit& exit, const RunStop& stop = {})
-{
-    json out = exit_record(exit, stop);
-    out.erase("exception");
     return out;
 }
 
@@ -130,58 +112,54 @@ std::optional<ProcessExit> other_process_exit(const analysis::ProcessRecord& p, 
     return std::nullopt;
 }
 
-json program_json(const journal::ProgramStart& program)
+ReportedProgram program_record(const journal::ProgramStart& program)
 {
-    return json{
-        {"via", program.via}, {"executable", program.executable}, {"argv", program.argv}, {"order", program.seq}};
+    return {program.via, program.executable, program.argv, program.seq};
 }
 
 /// processes[].environment_read and environment_bulk_read.
-void add_environment_reads(json& process, const analysis::ProcessEnvironmentReads& reads)
+void add_environment_reads(ReportedProcess& process, const analysis::ProcessEnvironmentReads& reads)
 {
-    json variables = json::array();
+    auto& variables = process.environment_read.emplace();
+    variables.reserve(reads.variables.size());
     for (const auto& variable : reads.variables)
-        variables.push_back({{"name", variable.name},
-                             {"set", variable.set},
-                             {"value", variable.set ? json(variable.value) : json(nullptr)},
-                             {"read_at", variable.read_at}});
-    json bulk = json::array();
+        variables.push_back({variable.name, variable.set, variable.set ? std::optional(variable.value) : std::nullopt,
+                             variable.read_at});
+    auto& bulk = process.environment_bulk_read.emplace();
+    bulk.reserve(reads.bulk.size());
     for (const auto& read : reads.bulk)
-        bulk.push_back({{"at", read.at}, {"variables", read.variables}});
-    process["environment_read"] = std::move(variables);
-    process["environment_bulk_read"] = std::move(bulk);
+        bulk.push_back({read.at, read.variables});
 }
 
-json process_json(const analysis::ProcessRecord& p, const analysis::ProcessEnvironmentReads& reads, const RunInfo& run,
-                  bool is_main)
+ReportedProcess process_record(const analysis::ProcessRecord& p, const analysis::ProcessEnvironmentReads& reads,
+                               const RunInfo& run, bool is_main)
 {
-    json programs = json::array();
+    ReportedProcess process;
+    process.pid = p.pid;
+    process.ppid = p.ppid;
+    process.argv = p.argv;
+    process.executable = p.executable;
+    process.python_version = p.python_version;
+    process.cwd = p.cwd;
+    process.start_method = p.start_method;
+    process.role = analysis::process_role(p);
+    process.multiprocessing.emplace(); // null for a process that multiprocessing did not start
+    if (p.worker)
+        process.multiprocessing->emplace(ReportedWorker{p.worker->name, p.worker->target});
+    process.journal = p.journal;
+    process.host = run.host;
     for (const auto& program : p.programs)
-        programs.push_back(program_json(program));
-    json process{{"pid", p.pid},
-                 {"ppid", p.ppid},
-                 {"argv", p.argv},
-                 {"executable", p.executable},
-                 {"python_version", p.python_version},
-                 {"cwd", p.cwd},
-                 {"start_method", p.start_method},
-                 {"role", analysis::process_role(p)},
-                 {"multiprocessing", p.worker ? json{{"name", p.worker->name}, {"target", p.worker->target}}
-                                              : json(nullptr)},
-                 {"journal", p.journal},
-                 {"host", run.host},
-                 {"programs", programs},
-                 {"started_at", p.start_wall_ns ? json(iso_time(p.start_wall_ns)) : json(nullptr)},
-                 {"ended_at", nullptr},
-                 {"exit", nullptr},
-                 {"uncaught_exception", optional_json(p.uncaught)}};
+        process.programs.push_back(program_record(program));
+    if (p.start_wall_ns)
+        process.started_at = iso_time(p.start_wall_ns);
+    process.uncaught_exception = p.uncaught;
     if (is_main) {
-        process["ended_at"] = iso_time(run.ended_ns);
-        process["exit"] = process_exit_json(run.exit, run.stop);
+        process.ended_at = iso_time(run.ended_ns);
+        process.exit = exit_record(run.exit, run.stop);
     } else if (const auto exit = other_process_exit(p, run)) {
-        process["exit"] = process_exit_json(*exit);
+        process.exit = exit_record(*exit);
         if (p.end && p.end_wall_ns)
-            process["ended_at"] = iso_time(p.end_wall_ns);
+            process.ended_at = iso_time(p.end_wall_ns);
     }
     add_environment_reads(process, reads);
     return process;
@@ -229,62 +207,46 @@ Run run_record(const RunInfo& run, const analysis::ProcessRecord* main_process)
     out.started_at = iso_time(run.started_ns);
     out.ended_at = iso_time(run.ended_ns);
     out.duration_s = static_cast<double>(run.ended_ns - run.started_ns) / 1e9;
-    out.exit = exit_record(run.exit, run.stop, main_process ? main_process->uncaught : std::nullopt);
+    // The main process gives its exception as uncaught_exception; the run gives it as its exit's.
+    out.exit = {exit_record(run.exit, run.stop), main_process ? main_process->uncaught : std::nullopt};
     return out;
-}
-
-Summary run_summary(const RunInfo& run, const analysis::RunModel& model, const std::vector<analysis::Finding>& findings)
-{
-    Summary summary;
-    summary.extension_inits = static_cast<std::size_t>(std::count_if(
-        model.modules.begin(), model.modules.end(), [](const auto& r) { return r.initialized_extension; }));
-    std::set<int> pids_with_findings;
-    for (const auto& f : findings)
-        pids_with_findings.insert(f.pid);
-    // A process that exec'd Python again wrote a journal per image: it is one process.
-    std::set<int> pids;
-    for (const auto& p : model.processes)
-        pids.insert(p.pid);
-    summary.processes = pids.size();
-    summary.processes_with_findings = pids_with_findings.size();
-    summary.python_processes = pids.size() + run.untraced.size();
-    summary.untraced_processes = run.untraced.size();
-    summary.modules = model.modules.size();
-    summary.journal_bytes = model.journal_bytes;
-    summary.count_findings(findings);
-    return summary;
 }
 
 } // namespace
 
-json build_report(const RunInfo& run, const analysis::RunModel& model, const analysis::Conclusions& conclusions)
+Document build_report(const RunInfo& run, const analysis::RunModel& model, const analysis::Conclusions& conclusions)
 {
-    json processes = json::array();
+    Document report;
+    report.schema = k_schema;
+    report.tool = {"importscope", k_version, run.worker_minor};
     const analysis::ProcessRecord* main_process = nullptr;
+    report.processes.reserve(model.processes.size());
     for (std::size_t i = 0; i < model.processes.size(); ++i) {
         const analysis::ProcessRecord& p = model.processes[i];
         // The main process is the first image of the worker's pid (before any exec).
         const bool is_main = p.pid == run.main_pid && !main_process;
-        processes.push_back(process_json(p, conclusions.environment_reads.at(i), run, is_main));
+        report.processes.push_back(process_record(p, conclusions.environment_reads.at(i), run, is_main));
         if (is_main)
             main_process = &p;
     }
-    std::vector<ReportedCause> causes;
+    report.run = run_record(run, main_process);
+    for (const auto& finding : conclusions.findings)
+        report.findings.push_back({finding, std::nullopt});
     for (const auto& cause : conclusions.causes)
-        causes.push_back(reported_cause(cause));
-    return json{
-        {"schema", k_schema},
-        {"tool", Tool{"importscope", k_version, run.worker_minor}},
-        {"run", run_record(run, main_process)},
-        {"processes", processes},
-        {"findings", conclusions.findings},
-        {"causes", causes},
-        {"aliases", alias_records(model)},
-        {"problems", model.problems},
-        {"untraced", run.untraced},
-        {"environment", run.environment},
-        {"summary", run_summary(run, model, conclusions.findings)},
-    };
+        report.causes.push_back(reported_cause(cause));
+    report.aliases = alias_records(model);
+    report.problems = model.problems;
+    for (const auto& untraced : run.untraced)
+        report.untraced.push_back({untraced, std::nullopt});
+    report.environment = run.environment;
+    // The module records are streamed from the model, not held in the document: counted from there.
+    SummaryCount count;
+    count.add(report);
+    for (const analysis::ModuleRecord& r : model.modules)
+        count.add_module(r.initialized_extension);
+    report.summary = count.summary();
+    report.summary.journal_bytes = model.journal_bytes;
+    return report;
 }
 
 } // namespace importscope::report

@@ -1,6 +1,7 @@
 // The report's one serializer, util/json_writer.hpp's writer, streamed to the file a megabyte or so at a time.
-// The parts of a report that stay small (the run, processes, findings, environment) come as a JSON
-// tree (report_json.cpp) and are written indented by two; the module records, one per recorded
+// The parts of a report that stay small (the run, processes, findings, environment) come as a
+// Document (report_json.cpp), made a JSON tree once here, whose keys nlohmann keeps sorted, and are
+// written indented by two; the module records, one per recorded
 // import, and the frames their stacks name, are written one at a time straight from the model,
 // each compact on a line of its own, and never become a tree.
 
@@ -480,16 +481,16 @@ void ReportWriter::write_records(std::span<const analysis::ModuleRecord* const> 
     j.flush(true); // all of it in the sink's hands: the rest may come much later
 }
 
-void ReportWriter::write_rest(const nlohmann::json& report)
+void ReportWriter::write_rest(const Document& report)
 {
     if (!m_records_written)
         throw std::logic_error("ReportWriter::write_rest called before write_records");
-    if (!report.is_object() || report.contains("modules") || report.contains("frames"))
+    if (!report.modules.empty() || !report.frames.empty())
         throw std::logic_error(
-            "ReportWriter needs build_report's tree, which leaves the frames and module records out");
-    if (report.value("schema", std::string()) != k_schema)
+            "ReportWriter needs build_report's document, which leaves the frames and module records out");
+    if (report.schema != k_schema)
         throw std::logic_error("ReportWriter writes reports of schema " + std::string(k_schema));
-    write_rest_of(m_stream->json, report);
+    write_rest_of(m_stream->json, nlohmann::json(report));
     m_stream->sink("\n");
 }
 
@@ -502,7 +503,7 @@ std::vector<const analysis::ModuleRecord*> records_of(const analysis::RunModel& 
     return records;
 }
 
-void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
+void write_report(const Document& report, const analysis::RunModel& model, const PathRedaction* redaction,
                   const TextSink& sink)
 {
     ReportWriter writer(sink, redaction);
@@ -510,7 +511,7 @@ void write_report(const nlohmann::json& report, const analysis::RunModel& model,
     writer.write_rest(report);
 }
 
-std::string report_text(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction)
+std::string report_text(const Document& report, const analysis::RunModel& model, const PathRedaction* redaction)
 {
     std::string text;
     write_report(report, model, redaction, [&](std::string_view piece) { text += piece; });

@@ -2,6 +2,7 @@
 
 #include "importscope/report/document.hpp"
 #include "importscope/report/report.hpp"
+#include "importscope/report/summary_count.hpp"
 #include "importscope/util/error.hpp"
 #include "importscope/version.hpp"
 
@@ -34,49 +35,44 @@ json startup_code_json(const std::vector<analysis::StartupCode>& code)
     return out;
 }
 
-json scan_json(const ScanInfo& info, const analysis::ScanFacts& facts, const Outcome& outcome)
+/// The report's "scan": what the renderers read typed, the rest as the report writes it.
+Scan scan_record(const ScanInfo& info, const analysis::ScanFacts& facts, const Outcome& outcome)
 {
-    return {{"argv", info.argv},
-            {"cwd", info.cwd},
-            {"host", info.host},
-            {"python", facts.python},
-            {"environment", info.environment},
-            {"paths", info.paths},
-            {"sys_path", entries_json(facts.sys_path)},
-            {"startup_code", startup_code_json(facts.startup_code)},
-            {"files", facts.files},
-            {"unparsable", facts.unparsable},
-            {"started_at", iso_time(info.started_ns)},
-            {"ended_at", iso_time(info.ended_ns)},
-            {"duration_s", static_cast<double>(info.ended_ns - info.started_ns) / 1e9},
-            {"outcome", outcome}};
+    Scan scan;
+    scan.files = facts.files;
+    scan.python = facts.python.get<PythonInfo>(); // {"executable", "version"}
+    scan.duration_s = static_cast<double>(info.ended_ns - info.started_ns) / 1e9;
+    scan.unparsable = facts.unparsable.get<std::vector<json>>();
+    scan.outcome = outcome;
+    scan.rest = {{"argv", info.argv},
+                 {"cwd", info.cwd},
+                 {"host", info.host},
+                 {"environment", info.environment},
+                 {"paths", info.paths},
+                 {"sys_path", entries_json(facts.sys_path)},
+                 {"startup_code", startup_code_json(facts.startup_code)},
+                 {"started_at", iso_time(info.started_ns)},
+                 {"ended_at", iso_time(info.ended_ns)}};
+    return scan;
 }
 
 } // namespace
 
-json build_scan_report(const ScanInfo& info, const analysis::ScanFacts& facts,
-                       const std::vector<analysis::Finding>& findings, const Outcome& outcome)
+Document build_scan_report(const ScanInfo& info, const analysis::ScanFacts& facts,
+                           const std::vector<analysis::Finding>& findings, const Outcome& outcome)
 {
-    Summary summary;
-    summary.count_findings(findings);
-    std::vector<std::string> problems = facts.problems;
+    Document report;
+    report.schema = k_schema;
+    report.tool = {"importscope", k_version, ""};
+    report.scan = scan_record(info, facts, outcome);
+    for (const analysis::Finding& finding : findings)
+        report.findings.push_back({finding, std::nullopt});
+    report.problems = facts.problems;
     for (const json& file : facts.unparsable)
-        problems.push_back(fmt::format("{} was not scanned: {}", file.value("file", ""), file.value("error", "")));
-    return json{
-        {"schema", k_schema},
-        {"tool", Tool{"importscope", k_version, ""}},
-        {"scan", scan_json(info, facts, outcome)},
-        {"processes", json::array()},
-        {"frames", json::array()},
-        {"modules", json::array()},
-        {"findings", findings},
-        {"causes", json::array()},
-        {"aliases", json::array()},
-        {"problems", problems},
-        {"untraced", json::array()},
-        {"environment", nullptr},
-        {"summary", summary},
-    };
+        report.problems.push_back(
+            fmt::format("{} was not scanned: {}", file.value("file", ""), file.value("error", "")));
+    report.summary = summarize(report);
+    return report;
 }
 
 Outcome decide_scan_outcome(std::size_t selected_findings, const std::vector<analysis::UnreadFile>& unread)

@@ -53,7 +53,7 @@ std::string roles(const std::string& role, std::size_t n)
 /// The role of the process `pid` in the report, or "" (a report from before roles).
 std::string role_of(const Document& report, int pid)
 {
-    for (const Process& p : report.processes)
+    for (const ReportedProcess& p : report.processes)
         if (p.pid == pid)
             return p.role.value_or("");
     return {};
@@ -66,14 +66,14 @@ std::string processes_text(const Document& report, std::size_t count)
                                     "fork child", "resource tracker", "subprocess"};
     // Each process by its first image's role; a later image is Python exec'd again in it.
     std::set<std::pair<std::string, int>> seen;
-    std::vector<const Process*> firsts;
-    for (const Process& p : report.processes)
+    std::vector<const ReportedProcess*> firsts;
+    for (const ReportedProcess& p : report.processes)
         if (seen.insert({p.host.value_or(""), p.pid}).second)
             firsts.push_back(&p);
     std::vector<std::string> parts;
     for (const std::string role : k_roles) {
         const auto n = static_cast<std::size_t>(
-            std::count_if(firsts.begin(), firsts.end(), [&](const Process* p) { return p->role == role; }));
+            std::count_if(firsts.begin(), firsts.end(), [&](const ReportedProcess* p) { return p->role == role; }));
         if (n > 0)
             parts.push_back(n == 1 ? role : fmt::format("{} {}", n, roles(role, n)));
     }

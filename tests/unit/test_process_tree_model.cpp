@@ -97,7 +97,7 @@ TEST_CASE("the report gives each process the end it recorded or that importscope
     run.exit.code = 0;
     run.seen_ends[32].signal = SIGKILL;
     run.seen_ends[32].how = ExitKnownBy::killed;
-    const auto r = report::build_report(run, model, analysis::conclude(model, {}));
+    const nlohmann::json r = report::build_report(run, model, analysis::conclude(model, {}));
     const auto& processes = r.at("processes");
     REQUIRE(processes.size() == 3);
     CHECK(processes[0].at("exit").at("how") == "waited");

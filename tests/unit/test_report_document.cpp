@@ -3,6 +3,7 @@
 #include "importscope/report/merge.hpp"
 #include "importscope/report/document.hpp"
 #include "importscope/report/reader.hpp"
+#include "importscope/report/redact_paths.hpp"
 #include "importscope/report/scan_report.hpp"
 #include "importscope/util/error.hpp"
 
@@ -33,6 +34,17 @@ std::string refusal(const json& report)
         report::parse_report(report.dump(), "r.json");
     } catch (const Error& e) {
         CHECK(e.status() == ExitStatus::usage);
+        return e.what();
+    }
+    return {};
+}
+
+/// What reading `process` as a report's process throws, or "".
+std::string refusal_of_process(const json& process)
+{
+    try {
+        (void)process.get<report::ReportedProcess>();
+    } catch (const std::invalid_argument& e) {
         return e.what();
     }
     return {};
@@ -90,13 +102,14 @@ TEST_CASE("a finding's JSON is its declared fields, each way", "[report]")
 
 TEST_CASE("a record keeps what it does not type, and null stays null", "[report]")
 {
-    const json process = {{"pid", 4}, {"role", "main"}, {"argv", {"python3", "t.py"}}, {"exit", nullptr}};
-    const auto read = process.get<report::Process>();
-    CHECK(read.pid == 4);
-    CHECK(read.role == "main");
+    const json module = {
+        {"stack", {0, 1}}, {"call_site", nullptr}, {"initialized_extension", true}, {"name", "a._C"}, {"late", true}};
+    const auto read = module.get<report::ReportedModule>();
+    CHECK(read.stack == std::vector<std::uint64_t>{0, 1});
+    CHECK_FALSE(read.call_site);
     CHECK_FALSE(read.host);
-    CHECK(read.rest == json{{"argv", {"python3", "t.py"}}, {"exit", nullptr}});
-    CHECK(json(read) == process);
+    CHECK(read.rest == json{{"name", "a._C"}, {"late", true}});
+    CHECK(json(read) == module);
 
     const json exit = {{"code", nullptr},
                        {"signal", 6},
@@ -119,6 +132,97 @@ TEST_CASE("a record keeps what it does not type, and null stays null", "[report]
     json vanished = exit;
     vanished["how"] = "vanished"; // the schema's enum: a word no process ends by is refused
     CHECK_THROWS_WITH(vanished.get<report::Exit>(), Catch::Contains("how has the wrong type"));
+}
+
+TEST_CASE("a process is typed whole, and one of a report from before roles stays as it was", "[report]")
+{
+    const json exit = {{"code", 0},
+                       {"signal", nullptr},
+                       {"signal_name", nullptr},
+                       {"core_dumped", false},
+                       {"timed_out", false},
+                       {"stopped_on_finding", false},
+                       {"forwarded_signal", nullptr},
+                       {"how", "waited"},
+                       {"description", "exited with status 0"}};
+    const json frame = {{"file", "/s/t.py"}, {"function", "<module>"}, {"line", 3}, {"module", "__main__"}};
+    const json process = {{"pid", 12},
+                          {"ppid", 11},
+                          {"argv", {"python3", "t.py"}},
+                          {"executable", "/usr/bin/python3"},
+                          {"python_version", "3.11.7"},
+                          {"cwd", "/s"},
+                          {"start_method", "spawn"},
+                          {"role", "spawn worker"},
+                          {"multiprocessing", {{"name", "rank0"}, {"target", "__mp_main__.work"}}},
+                          {"journal", "journal-12-0.isj"},
+                          {"host", "node-1"},
+                          {"programs", {{{"via", "os.system"}, {"executable", ""}, {"argv", {"ls"}}, {"order", 9}}}},
+                          {"started_at", "2026-11-30T12:00:00.010Z"},
+                          {"ended_at", nullptr},
+                          {"exit", exit},
+                          {"uncaught_exception", nullptr},
+                          {"environment_read",
+                           {{{"name", "HOME"}, {"set", true}, {"value", "/root"}, {"read_at", {frame}}},
+                            {{"name", "NOPE"}, {"set", false}, {"value", nullptr}, {"read_at", {frame}}}}},
+                          {"environment_bulk_read", {{{"at", frame}, {"variables", 40}}}}};
+    const auto read = process.get<report::ReportedProcess>();
+    CHECK(read.ppid == 11);
+    CHECK(read.role == "spawn worker");
+    REQUIRE(read.multiprocessing);
+    REQUIRE(*read.multiprocessing);
+    CHECK((*read.multiprocessing)->name == "rank0");
+    CHECK(read.programs.at(0).order == 9);
+    CHECK_FALSE(read.ended_at);
+    REQUIRE(read.exit);
+    CHECK(read.exit->description == "exited with status 0");
+    REQUIRE(read.environment_read);
+    CHECK_FALSE(read.environment_read->at(1).value);
+    CHECK(read.environment_bulk_read->at(0).variables == 40);
+    CHECK(json(read) == process);
+
+    // Not started by multiprocessing: null, kept null.
+    json other = process;
+    other["multiprocessing"] = nullptr;
+    const auto not_a_worker = other.get<report::ReportedProcess>();
+    REQUIRE(not_a_worker.multiprocessing);
+    CHECK_FALSE(*not_a_worker.multiprocessing);
+    CHECK(json(not_a_worker) == other);
+
+    // A report from before roles has no role, multiprocessing or environment reads: none is added.
+    json before_roles = process;
+    for (const char* key : {"role", "multiprocessing", "environment_read", "environment_bulk_read"})
+        before_roles.erase(key);
+    const auto old = before_roles.get<report::ReportedProcess>();
+    CHECK_FALSE(old.role);
+    CHECK_FALSE(old.multiprocessing);
+    CHECK(json(old) == before_roles);
+    CHECK_THAT(refusal_of_process({{"pid", 1}, {"argv", "python3 t.py"}}), Catch::Contains("argv has the wrong type"));
+}
+
+TEST_CASE("a report document is redacted as its JSON form is, in every string and command line", "[report]")
+{
+    report::Document document = report::parse_report(golden_text(), "report.json");
+    document.run->argv.insert(document.run->argv.end(), {"--api-key", "k1"});
+    document.run->target.args = {"--password", "p1", "postgres://u:pw@db/x"};
+    report::ReportedProcess& process = document.processes.at(0);
+    process.argv.emplace_back("--hf-token=hf_abcdefghijklmn");
+    process.programs.push_back({"subprocess.Popen", "/opt/python3.11/bin/mysql", {"mysql", "-p", "secret"}, 7});
+    process.environment_read.emplace().push_back({"DB_URL", true, "postgres://alice:pw@db/x", {}});
+    document.problems.emplace_back("cannot reach https://ghp_0123456789abcdefABCDEF0123456789abcd@github.com");
+    document.environment = {{"argv", {"python3", "--token", "t1"}}, {"home", "/opt/python3.11/alice"}};
+    document.findings.at(0).message += " for alice";
+
+    const report::PathRedaction redaction("/opt/python3.11", "alice");
+    json expected = document;
+    report::redact_secrets(expected);
+    report::redact_paths(expected, redaction);
+    CHECK(expected != json(document));
+    report::redact(document, &redaction);
+    CHECK(json(document) == expected);
+    CHECK(document.run->argv.back() == "<redacted>");
+    CHECK(document.processes.at(0).programs.back().argv == std::vector<std::string>{"mysql", "-p", "<redacted>"});
+    CHECK(document.processes.at(0).executable == "~/bin/python3");
 }
 
 TEST_CASE("a report without a field every report has is refused, naming the report and the field", "[report]")

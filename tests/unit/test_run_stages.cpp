@@ -204,9 +204,9 @@ TEST_CASE("report: the outcome is in the tree, and a report that cannot be writt
     report::RunInfo info = app::make_run_info(request);
     info.exit.code = 0;
     report::Outcome outcome;
-    const nlohmann::json tree = app::make_report(request, info, model, conclusions, {}, false, outcome);
+    const report::Document tree = app::make_report(request, info, model, conclusions, {}, false, outcome);
     CHECK(outcome.status == 3);
-    CHECK(tree.at("run").at("outcome").at("reason") == "findings");
+    CHECK(nlohmann::json(tree).at("run").at("outcome").at("reason") == "findings");
 
     const testing::TempDir dir;
     std::filesystem::path kept;
@@ -266,7 +266,8 @@ TEST_CASE("report: the records are written while the main process finalizes, and
     };
     const auto finish = [&] {
         const analysis::RunModel model = collector.finish();
-        const nlohmann::json tree = report::build_report(report::RunInfo{}, model, analysis::conclude(model, analysis::analyze(model)));
+        const report::Document tree =
+            report::build_report(report::RunInfo{}, model, analysis::conclude(model, analysis::analyze(model)));
         const bool held = early.holds(model);
         app::write_report_file(output, tree, model, nullptr, *std::make_unique<supervisor::RunDir>(), nullptr, &early);
         CHECK(outputs_in(dir.path) == std::vector<std::string>{"r.json"}); // no temporary left

@@ -162,11 +162,11 @@ nlohmann::json describe_environment(nlohmann::json fingerprint_facts, const anal
 
 // ---- report ----
 
-/// The report tree (but its module records), with the outcome, secrets and --redact-paths.
+/// The report (but its module records), with the outcome, its secrets and --redact-paths redacted.
 /// `not_executed`: the program could not be executed (program_not_executed).
-nlohmann::json make_report(const RunRequest& request, const report::RunInfo& info, const analysis::RunModel& model,
-                           const analysis::Conclusions& conclusions, const std::vector<std::string>& failures,
-                           bool not_executed, report::Outcome& outcome);
+report::Document make_report(const RunRequest& request, const report::RunInfo& info, const analysis::RunModel& model,
+                             const analysis::Conclusions& conclusions, const std::vector<std::string>& failures,
+                             bool not_executed, report::Outcome& outcome);
 
 /// The report file begun before the target has ended. Once the main process is finalizing (its
 /// atexit handlers have run), its module records are final but for the rare import that comes
@@ -192,7 +192,7 @@ public:
     /// Writes the rest of the report and puts the file in place, or beside a report another run
     /// put there since (write_file_beside_others); after holds(). Returns the path written.
     /// Throws Error.
-    std::filesystem::path finish(const nlohmann::json& report_json);
+    std::filesystem::path finish(const report::Document& report);
 
     /// Removes what was begun (the records did not hold).
     void drop();
@@ -223,14 +223,14 @@ private:
 /// path written. If it cannot be written, the journals are kept for a later look, with the report
 /// as report.json beside them, and the Error says where. A FIFO is waited for to have a reader at
 /// most `reader_wait_s`.
-std::filesystem::path write_report_file(const std::string& output, const nlohmann::json& report_json,
+std::filesystem::path write_report_file(const std::string& output, const report::Document& report,
                                         const analysis::RunModel& model, const report::PathRedaction* redact,
                                         supervisor::RunDir& run_dir, const journal::SharedJournal* shared,
                                         EarlyReport* early = nullptr, double reader_wait_s = k_reader_wait_s,
                                         const std::optional<FileSnapshot>& before = std::nullopt);
 
 /// The summary on stderr and the last line that says why the exit status is what it is.
-void print_outcome(const RunRequest& request, const nlohmann::json& report_json, const report::Outcome& outcome,
+void print_outcome(const RunRequest& request, const report::Document& report, const report::Outcome& outcome,
                    const std::filesystem::path& written);
 
 } // namespace importscope::app

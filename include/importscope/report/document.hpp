@@ -110,16 +110,15 @@ struct PythonInfo {
     }
 };
 
-/// run.exit and processes[].exit: how a process ended, and the report's words for it; the
-/// run's facts (timed_out, stopped_on_finding, forwarded_signal, exception) are the main process's only.
-struct Exit {
+/// processes[].exit: how a process ended, and the report's words for it; the run's facts
+/// (timed_out, stopped_on_finding, forwarded_signal) are the main process's only.
+struct ReportedExit {
     ProcessExit process;
     std::optional<std::string> signal_name; ///< signal_name(process.signal)
     bool timed_out = false;
     bool stopped_on_finding = false;
     std::optional<std::string> forwarded_signal; ///< signal_name(RunStop::forwarded_signal)
     std::string description;                     ///< describe_exit()
-    std::optional<journal::ExceptionInfo> exception;
 
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
@@ -133,6 +132,17 @@ struct Exit {
         f.nullable("forwarded_signal", e.forwarded_signal);
         f.field("how", e.process.how);
         f.field("description", e.description);
+    }
+};
+
+/// run.exit: how the main process ended, with the exception that reached sys.excepthook.
+struct Exit : ReportedExit {
+    std::optional<journal::ExceptionInfo> exception;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        ReportedExit::fields(f, e);
         f.nullable("exception", e.exception);
     }
 };
@@ -267,20 +277,110 @@ struct Scan {
     }
 };
 
-/// A process of the report's "processes": its pid and role typed, the rest as written.
-struct Process {
+/// processes[].multiprocessing: what multiprocessing said of a process it started as a worker.
+struct ReportedWorker {
+    std::string name;
+    std::string target; ///< "module.qualname" of Process._target; empty when it has none
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("name", e.name);
+        f.field("target", e.target);
+    }
+};
+
+/// processes[].programs: a program the process started (exec, subprocess, ...).
+struct ReportedProgram {
+    std::string via;        ///< the audit event: "os.exec", "subprocess.Popen", ...
+    std::string executable; ///< may be empty (os.system)
+    std::vector<std::string> argv;
+    std::uint64_t order = 0; ///< its place in the process's events
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("via", e.via);
+        f.field("executable", e.executable);
+        f.field("argv", e.argv);
+        f.field("order", e.order);
+    }
+};
+
+/// processes[].environment_read: a variable the process read, and the lines that read it.
+struct ReportedVariableRead {
+    std::string name;
+    bool set = false;
+    std::optional<std::string> value; ///< null when it was not set
+    std::vector<journal::Frame> read_at;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("name", e.name);
+        f.field("set", e.set);
+        f.nullable("value", e.value);
+        f.field("read_at", e.read_at);
+    }
+};
+
+/// processes[].environment_bulk_read: a line that copied the whole environment.
+struct ReportedBulkRead {
+    journal::Frame at;
+    std::size_t variables = 0; ///< how many it read
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("at", e.at);
+        f.field("variables", e.variables);
+    }
+};
+
+/// A process image of the report's "processes" (one per journal: a process that exec'd Python
+/// again has one per image), every key typed. Reports of importscope before roles lack role,
+/// multiprocessing and the environment reads, and keep lacking them when merged.
+struct ReportedProcess {
     int pid = 0;
-    std::optional<std::string> role; ///< none in a report from before roles
+    int ppid = 0;
+    std::vector<std::string> argv;
+    std::string executable;
+    std::string python_version;
+    std::string cwd;
+    std::string start_method; ///< "main", "spawn", "fork", "forkserver", "exec", ...
+    std::optional<std::string> role;
+    std::optional<std::optional<ReportedWorker>> multiprocessing; ///< null for a process it did not start
+    std::string journal;
     std::optional<std::string> host;
-    nlohmann::json rest;
+    std::vector<ReportedProgram> programs;
+    std::optional<std::string> started_at;
+    std::optional<std::string> ended_at; ///< when it recorded its end (the main process's: the run's end)
+    std::optional<ReportedExit> exit;    ///< null when nobody saw it end
+    std::optional<journal::ExceptionInfo> uncaught_exception;
+    std::optional<std::vector<ReportedVariableRead>> environment_read;
+    std::optional<std::vector<ReportedBulkRead>> environment_bulk_read;
 
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
     {
         f.required("pid", e.pid);
+        f.field("ppid", e.ppid);
+        f.field("argv", e.argv);
+        f.field("executable", e.executable);
+        f.field("python_version", e.python_version);
+        f.field("cwd", e.cwd);
+        f.field("start_method", e.start_method);
         f.optional("role", e.role);
+        f.optional_nullable("multiprocessing", e.multiprocessing);
+        f.field("journal", e.journal);
         f.optional("host", e.host);
-        f.rest(e.rest);
+        f.field("programs", e.programs);
+        f.nullable("started_at", e.started_at);
+        f.nullable("ended_at", e.ended_at);
+        f.nullable("exit", e.exit);
+        f.nullable("uncaught_exception", e.uncaught_exception);
+        f.optional("environment_read", e.environment_read);
+        f.optional("environment_bulk_read", e.environment_bulk_read);
     }
 };
 
@@ -356,7 +456,7 @@ struct Alias {
     }
 };
 
-/// The report's "summary": what was recorded and found, counted.
+/// The report's "summary": what was recorded and found, counted (SummaryCount, summary_count.hpp).
 struct Summary {
     std::size_t processes = 0;
     std::size_t processes_with_findings = 0;
@@ -368,17 +468,6 @@ struct Summary {
     std::size_t findings = 0;
     std::size_t errors = 0;
     std::size_t warnings = 0;
-
-    /// `findings`, `errors` and `warnings`, counted from a report's findings.
-    template <typename Finding>
-    void count_findings(const std::vector<Finding>& found)
-    {
-        findings = found.size();
-        errors = static_cast<std::size_t>(std::count_if(found.begin(), found.end(), [](const Finding& f) {
-            return f.severity == analysis::Severity::error;
-        }));
-        warnings = findings - errors;
-    }
 
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
@@ -402,7 +491,7 @@ struct Document {
     Tool tool;
     std::optional<Run> run;
     std::optional<Scan> scan;
-    std::vector<Process> processes;
+    std::vector<ReportedProcess> processes;
     std::vector<journal::Frame> frames; ///< the frames module records name by index
     std::vector<ReportedModule> modules;
     std::vector<ReportedFinding> findings;

@@ -5,6 +5,7 @@
 // and the runs that found nothing).
 
 #include "importscope/report/document.hpp"
+#include "importscope/report/summary_count.hpp"
 #include "importscope/util/atomic_file.hpp"
 
 #include <cstdio>
@@ -20,7 +21,8 @@ namespace importscope::report {
 /// processes, findings and untraced processes go to scratch files as each report comes (each
 /// record's frame indexes moved along), so that a merge of thousands of reports holds one report
 /// at a time and a line per run. A run given more than once (the same host, start, end, command
-/// line and processes) is merged once, and `problems` says so. The summary is counted again.
+/// line and processes) is merged once, and `problems` says so. The summary is counted again, as
+/// a run's is (SummaryCount).
 class ReportMerge {
 public:
     ReportMerge();
@@ -48,8 +50,7 @@ private:
     std::vector<ReportedCause> m_causes;
     std::vector<std::string> m_problems;
     std::optional<Outcome> m_outcome;
-    Summary m_summary;
-    std::set<std::pair<std::string, int>> m_processes_seen, m_processes_with_findings;
+    SummaryCount m_count;                  ///< the merged runs' processes, records and findings
     std::map<std::string, Group> m_groups; ///< by finding_key
     std::vector<std::string> m_group_order;
     std::map<std::string, std::size_t> m_times_given; ///< by run identity

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "importscope/report/report.hpp"
 #include "importscope/util/json_fields.hpp"
+#include "importscope/util/process_facts.hpp"
 
 #include <string>
 #include <vector>

@@ -1,13 +1,14 @@
 #pragma once
 
 // The report `run` writes (docs/report-format.md): what the supervisor knows of the run (RunInfo), the
-// tree built from it, the model and the findings (report_json.cpp), and the writer that streams the
-// file with the module records (report_writer.cpp).
+// document built from it, the model and the findings (report_json.cpp), and the writer that streams
+// the file with the module records (report_writer.cpp).
 
 #include "importscope/analysis/conclusions.hpp"
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/analysis/untraced.hpp"
+#include "importscope/report/document.hpp"
 #include "importscope/report/job.hpp"
 
 #include "importscope/util/atomic_file.hpp"
@@ -72,11 +73,10 @@ std::string signal_name(int signal);
 /// `stop` says what importscope did to end it (the main process's alone).
 std::string describe_exit(const ProcessExit& exit, const RunStop& stop = {});
 
-/// The JSON report (docs/report-format.md) but its module records and their frames, which
-/// ReportWriter writes from the model: keys sorted, arrays in a defined order. What the analysis
-/// concluded is written as it is.
-nlohmann::json build_report(const RunInfo& run, const analysis::RunModel& model,
-                            const analysis::Conclusions& conclusions);
+/// The report (docs/report-format.md) but its module records and their frames, which ReportWriter
+/// writes from the model: arrays in a defined order, the summary counted (SummaryCount). What the
+/// analysis concluded is held as it is.
+Document build_report(const RunInfo& run, const analysis::RunModel& model, const analysis::Conclusions& conclusions);
 
 class PathRedaction;
 
@@ -99,8 +99,9 @@ public:
     void write_records(std::span<const analysis::ModuleRecord* const> records);
 
     /// Writes the other keys of `report` (build_report's, redacted already), ends the object and
-    /// the line; after write_records. Throws std::logic_error for a tree that holds records or another schema.
-    void write_rest(const nlohmann::json& report);
+    /// the line; after write_records. Throws std::logic_error for a document that holds records or
+    /// another schema.
+    void write_rest(const Document& report);
 
 private:
     struct Stream;
@@ -113,11 +114,11 @@ std::vector<const analysis::ModuleRecord*> records_of(const analysis::RunModel& 
 
 /// The whole report file at once: `report` with the module records of `model` and their frames
 /// (ReportWriter).
-void write_report(const nlohmann::json& report, const analysis::RunModel& model, const PathRedaction* redaction,
+void write_report(const Document& report, const analysis::RunModel& model, const PathRedaction* redaction,
                   const TextSink& sink);
 
 /// The same text, whole.
-std::string report_text(const nlohmann::json& report, const analysis::RunModel& model,
+std::string report_text(const Document& report, const analysis::RunModel& model,
                         const PathRedaction* redaction = nullptr);
 
 /// Any JSON tree as write_report lays a report out (`importscope merge`'s report), newline ended.

@@ -2,6 +2,7 @@
 
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/scan.hpp"
+#include "importscope/report/document.hpp"
 #include "importscope/report/outcome.hpp"
 
 #include <nlohmann/json.hpp>
@@ -26,8 +27,8 @@ struct ScanInfo {
 
 /// A scan's report: the schema of `run`'s, with "scan" in the place of "run" (docs/report-format.md)
 /// and no processes or module records.
-nlohmann::json build_scan_report(const ScanInfo& info, const analysis::ScanFacts& facts,
-                                 const std::vector<analysis::Finding>& findings, const Outcome& outcome);
+Document build_scan_report(const ScanInfo& info, const analysis::ScanFacts& facts,
+                           const std::vector<analysis::Finding>& findings, const Outcome& outcome);
 
 /// A scan's exit status: 1 for findings that --fail-on selects; else 125 when the scan is
 /// incomplete (`unread`: files or directories it could not read, which may hide a finding); else 0.

@@ -24,6 +24,9 @@
 ///  - `field(key, m)`: always written; missing reads as the member's default.
 ///  - `optional(key, m)` (a std::optional): left out when empty; missing or null reads as empty.
 ///  - `nullable(key, m)` (a std::optional): null when empty; missing or null reads as empty.
+///  - `optional_nullable(key, m)` (a std::optional of a std::optional): left out when empty, null
+///    when it holds an empty one; missing reads as empty, null as holding an empty one. For a key
+///    that records of an older version lack and this one writes as null or a value.
 ///  - `rest(m)`, declared last: the object's other keys, kept as they were.
 ///
 /// What is wrong is said as std::invalid_argument: "findings[2] has no \"kind\"",
@@ -138,6 +141,12 @@ public:
     {
         m_out[key] = member ? nlohmann::json(*member) : nlohmann::json(nullptr);
     }
+    template <typename M>
+    void optional_nullable(const char* key, const std::optional<std::optional<M>>& member)
+    {
+        if (member)
+            nullable(key, *member);
+    }
     void rest(const nlohmann::json& member)
     {
         if (member.is_object())
@@ -179,6 +188,16 @@ public:
     void nullable(const char* key, std::optional<M>& member)
     {
         optional(key, member);
+    }
+    template <typename M>
+    void optional_nullable(const char* key, std::optional<std::optional<M>>& member)
+    {
+        member.reset();
+        if (const nlohmann::json* value = find(key)) {
+            std::optional<M>& inner = member.emplace();
+            if (!value->is_null())
+                read(key, *value, inner.emplace());
+        }
     }
     void rest(nlohmann::json& member)
     {
