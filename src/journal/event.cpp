@@ -1,5 +1,5 @@
 // Events as JSON, for people (`importscope journal dump`): each one compact object written by
-// util/json_writer.hpp's writer, walking its `describe` declaration; and the nlohmann conversions of the
+// util/json_writer.hpp's writer, walking its `fields` declaration; and the nlohmann conversions of the
 // records reports hold.
 
 #include "importscope/journal/event.hpp"
@@ -41,9 +41,9 @@ void from_json(const json& j, ExceptionInfo& exception)
 
 namespace {
 
-/// Writes an event as one compact JSON object, `ev` first and then the fields its `describe`
-/// declares (an optional one left out when empty), straight into the text: a dump of a long
-/// journal makes no JSON tree per event.
+/// Writes an event as one compact JSON object, `ev` first and then the fields its `fields` declares,
+/// as json_fields.hpp's writer would (an `optional` one left out when empty), straight into the
+/// text: a dump of a long journal makes no JSON tree per event.
 class Encoder {
 public:
     explicit Encoder(json_writer::Writer& writer) : m_json(writer) {}
@@ -54,7 +54,7 @@ public:
         m_json.start_object();
         key("ev");
         string(E::ev);
-        E::describe(*this, event);
+        E::fields(*this, event);
         m_json.end_object();
     }
 
@@ -65,31 +65,28 @@ public:
         write(value);
     }
     template <typename T>
-    void optional(std::string_view name, const T& value)
+    void field(std::string_view name, const T& value)
     {
-        if (!is_empty(value))
-            required(name, value);
+        key(name);
+        write(value);
     }
-    void identity(const std::optional<FileIdentity>& identity)
+    template <typename T>
+    void optional(std::string_view name, const std::optional<T>& value)
     {
-        if (identity) {
-            required("dev", identity->dev);
-            required("ino", identity->ino);
-        }
+        if (value)
+            field(name, *value);
+    }
+    template <typename T>
+    void nullable(std::string_view name, const std::optional<T>& value)
+    {
+        key(name);
+        if (value)
+            write(*value);
+        else
+            m_json.null();
     }
 
 private:
-    template <typename T>
-    static bool is_empty(const T& value)
-    {
-        if constexpr (std::is_arithmetic_v<T>)
-            return value == T{};
-        else if constexpr (requires { value.has_value(); })
-            return !value.has_value();
-        else
-            return value.empty();
-    }
-
     void key(std::string_view name) { m_json.literal_key(name); }
     void string(std::string_view value)
     {
@@ -105,18 +102,19 @@ private:
     {
         m_json.number(value);
     }
-    /// A stack's frame that the journal holds already is written as its number alone.
+    /// A stack's frame that the journal holds already is written as its number alone; a numbered
+    /// one whole, its number (`id`) first.
     void write(const Frame& frame)
     {
-        if (frame.known)
+        if (frame.known) {
             m_json.number(frame.number);
-        else
-            object(frame);
-    }
-    template <typename T>
-    void write(const std::optional<T>& value)
-    {
-        write(*value);
+            return;
+        }
+        m_json.start_object();
+        if (frame.number != 0)
+            field("id", frame.number);
+        Frame::fields(*this, frame);
+        m_json.end_object();
     }
     template <typename T>
     void write(const std::vector<T>& values)
@@ -136,7 +134,7 @@ private:
     void object(const T& value)
     {
         m_json.start_object();
-        T::describe(*this, value);
+        T::fields(*this, value);
         m_json.end_object();
     }
 

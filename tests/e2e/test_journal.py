@@ -6,7 +6,7 @@ import subprocess
 
 from conftest import BIN
 
-HEADER = b"# importscope journal\n" + struct.pack("=I", 3)
+HEADER = b"# importscope journal\n" + struct.pack("=I", 4)
 
 
 def _dump(path):
@@ -52,6 +52,13 @@ def test_journal_dump_prints_a_childs_journal_one_json_object_per_record(imports
     [begin] = [e for e in events if e["ev"] == "begin" and e["name"] == "csv"]
     assert begin["pid"] == pid and begin["kind"] == "source"
     assert all(isinstance(frame, dict) for frame in begin["stack"])  # every frame whole
+    # Every declared field, empty or not: a frame's, after its number when it has one (`id`); a
+    # begin's, but for its file's identity, which the hooks leave to importscope.
+    for frame in begin["stack"]:
+        keys = list(frame)
+        assert keys[-4:] == ["file", "line", "function", "module"] and keys[:-4] in ([], ["id"]), frame
+    assert {"origin", "realpath", "loader", "parent", "stack", "stdlib", "late", "by_path"} <= set(begin), begin
+    assert begin["late"] is False and "identity" not in begin, begin
     assert [e["seq"] for e in events[1:]] == sorted(e["seq"] for e in events[1:])
 
     # Cut short inside its last record, as a process killed mid-write leaves it: the rest is
@@ -67,11 +74,11 @@ def test_journal_dump_prints_a_childs_journal_one_json_object_per_record(imports
 
 def test_journal_dump_refuses_what_is_not_a_journal_of_its_version(tmp_path):
     other = tmp_path / "other.isj"
-    other.write_bytes(HEADER[:-4] + struct.pack("=I", 2))
+    other.write_bytes(HEADER[:-4] + struct.pack("=I", 3))
     lines = tmp_path / "journal-1-0.jsonl"
     lines.write_text('{"ev":"process","format":2,"pid":1}\n')
     for path, message in [(tmp_path / "missing.isj", "cannot read journal"),
-                          (other, "is a journal of format version 2, and this importscope reads version 3"),
+                          (other, "is a journal of format version 3, and this importscope reads version 4"),
                           (lines, "is not an importscope journal"),
                           (tmp_path, "is a directory")]:
         result = _dump(path)

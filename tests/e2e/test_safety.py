@@ -345,7 +345,7 @@ def test_a_huge_sparse_journal_in_the_run_directory_does_not_stop_the_report(imp
     code = ("import os, struct\n"
             "path = os.path.join(os.environ['IMPORTSCOPE_RUN_DIR'], 'journal-999999-0.isj')\n"
             "with open(path, 'wb') as f:\n"
-            "    f.write(b'# importscope journal\\n' + struct.pack('=I', 3))\n"
+            "    f.write(b'# importscope journal\\n' + struct.pack('=I', 4))\n"
             "    f.truncate(1 << 40)\n")
     started = time.monotonic()
     run = importscope("-c", code, timeout=300)
@@ -354,7 +354,7 @@ def test_a_huge_sparse_journal_in_the_run_directory_does_not_stop_the_report(imp
     assert time.monotonic() - started < 120
 
 
-# A process start and an extension load as the hooks write them (event.hpp's `describe`, in
+# A process start and an extension load as the hooks write them (event.hpp's `fields`, in
 # record_format.hpp's frame), for a journal made by hand.
 JOURNAL_RECORDS = r"""
 import struct
@@ -369,7 +369,7 @@ def record(payload):
     return framed + b'\0' * (-len(framed) % 4)
 
 def process(pid):
-    return record(b'\0' + struct.pack('=iii', 2, pid, 1) + struct.pack('=I', 1) + text('p') + text('p')
+    return record(b'\0' + struct.pack('=iii', 3, pid, 1) + struct.pack('=I', 1) + text('p') + text('p')
                   + text('3.11.7') + text('/') + text('exec') + struct.pack('=qq', 1, 1))
 
 def ext(pid, seq, stack):
@@ -377,12 +377,12 @@ def ext(pid, seq, stack):
                   + b'\0' + struct.pack('=I', len(stack)) + b''.join(stack) + b'\0')
 
 def whole_frame(number):
-    return b'\0' + text('x' * 4000) + text('f') + struct.pack('=Ii', number, 1) + text('m')
+    return b'\0' + struct.pack('=I', number) + text('x' * 4000) + struct.pack('=i', 1) + text('f') + text('m')
 
 def known_frame(number):
     return b'\1' + struct.pack('=I', number)
 
-HEADER = b'# importscope journal\n' + struct.pack('=I', 3)
+HEADER = b'# importscope journal\n' + struct.pack('=I', 4)
 """
 
 

@@ -80,7 +80,12 @@ TEST_CASE("each event's JSON, for journal dump, is one compact object that anoth
     CHECK(decoded_begin.name.find("\xc3\xa9 \xe2\x82\xac \xef\xbf\xbd") != std::string::npos); // é € U+FFFD
     CHECK(std::get<journal::ExtensionLoad>(round_trip(events[1])).identity->dev == ~0ULL);
     CHECK(std::get<journal::ImportEnd>(round_trip(events[4])).existing_module == "lxml.etree");
-    CHECK(journal::encode_json(events[3]).find("existing") == std::string::npos); // shown only when there is one
+    // Every declared field is written, empty or not; an optional one only when it is there.
+    CHECK(journal::encode_json(events[3]).find(R"("existing":"")") != std::string::npos);
+    CHECK(journal::encode_json(events[4]).find(R"("error")") == std::string::npos);
+    CHECK(journal::encode_json(events[2]).find(R"("identity")") == std::string::npos);
+    CHECK(journal::encode_json(events[1]).find(R"("identity":{"dev":18446744073709551615,"ino":1})") !=
+          std::string::npos);
     const auto decoded_owners = std::get<journal::TypeOwners>(round_trip(events[9]));
     REQUIRE(decoded_owners.owners.size() == 2);
     CHECK(decoded_owners.owners[0].pybind11);
@@ -242,6 +247,10 @@ TEST_CASE("a numbered frame is written whole once and by number after that", "[j
     CHECK(decoded.stack[0].module == "__main__");
     CHECK_FALSE(decoded.stack[0].known);
     CHECK(decoded.stack[1].line == 3);
+    // A dump gives the frame whole, its number (`id`) first.
+    CHECK(journal::encode_json(decoded).find(
+              R"("stack":[{"id":1,"file":"/app/main.py","line":4,"function":"<module>","module":"__main__"},)") !=
+          std::string::npos);
 
     // Each journal numbers its own frames: the second record alone refers to a frame it does not have.
     journal::JournalContents alone;

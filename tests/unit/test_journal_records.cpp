@@ -6,6 +6,7 @@
 #include "importscope/journal/shared_journal.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 
 #include <cstring>
 #include <stdexcept>
@@ -82,6 +83,18 @@ TEST_CASE("a record cut short, or with more after its last field, is refused", "
     std::string flagged = record_of(begin);
     flagged.back() = '\x02'; // `by_path`, the last field
     CHECK_THROWS_WITH(journal::decode_record(flagged, nullptr), "record field \"by_path\" is not a boolean");
+}
+
+TEST_CASE("a process start of another format's version is refused, naming both versions", "[journal][records]")
+{
+    journal::ProcessStart start;
+    start.format = journal::k_format_version - 1;
+    CHECK_THROWS_WITH(journal::decode_record(record_of(start), nullptr),
+                      fmt::format("journal format {} is not supported (this importscope reads format {})",
+                                  journal::k_format_version - 1, journal::k_format_version));
+    start.format = journal::k_format_version;
+    CHECK(std::get<journal::ProcessStart>(journal::decode_record(record_of(start), nullptr)).format ==
+          journal::k_format_version);
 }
 
 TEST_CASE("a record's stack gives a frame the journal holds by its number", "[journal][records]")

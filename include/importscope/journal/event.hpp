@@ -12,18 +12,18 @@
 #include <variant>
 #include <vector>
 
-/// The journal's events, each type's fields declared once beside it (`describe`): the only definition
-/// of the format, which docs/journal-format.md describes. The hooks write each event as it happens,
-/// as a binary record (event_record.cpp, framed as record_format.hpp says) appended with a single
-/// write(2) to the process's journal file or, in the main process, copied into the journal it
-/// shares with the supervisor. JSON is for people: `importscope journal dump` (event.cpp).
+/// The journal's events, each type's fields declared once beside it (`fields`, as json_fields.hpp
+/// declares a record): the only definition of the format, which docs/journal-format.md describes.
+/// The hooks write each event as it happens, as a binary record (event_record.cpp, framed as
+/// record_format.hpp says) appended with a single write(2) to the process's journal file or, in the
+/// main process, copied into the journal it shares with the supervisor. JSON is for people:
+/// `importscope journal dump` (event.cpp).
 namespace importscope::journal {
 
 /// The version of the events' fields, in every process start (a journal file's header names the
-/// version of the file's form: record_format.hpp). 2: a stack's frames can be numbered and
-/// referred to by number (format 1 wrote every frame whole).
-inline constexpr int k_format_version = 2;
-inline constexpr int k_oldest_format_version = 1;
+/// version of the file's form: record_format.hpp). 3: a stack's frame is its number, then its
+/// fields as `Frame::fields` declares them (2 wrote the number among them; 1 numbered no frame).
+inline constexpr int k_format_version = 3;
 
 /// One frame of the Python stack that led to an import (stacks are listed innermost last).
 struct Frame {
@@ -39,16 +39,8 @@ struct Frame {
     /// then leaves the other fields empty; decode_record() with a frame table gives the whole frame.
     bool known = false;
 
-    template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
-    {
-        f.required("file", e.file);
-        f.optional("function", e.function);
-        f.optional("id", e.number);
-        f.required("line", e.line);
-        f.optional("module", e.module);
-    }
-    /// Its form in a report (json_fields.hpp): every field written, a missing one read as empty.
+    /// Its fields, in a report and in a journal: every field written, a missing one read as empty.
+    /// `number` and `known` are the journal's, which its codecs write beside these.
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
     {
@@ -93,14 +85,7 @@ struct ExceptionInfo {
     std::string message;   ///< str(exception)
     std::string traceback; ///< traceback.format_exception() joined
 
-    template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
-    {
-        f.required("type", e.type);
-        f.required("message", e.message);
-        f.optional("traceback", e.traceback);
-    }
-    /// Its form in a report (json_fields.hpp): every field written, a missing one read as empty.
+    /// Its fields, in a report and in a journal: every field written, a missing one read as empty.
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
     {
@@ -116,14 +101,21 @@ struct FileIdentity {
     std::uint64_t ino = 0;
     bool operator==(const FileIdentity&) const = default;
     auto operator<=>(const FileIdentity&) const = default; // NOLINT(modernize-use-nullptr): clang-tidy 14 misreads it
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.required("dev", e.dev);
+        f.required("ino", e.ino);
+    }
 };
 
-// Each event type declares its journal form once, in `describe`: its fields in the order a record
-// holds them, each with its name in the JSON of `journal dump` (after its `ev`), `required` (always
-// there) or `optional` (left out of the JSON when empty, zero or false). The record's writer and
-// reader (event_record.cpp) and the JSON writer (event.cpp) all walk that declaration; a nested
-// object (a frame, an exception, a type owner) declares its own. `identity` is `dev` and `ino`,
-// together or not at all.
+// Each event type declares its journal form once, in `fields`, as json_fields.hpp declares a record:
+// its fields in the order a record holds them, each with its name in the JSON of `journal dump`
+// (after its `ev`), `required` or `field` (always there) or `optional` (a std::optional, left out
+// when empty). The record's writer and reader (event_record.cpp) and the JSON writer (event.cpp) all
+// walk that declaration; a nested object (a frame, an exception, a file identity, a type owner, a
+// sys.path entry) declares its own.
 
 /// `pid`, `seq` and `t`: the fields that every event but the process start begins with.
 template <typename Fields, typename Event>
@@ -149,7 +141,7 @@ struct ProcessStart {
 
     static constexpr std::string_view ev = "process";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         f.required("format", e.format);
         f.required("pid", e.pid);
@@ -181,15 +173,15 @@ struct ExtensionLoad {
 
     static constexpr std::string_view ev = "ext";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("name", e.name);
         f.required("path", e.path);
-        f.optional("realpath", e.realpath);
-        f.identity(e.identity);
-        f.optional("stack", e.stack);
-        f.optional("no_init", e.no_init);
+        f.field("realpath", e.realpath);
+        f.optional("identity", e.identity);
+        f.field("stack", e.stack);
+        f.field("no_init", e.no_init);
     }
 };
 
@@ -217,21 +209,21 @@ struct ImportBegin {
 
     static constexpr std::string_view ev = "begin";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("id", e.id);
         f.required("name", e.name);
         f.required("kind", e.kind);
-        f.optional("origin", e.origin);
-        f.optional("realpath", e.realpath);
-        f.identity(e.identity);
-        f.optional("loader", e.loader);
-        f.optional("parent", e.parent);
-        f.optional("stack", e.stack);
-        f.optional("stdlib", e.stdlib);
-        f.optional("late", e.late);
-        f.optional("by_path", e.by_path);
+        f.field("origin", e.origin);
+        f.field("realpath", e.realpath);
+        f.optional("identity", e.identity);
+        f.field("loader", e.loader);
+        f.field("parent", e.parent);
+        f.field("stack", e.stack);
+        f.field("stdlib", e.stdlib);
+        f.field("late", e.late);
+        f.field("by_path", e.by_path);
     }
 };
 
@@ -251,13 +243,13 @@ struct ImportEnd {
 
     static constexpr std::string_view ev = "end";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("id", e.id);
         f.optional("error", e.error);
-        f.optional("warnings", e.warnings);
-        f.optional("existing", e.existing_module);
+        f.field("warnings", e.warnings);
+        f.field("existing", e.existing_module);
     }
 };
 
@@ -271,7 +263,7 @@ struct UncaughtException {
 
     static constexpr std::string_view ev = "uncaught";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("exception", e.exception);
@@ -290,7 +282,7 @@ struct ProcessEnd {
 
     static constexpr std::string_view ev = "exit";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("wall_ns", e.wall_ns);
@@ -315,13 +307,13 @@ struct ProgramStart {
 
     static constexpr std::string_view ev = "program";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("via", e.via);
-        f.optional("executable", e.executable);
+        f.field("executable", e.executable);
         f.required("argv", e.argv);
-        f.optional("env", e.env);
+        f.field("env", e.env);
     }
 };
 
@@ -344,15 +336,15 @@ struct AliasSeen {
 
     static constexpr std::string_view ev = "alias";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("key", e.key);
         f.required("module", e.module_name);
-        f.optional("file", e.file);
-        f.optional("stack", e.stack);
-        f.optional("set_by", e.set_by);
-        f.optional("set_in_code", e.set_in_code);
+        f.field("file", e.file);
+        f.field("stack", e.stack);
+        f.field("set_by", e.set_by);
+        f.field("set_in_code", e.set_in_code);
     }
 };
 
@@ -366,14 +358,14 @@ struct TypeOwner {
     bool pybind11 = false; ///< its metaclass is pybind11's
 
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         f.required("module", e.module);
-        f.optional("file", e.file);
-        f.optional("realpath", e.realpath);
-        f.identity(e.identity);
-        f.optional("qualname", e.qualname);
-        f.optional("pybind11", e.pybind11);
+        f.field("file", e.file);
+        f.field("realpath", e.realpath);
+        f.optional("identity", e.identity);
+        f.field("qualname", e.qualname);
+        f.field("pybind11", e.pybind11);
     }
 };
 
@@ -386,7 +378,7 @@ struct TypeOwners {
 
     static constexpr std::string_view ev = "type_owners";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("type", e.type_name);
@@ -410,13 +402,13 @@ struct Installation {
 
     static constexpr std::string_view ev = "installation";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("name", e.name);
-        f.optional("origin", e.origin);
-        f.optional("shadowed", e.shadowed);
-        f.optional("matched", e.matched);
+        f.field("origin", e.origin);
+        f.field("shadowed", e.shadowed);
+        f.field("matched", e.matched);
     }
 };
 
@@ -434,13 +426,13 @@ struct NoBuild {
 
     static constexpr std::string_view ev = "no_build";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("name", e.name);
         f.required("files", e.files);
         f.required("suffixes", e.suffixes);
-        f.optional("stack", e.stack);
+        f.field("stack", e.stack);
     }
 };
 
@@ -456,7 +448,7 @@ struct Caught {
 
     static constexpr std::string_view ev = "caught";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("id", e.id);
@@ -475,11 +467,11 @@ struct WorkerProcess {
 
     static constexpr std::string_view ev = "worker";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("name", e.name);
-        f.optional("target", e.target);
+        f.field("target", e.target);
     }
 };
 
@@ -494,12 +486,12 @@ struct PathEntry {
     std::string pth_file; ///< the .pth file whose line adds it, for ".pth file"
 
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         f.required("path", e.path);
-        f.optional("realpath", e.realpath);
+        f.field("realpath", e.realpath);
         f.required("origin", e.origin);
-        f.optional("pth_file", e.pth_file);
+        f.field("pth_file", e.pth_file);
     }
 };
 
@@ -514,11 +506,11 @@ struct SysPathEntries {
 
     static constexpr std::string_view ev = "sys_path";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("entries", e.entries);
-        f.optional("stack", e.stack);
+        f.field("stack", e.stack);
     }
 };
 
@@ -535,12 +527,12 @@ struct EnvironmentRead {
 
     static constexpr std::string_view ev = "env_read";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("name", e.name);
-        f.optional("set", e.set);
-        f.optional("value", e.value);
+        f.field("set", e.set);
+        f.field("value", e.value);
         f.required("frame", e.frame);
     }
 };
@@ -554,7 +546,7 @@ struct Note {
 
     static constexpr std::string_view ev = "note";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
         f.required("text", e.text);
@@ -571,7 +563,7 @@ struct Finalizing {
 
     static constexpr std::string_view ev = "finalizing";
     template <typename Fields, typename Self>
-    static void describe(Fields& f, Self& e)
+    static void fields(Fields& f, Self& e)
     {
         stamp(f, e);
     }
@@ -586,10 +578,10 @@ using Event = std::variant<ProcessStart, ExtensionLoad, ImportBegin, ImportEnd, 
 std::string encode_json(const Event& event);
 
 /// The event as a record's payload (record_format.hpp), appended to `record`: a byte for its type
-/// (its index in Event), then its fields in the order `describe` declares them, without names: a
+/// (its index in Event), then its fields in the order `fields` declares them, without names: a
 /// number as its bytes in this machine's order, a bool as a byte, a string or a list as its 32-bit
-/// length and its items, an optional value or a file identity after a byte that says whether it
-/// is there, a stack's frame after a byte that says whether it is known (then its number alone).
+/// length and its items, an optional value after a byte that says whether it is there, a stack's
+/// frame as a byte that says whether it is known, its number, then (unless known) its fields.
 /// It costs a fraction of a JSON line to write, in the process being traced.
 void encode_record_to(std::string& record, const Event& event);
 /// The same for an import's begin, without moving it into an Event.

@@ -17,9 +17,10 @@ namespace importscope::journal {
 /// A journal file's first line; the format's version follows it (32 bits, this machine's order).
 inline constexpr std::string_view k_file_magic = "# importscope journal\n";
 inline constexpr std::size_t k_file_header_size = k_file_magic.size() + sizeof(std::uint32_t);
-/// The version of the file's form and of its records: 3, the first in records (1 and 2 were lines
-/// of JSON, which this reader names and skips).
-inline constexpr std::uint32_t k_file_version = 3;
+/// The version of the file's form and of its records: 4, whose stacks' frames are laid out as event
+/// format 3 says (event.hpp); 3 was the first in records, 1 and 2 lines of JSON. A file of another
+/// version is named and skipped.
+inline constexpr std::uint32_t k_file_version = 4;
 
 /// The header of a journal file of this build's format.
 std::array<char, k_file_header_size> file_header() noexcept;
