@@ -69,10 +69,9 @@ TEST_CASE("the wind-down wakes when a child ends, not at the end of its wait", "
     int status = 0;
     CHECK(::waitpid(child, &status, 0) == child);
 
-    // With no child to end, it waits its time and no more.
+    // With no child of its own to end, it is back by its time (or earlier, when a process that
+    // another test left behind ends meanwhile).
     const auto idle_before = std::chrono::steady_clock::now();
     supervisor::await_child_end(20'000'000);
-    const auto idle = std::chrono::steady_clock::now() - idle_before;
-    CHECK(idle >= std::chrono::milliseconds(15));
-    CHECK(idle < std::chrono::seconds(2));
+    CHECK(std::chrono::steady_clock::now() - idle_before < std::chrono::seconds(2));
 }
