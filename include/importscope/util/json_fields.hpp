@@ -24,6 +24,9 @@
 ///  - `field(key, m)`: always written; missing reads as the member's default.
 ///  - `optional(key, m)` (a std::optional): left out when empty; missing or null reads as empty.
 ///  - `nullable(key, m)` (a std::optional): null when empty; missing or null reads as empty.
+///  - `tagged(key, m, tag)`: always there, like `required`; its type depends on a field read before
+///    it (a finding's evidence on its kind): read by `read_tagged(value, m, tag, path)`, declared
+///    beside the member's type, and written by its `to_json`.
 ///  - `rest(m)`, declared last: the object's other keys, kept as they were.
 ///
 /// What is wrong is said as std::invalid_argument: "findings[2] has no \"kind\"",
@@ -138,6 +141,11 @@ public:
     {
         m_out[key] = member ? nlohmann::json(*member) : nlohmann::json(nullptr);
     }
+    template <typename M, typename Tag>
+    void tagged(const char* key, const M& member, const Tag& /*tag*/)
+    {
+        m_out[key] = member;
+    }
     void rest(const nlohmann::json& member)
     {
         if (member.is_object())
@@ -179,6 +187,14 @@ public:
     void nullable(const char* key, std::optional<M>& member)
     {
         optional(key, member);
+    }
+    template <typename M, typename Tag>
+    void tagged(const char* key, M& member, const Tag& tag)
+    {
+        const nlohmann::json* value = find(key);
+        if (!value)
+            throw std::invalid_argument(fmt::format("{} has no \"{}\"", m_path.empty() ? "it" : m_path, key));
+        read_tagged(*value, member, tag, child(key));
     }
     void rest(nlohmann::json& member)
     {
