@@ -205,6 +205,7 @@ Finding copy_finding(const std::vector<const ScannedExtension*>& copies, bool by
         const std::vector<Distribution> owners =
             options.distribution_of ? options.distribution_of(top_level_origin(*copy)) : std::vector<Distribution>{};
         std::vector<DistributionEvidence> distributions;
+        distributions.reserve(owners.size());
         for (const Distribution& d : owners)
             distributions.push_back({d.name, d.version, {}});
         evidence.copies.push_back({copy->module, copy->path, std::nullopt, std::move(distributions), {}});

@@ -23,6 +23,7 @@ namespace {
 std::string stack_block(const std::vector<journal::Frame>& stack, const std::string& indent = "")
 {
     std::vector<std::string> lines;
+    lines.reserve(stack.size());
     for (const journal::Frame& frame : stack)
         lines.push_back(fmt::format("{}:{} in {}", frame.file, frame.line, frame.function));
     return fenced(lines, indent);

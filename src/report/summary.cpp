@@ -133,6 +133,7 @@ std::string untraced_text(const Document& report, const Painter& paint)
 std::string places_text(const std::vector<journal::Frame>& frames)
 {
     std::vector<std::string> places;
+    places.reserve(frames.size());
     for (const journal::Frame& frame : frames)
         places.push_back(fmt::format("{}:{}", frame.file, frame.line));
     return fmt::format("{}", fmt::join(places, ", or "));
