@@ -33,7 +33,7 @@ importscope_add_layer(importscope_analysis analysis FILES
     model.cpp duplicate_extension_init.cpp analyze.cpp finders.cpp live_findings.cpp partial_alias.cpp
     native_type_conflict.cpp installations.cpp failed_loads.cpp known_issues.cpp untraced.cpp
     task_launchers.cpp root_causes.cpp environment_reads.cpp scan_facts.cpp static_findings.cpp
-    conclusions.cpp
+    conclusions.cpp evidence.cpp
   USES importscope_journal)
 
 importscope_add_layer(importscope_report report FILES

@@ -25,19 +25,19 @@ FileKey file_key(const ModuleRecord& r)
     return {r.journal, r.pid, 0, 0, r.file()};
 }
 
-nlohmann::json describe_load(const ModuleRecord& r)
+ExtensionInit describe_load(const ModuleRecord& r)
 {
-    nlohmann::json load{{"module", r.name},
-                        {"order", r.order},
-                        {"status", to_string(r.status)},
-                        {"origin", r.origin},
-                        {"stack", r.stack}};
+    ExtensionInit load;
+    load.module = r.name;
+    load.order = r.order;
+    load.status = to_string(r.status);
+    load.origin = r.origin;
+    load.stack = r.stack;
     if (const auto* site = r.call_site())
-        load["call_site"] = *site;
-    if (r.error)
-        load["error"] = *r.error;
+        load.call_site = *site;
+    load.error = r.error;
     if (!r.existing_module.empty())
-        load["existing_module"] = r.existing_module;
+        load.existing_module = r.existing_module;
     return load;
 }
 
@@ -100,14 +100,14 @@ std::size_t components(const std::string& name)
 /// standing on sys.path (the entry is the second name's file's directory, as many levels up as the
 /// name has components).
 struct SecondNameReason {
-    nlohmann::json evidence;
+    CauseEvidence evidence;
     std::string advice;
 };
 
 /// How `entry` came onto sys.path in `r`'s process, as the hooks recorded it: {`path` (as sys.path
 /// holds it), `origin`, `pth_file`, `before_import_at` (for an entry the program added: the stack
-/// of the import that first followed it)}; null when no record names it.
-nlohmann::json entry_origin(const RunModel& model, const ModuleRecord& r, const std::string& entry)
+/// of the import that first followed it)}; none when no record names it.
+std::optional<SysPathOrigin> entry_origin(const RunModel& model, const ModuleRecord& r, const std::string& entry)
 {
     for (const auto& seen : model.sys_path) {
         if (seen.journal != r.journal || seen.pid != r.pid)
@@ -115,21 +115,23 @@ nlohmann::json entry_origin(const RunModel& model, const ModuleRecord& r, const 
         for (const auto& e : seen.event.entries) {
             if ((e.realpath.empty() ? e.path : e.realpath) != entry)
                 continue;
-            nlohmann::json origin{{"path", e.path}, {"origin", e.origin}};
+            SysPathOrigin origin;
+            origin.path = e.path;
+            origin.origin = e.origin;
             if (!e.pth_file.empty())
-                origin["pth_file"] = e.pth_file;
+                origin.pth_file = e.pth_file;
             if (e.origin == "program" && !seen.event.stack.empty())
-                origin["before_import_at"] = seen.event.stack;
+                origin.before_import_at = seen.event.stack;
             return origin;
         }
     }
-    return nullptr;
+    return std::nullopt;
 }
 
 /// What takes `entry` off sys.path, by who put it there.
-std::string off_sys_path(const std::string& entry, const nlohmann::json& origin)
+std::string off_sys_path(const std::string& entry, const std::optional<SysPathOrigin>& origin)
 {
-    const std::string how = origin.is_object() ? origin.value("origin", "") : "";
+    const std::string how = origin ? origin->origin : "";
     if (how == "PYTHONPATH")
         return fmt::format("take {} out of PYTHONPATH", entry);
     if (how == "script directory")
@@ -141,13 +143,12 @@ std::string off_sys_path(const std::string& entry, const nlohmann::json& origin)
                            "session): run from another directory",
                            entry);
     if (how == ".pth file")
-        return fmt::format("delete the line of {} that adds {}", origin.value("pth_file", ""), entry);
+        return fmt::format("delete the line of {} that adds {}", origin->pth_file.value_or(""), entry);
     if (how == "program") {
-        const nlohmann::json& stack = origin.value("before_import_at", nlohmann::json::array());
-        if (!stack.empty())
+        if (origin->before_import_at && !origin->before_import_at->empty())
             return fmt::format("remove the sys.path change that adds {} (the program made it before the import at "
                                "{}:{})",
-                               entry, stack.back().value("file", "?"), stack.back().value("line", 0));
+                               entry, origin->before_import_at->back().file, origin->before_import_at->back().line);
         return fmt::format("remove the sys.path change that adds {}", entry);
     }
     if (how == "start-up")
@@ -162,10 +163,12 @@ std::string off_sys_path(const std::string& entry, const nlohmann::json& origin)
 /// name of its choosing, after the import system had loaded it as `first`.
 SecondNameReason load_by_path_cause(const ModuleRecord& first, const ModuleRecord& by_path)
 {
-    nlohmann::json evidence{{"kind", "load by path"}, {"module", by_path.name}, {"loaded_first_as", first.name}};
+    LoadByPathCause evidence;
+    evidence.module = by_path.name;
+    evidence.loaded_first_as = first.name;
     std::string where;
     if (const journal::Frame* site = by_path.call_site()) {
-        evidence["at"] = {{"file", site->file}, {"line", site->line}};
+        evidence.at = SourcePlace{site->file, site->line, {}};
         where = fmt::format(" at {}:{}", site->file, site->line);
     }
     return {std::move(evidence),
@@ -183,14 +186,14 @@ SecondNameReason find_cause(const RunModel& model, const ModuleRecord& first, co
     const auto [original, alias] = differing_packages(first.name, other.name);
     for (const auto& seen : model.aliases)
         if (seen.journal == first.journal && seen.pid == first.pid && seen.event.key == alias) {
-            nlohmann::json evidence{{"kind", "sys.modules alias"},
-                                    {"key", seen.event.key},
-                                    {"module", seen.event.module_name},
-                                    {"first_seen_at", seen.event.stack}};
+            AliasCause evidence;
+            evidence.key = seen.event.key;
+            evidence.module = seen.event.module_name;
+            evidence.first_seen_at = seen.event.stack;
             if (!seen.event.set_by.empty())
-                evidence["set_at"] = seen.event.set_by;
+                evidence.set_at = seen.event.set_by;
             else if (!seen.event.set_in_code.empty())
-                evidence["set_in_code"] = seen.event.set_in_code;
+                evidence.set_in_code = seen.event.set_in_code;
             return {std::move(evidence),
                     fmt::format("Load this extension under one name only. {} is an alias of {} in sys.modules: alias "
                                 "every loaded submodule of {} as well (sys.modules[\"{}.X\"] = {}.X), or import "
@@ -214,18 +217,18 @@ SecondNameReason find_cause(const RunModel& model, const ModuleRecord& first, co
         });
     if (longer.name.size() > tail.size() && longer.name.ends_with(tail) && importable_from_entry) {
         const std::string package = longer.name.substr(0, longer.name.size() - tail.size());
-        const nlohmann::json origin = entry_origin(model, shorter, entry.string());
-        nlohmann::json evidence{{"kind", "package directory on sys.path"}, {"entry", entry.string()}, {"package", package}};
-        if (origin.is_object())
-            evidence["added_by"] = origin;
+        PackageDirectoryCause evidence;
+        evidence.entry = entry.string();
+        evidence.package = package;
+        evidence.added_by = entry_origin(model, shorter, entry.string());
+        const std::string off = off_sys_path(entry.string(), evidence.added_by);
         return {std::move(evidence),
                 fmt::format("Load this extension under one name only. {} is the directory of the package {}, and "
                             "it stands on sys.path, so its modules import a second time under top-level names ({} "
                             "as {}): {}; and import {}.",
-                            entry.string(), package, longer.name, shorter.name, off_sys_path(entry.string(), origin),
-                            longer.name)};
+                            entry.string(), package, longer.name, shorter.name, off, longer.name)};
     }
-    return {{{"kind", "unknown"}},
+    return {OtherCause{{{"kind", "unknown"}}},
             fmt::format("Load this extension under one name only. If {} is an alias of {} in sys.modules (for example "
                         "sys.modules.setdefault(\"{}\", {})), alias every loaded submodule of {} as well, or import "
                         "through {}.",
@@ -296,12 +299,14 @@ Finding duplicate_init(const RunModel& model, const std::vector<const ModuleReco
         **std::find_if(loads.begin(), loads.end(), [&](const ModuleRecord* r) { return r->name != first.name; });
     SecondNameReason cause = find_cause(model, first, other);
     f.advice = std::move(cause.advice);
-    nlohmann::json inits = nlohmann::json::array();
+    DuplicateInitEvidence evidence;
+    evidence.initializations.reserve(loads.size());
     for (const auto* r : loads)
-        inits.push_back(describe_load(*r));
-    f.evidence = {{"initializations", inits}, {"cause", std::move(cause.evidence)}};
+        evidence.initializations.push_back(describe_load(*r));
+    evidence.cause = std::move(cause.evidence);
     if (first.identity)
-        f.evidence["file_identity"] = {{"dev", first.identity->dev}, {"ino", first.identity->ino}};
+        evidence.file_identity = FileIdentityEvidence{first.identity->dev, first.identity->ino};
+    f.evidence = std::move(evidence);
     return f;
 }
 
@@ -312,12 +317,13 @@ void explain_by_binding(std::vector<Finding>& findings, const BindingLookup& bin
     if (!binding_of)
         return;
     for (Finding& f : findings) {
-        if (f.kind != "duplicate-extension-init" || f.severity != Severity::error)
+        auto* evidence = std::get_if<DuplicateInitEvidence>(&f.evidence);
+        if (!evidence || f.severity != Severity::error)
             continue;
         const std::string library = binding_of(f.file);
         if (library.empty())
             continue;
-        f.evidence["binding"] = library;
+        evidence->binding = library;
         f.explanation = reinit_explanation(library);
     }
 }

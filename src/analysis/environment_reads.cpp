@@ -17,52 +17,29 @@ Line line_of(const journal::Frame& frame)
     return {frame.file, frame.line, frame.function};
 }
 
-/// What of a finding's evidence tells which reads could have chosen its path: the files of its
-/// frames, and the place of its last load in the process's events (0: none named).
-struct ImportPath {
-    std::set<std::string> files;
-    std::uint64_t last_load = 0;
-};
-
-/// The files of every frame (an object with "file" and "line") in `evidence`, and the latest
-/// "order" of its loads.
-void collect_path(const nlohmann::json& evidence, ImportPath& path)
+EnvironmentReadEvidence read_evidence(const VariableRead& variable, const journal::Frame& at, bool on_import_path)
 {
-    if (evidence.is_array()) {
-        for (const auto& item : evidence)
-            collect_path(item, path);
-        return;
-    }
-    if (!evidence.is_object())
-        return;
-    if (const auto file = evidence.find("file"); file != evidence.end() && file->is_string() && evidence.contains("line"))
-        path.files.insert(file->get<std::string>());
-    if (const auto order = evidence.find("order"); order != evidence.end() && order->is_number_unsigned())
-        path.last_load = std::max(path.last_load, order->get<std::uint64_t>());
-    for (const auto& [key, value] : evidence.items())
-        if (value.is_structured())
-            collect_path(value, path);
-}
-
-nlohmann::json read_json(const VariableRead& variable, const journal::Frame& at, bool on_import_path)
-{
-    return {{"name", variable.name},   {"set", variable.set},     {"value", variable.set ? nlohmann::json(variable.value) : nlohmann::json(nullptr)},
-            {"file", at.file},         {"line", at.line},         {"on_import_path", on_import_path}};
+    return {variable.name,
+            variable.set,
+            variable.set ? std::optional<std::string>(variable.value) : std::nullopt,
+            at.file,
+            at.line,
+            on_import_path,
+            {}};
 }
 
 /// The reads that could have chosen the finding's path: made from a file on its import stacks
 /// before its last load. A read elsewhere in the same package (a version lookup, a default left
 /// unset) names nothing about this path and is left out.
-nlohmann::json reads_for(const ProcessEnvironmentReads& reads, const Finding& finding)
+std::vector<EnvironmentReadEvidence> reads_for(const ProcessEnvironmentReads& reads, const Finding& finding)
 {
-    ImportPath path;
-    collect_path(finding.evidence, path);
-    nlohmann::json on_path = nlohmann::json::array();
+    const ImportPath path = import_path_of(finding.evidence);
+    std::vector<EnvironmentReadEvidence> on_path;
     for (const VariableRead& variable : reads.variables)
         for (std::size_t i = 0; i < variable.read_at.size(); ++i) {
             const bool before = path.last_load == 0 || i >= variable.read_seq.size() || variable.read_seq[i] < path.last_load;
             if (before && path.files.count(variable.read_at[i].file) != 0) {
-                on_path.push_back(read_json(variable, variable.read_at[i], true));
+                on_path.push_back(read_evidence(variable, variable.read_at[i], true));
                 break;
             }
         }
@@ -110,11 +87,8 @@ void attach_environment_reads(std::vector<Finding>& findings, const RunModel& mo
         auto [it, inserted] = by_pid.try_emplace(finding.pid);
         if (inserted)
             it->second = environment_reads(*process);
-        if (nlohmann::json reads = reads_for(it->second, finding); !reads.empty()) {
-            if (!finding.evidence.is_object())
-                finding.evidence = nlohmann::json::object();
-            finding.evidence["environment_read"] = std::move(reads);
-        }
+        if (std::vector<EnvironmentReadEvidence> reads = reads_for(it->second, finding); !reads.empty())
+            set_environment_read(finding.evidence, std::move(reads));
     }
 }
 

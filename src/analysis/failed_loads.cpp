@@ -82,11 +82,6 @@ std::string interpreter_of(const std::string& tag)
     return fmt::format("CPython 3.{} ({})", minor, tag);
 }
 
-nlohmann::json frame_or_null(const journal::Frame* frame)
-{
-    return frame ? nlohmann::json(*frame) : nlohmann::json(nullptr);
-}
-
 Finding failed_load(const ModuleRecord& r)
 {
     const std::string reason = reason_of(r.error->message);
@@ -107,11 +102,14 @@ Finding failed_load(const ModuleRecord& r)
                     "library that is not on the loader's path, refers to a symbol the loaded libraries do not "
                     "define, or was built for another interpreter.";
     f.advice = advice_for(reason, r);
-    f.evidence = {{"reason", reason},
-                  {"module", r.name},
-                  {"error", {{"type", r.error->type}, {"message", r.error->message}}},
-                  {"import_site", frame_or_null(r.call_site())},
-                  {"caught_at", frame_or_null(r.caught_at ? &*r.caught_at : nullptr)}};
+    LoadFailedEvidence evidence;
+    evidence.reason = reason;
+    evidence.module = r.name;
+    evidence.error = ErrorText{r.error->type, r.error->message, {}};
+    if (const journal::Frame* site = r.call_site())
+        evidence.import_site = *site;
+    evidence.caught_at = r.caught_at;
+    f.evidence = std::move(evidence);
     return f;
 }
 
@@ -139,12 +137,14 @@ Finding missing_build(const InProcess<journal::NoBuild>& missing)
     f.advice = fmt::format("Install the build of {} made for this interpreter (the file would end in {}), or run "
                            "the interpreter it was built for.",
                            e.name.substr(0, e.name.find('.')), e.suffixes.empty() ? ".so" : e.suffixes.front());
-    f.evidence = {{"reason", "no-build-for-this-interpreter"},
-                  {"module", e.name},
-                  {"files", e.files},
-                  {"suffixes", e.suffixes},
-                  {"import_site", frame_or_null(e.stack.empty() ? nullptr : &e.stack.back())},
-                  {"caught_at", nullptr}};
+    LoadFailedEvidence evidence;
+    evidence.reason = "no-build-for-this-interpreter";
+    evidence.module = e.name;
+    evidence.files = e.files;
+    evidence.suffixes = e.suffixes;
+    if (!e.stack.empty())
+        evidence.import_site = e.stack.back();
+    f.evidence = std::move(evidence);
     return f;
 }
 

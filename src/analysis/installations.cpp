@@ -91,10 +91,10 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
         f.severity = all_live ? Severity::error : Severity::warning;
         f.pid = loads.front()->pid;
         f.file = loads.front()->file();
-        nlohmann::json copies = nlohmann::json::array();
+        DuplicateCopyEvidence evidence;
         for (const auto* r : loads) {
             f.module_names.push_back(r->name);
-            copies.push_back({{"module", r->name}, {"file", r->file()}, {"status", to_string(r->status)}});
+            evidence.copies.push_back({r->name, r->file(), to_string(r->status), std::nullopt, {}});
         }
         f.message =
             fmt::format("{} copies of one extension are loaded in process {} ({}): {}", files.size(), f.pid,
@@ -104,34 +104,36 @@ std::vector<Finding> find_duplicate_extension_copies(const RunModel& model, cons
                         "that register global state (CUDA contexts, operator tables) can conflict or crash.";
         f.advice = "Keep one copy importable: use the vendored copy or the installed one, not both (uninstall the "
                    "other, or make the vendoring package import the installed one).";
-        f.evidence = {{"copies", copies}, {"matched_by", by_content ? "sha256" : "package-relative path"}};
+        evidence.matched_by = by_content ? "sha256" : "package-relative path";
         if (by_content)
-            f.evidence["sha256"] = std::get<2>(group).substr(7);
+            evidence.sha256 = std::get<2>(group).substr(7);
+        f.evidence = std::move(evidence);
         findings.push_back(std::move(f));
     }
     return findings;
 }
 
 /// "/site/idna (idna 3.3)": a place, with the distribution that installed it when its metadata says.
-std::string place_text(const std::string& dir, const nlohmann::json& distribution)
+std::string place_text(const std::string& dir, const std::optional<DistributionEvidence>& distribution)
 {
-    if (!distribution.is_object())
+    if (!distribution)
         return dir;
-    return fmt::format("{} ({} {})", dir, distribution.value("name", ""), distribution.value("version", ""));
+    return fmt::format("{} ({} {})", dir, distribution->name, distribution->version);
 }
 
-nlohmann::json to_json(const Distribution& distribution)
+DistributionEvidence evidence_of(const Distribution& distribution)
 {
-    return {{"name", distribution.name}, {"version", distribution.version}};
+    return {distribution.name, distribution.version, {}};
 }
 
-nlohmann::json distribution_json(const DistributionLookup& distribution_of, const std::string& origin)
+std::optional<DistributionEvidence> distribution_at(const DistributionLookup& distribution_of,
+                                                    const std::string& origin)
 {
     if (!distribution_of)
-        return nullptr;
+        return std::nullopt;
     if (const auto found = distribution_of(origin); !found.empty())
-        return to_json(found.front());
-    return nullptr;
+        return evidence_of(found.front());
+    return std::nullopt;
 }
 
 /// A multiple-installations warning about the top-level name an installation event looked up.
@@ -158,11 +160,11 @@ std::optional<Finding> shared_directory(const InProcess<journal::Installation>& 
     const std::string place = package_dir(e.origin);
     std::vector<std::string> names; // with versions
     std::vector<std::string> owner_names;
-    nlohmann::json distributions = nlohmann::json::array();
+    std::vector<DistributionEvidence> distributions;
     for (const Distribution& owner : owners) {
         names.push_back(fmt::format("{} {}", owner.name, owner.version));
         owner_names.push_back(owner.name);
-        distributions.push_back(to_json(owner));
+        distributions.push_back(evidence_of(owner));
     }
     Finding f = installation_finding(installation);
     f.message = fmt::format("{} at {} is installed by {} distributions in one directory: {}", e.name, place,
@@ -175,7 +177,11 @@ std::optional<Finding> shared_directory(const InProcess<journal::Installation>& 
     f.advice = fmt::format("Keep one of them: pip uninstall {}, then reinstall the one you mean to use (pip "
                            "install --force-reinstall {}).",
                            fmt::join(owner_names, " "), owner_names.front());
-    f.evidence = {{"name", e.name}, {"importable_from", place}, {"distributions", distributions}};
+    MultipleInstallationsEvidence evidence;
+    evidence.name = e.name;
+    evidence.importable_from = place;
+    evidence.distributions = std::move(distributions);
+    f.evidence = std::move(evidence);
     return f;
 }
 
@@ -193,19 +199,17 @@ Finding shadowing(const InProcess<journal::Installation>& installation, const Di
             shadowed_origins.push_back(origin);
         }
     // Each place with the distribution installed there, the one imported first.
-    nlohmann::json places = nlohmann::json::array();
-    places.push_back({{"place", winner}, {"origin", e.origin}, {"distribution", distribution_json(distribution_of, e.origin)}});
+    std::vector<InstallationPlace> places;
+    places.push_back({winner, e.origin, distribution_at(distribution_of, e.origin), {}});
     for (std::size_t i = 0; i < shadowed.size(); ++i)
-        places.push_back({{"place", shadowed[i]},
-                          {"origin", shadowed_origins[i]},
-                          {"distribution", distribution_json(distribution_of, shadowed_origins[i])}});
+        places.push_back({shadowed[i], shadowed_origins[i], distribution_at(distribution_of, shadowed_origins[i]), {}});
     std::vector<std::string> shadowed_text;
     for (std::size_t i = 1; i < places.size(); ++i)
-        shadowed_text.push_back(place_text(shadowed[i - 1], places[i]["distribution"]));
+        shadowed_text.push_back(place_text(shadowed[i - 1], places[i].distribution));
     Finding f = installation_finding(installation);
     f.message = fmt::format("{} is importable from {} places on sys.path: {}, the one imported (first on sys.path), "
                             "shadows {}",
-                            e.name, shadowed.size() + 1, place_text(winner, places[0]["distribution"]),
+                            e.name, shadowed.size() + 1, place_text(winner, places[0].distribution),
                             fmt::join(shadowed_text, ", "));
     f.explanation = fmt::format(
         "Two installations of {0} exist along sys.path. `import {0}` takes the first, so a copy in the working "
@@ -216,7 +220,12 @@ Finding shadowing(const InProcess<journal::Installation>& installation, const Di
                            "working directory, PYTHONPATH and .pth files); `python -c \"import {0}; print({0}.__file__)\"` "
                            "shows which one wins.",
                            e.name);
-    f.evidence = {{"name", e.name}, {"importable_from", winner}, {"shadowed", shadowed}, {"places", places}};
+    MultipleInstallationsEvidence evidence;
+    evidence.name = e.name;
+    evidence.importable_from = winner;
+    evidence.shadowed = std::move(shadowed);
+    evidence.places = std::move(places);
+    f.evidence = std::move(evidence);
     return f;
 }
 
@@ -227,7 +236,8 @@ std::vector<Finding> find_multiple_installations(const RunModel& model, const Di
         return findings;
     for (const auto& installation : model.installations) {
         if (!installation.event.shadowed.empty())
-            if (Finding f = shadowing(installation, distribution_of); !f.evidence["shadowed"].empty())
+            if (Finding f = shadowing(installation, distribution_of);
+                !std::get<MultipleInstallationsEvidence>(f.evidence).shadowed->empty())
                 findings.push_back(std::move(f));
         if (distribution_of && !installation.event.origin.empty())
             if (std::optional<Finding> f = shared_directory(installation, distribution_of))
@@ -260,7 +270,7 @@ std::vector<Finding> find_multiple_installations(const RunModel& model, const Di
         }
         if (elsewhere.empty())
             continue;
-        const nlohmann::json installed = distribution_json(distribution_of, installation.event.origin);
+        std::optional<DistributionEvidence> installed = distribution_at(distribution_of, installation.event.origin);
         Finding f;
         f.kind = "multiple-installations";
         f.severity = Severity::warning;
@@ -277,11 +287,13 @@ std::vector<Finding> find_multiple_installations(const RunModel& model, const Di
             name);
         f.advice = fmt::format("Remove the installation you do not mean to use (pip uninstall {}), or make every "
                                "import go through one of them.",
-                               installed.is_object() ? installed.value("name", name) : name);
-        f.evidence = {{"name", name},
-                      {"importable_from", installed_dir},
-                      {"distribution", installed},
-                      {"also_loaded_from", elsewhere}};
+                               installed ? installed->name : name);
+        MultipleInstallationsEvidence evidence;
+        evidence.name = name;
+        evidence.importable_from = installed_dir;
+        evidence.also_loaded_from = std::vector<std::string>(elsewhere.begin(), elsewhere.end());
+        evidence.distribution = std::move(installed);
+        f.evidence = std::move(evidence);
         findings.push_back(std::move(f));
     }
     return findings;

@@ -76,8 +76,8 @@ nlohmann::json KnownIssueCatalogue::match(const Finding& finding) const
         if (entry.file && !std::regex_search(finding.file, *entry.file))
             continue;
         if (entry.type_name) {
-            const std::string type = finding.evidence.is_object() ? finding.evidence.value("type_name", "") : "";
-            if (!std::regex_search(type, *entry.type_name))
+            const auto* conflict = std::get_if<NativeTypeConflictEvidence>(&finding.evidence);
+            if (!std::regex_search(conflict ? conflict->type_name : std::string(), *entry.type_name))
                 continue;
         }
         return entry.description;

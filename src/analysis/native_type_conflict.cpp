@@ -119,7 +119,7 @@ std::vector<Finding> find_native_type_conflicts(const RunModel& model, const Fil
         const Rebinding& rebinding = failure.second;
         const std::string& type_name = rebinding.type_name;
 
-        nlohmann::json owners = nlohmann::json::array();
+        std::vector<TypeOwnerEvidence> owners;
         std::string first_relation;
         std::vector<std::string> names{r.name};
         for (const auto& record : model.type_owners) {
@@ -130,11 +130,12 @@ std::vector<Finding> find_native_type_conflicts(const RunModel& model, const Fil
                 if (first_relation.empty())
                     first_relation = how;
                 names.push_back(owner.module);
-                owners.push_back({{"module", owner.module},
-                                  {"file", owner.realpath.empty() ? owner.file : owner.realpath},
-                                  {"type", owner.qualname},
-                                  {"pybind11", owner.pybind11},
-                                  {"relation", how}});
+                owners.push_back({owner.module,
+                                  owner.realpath.empty() ? owner.file : owner.realpath,
+                                  owner.qualname,
+                                  owner.pybind11,
+                                  how,
+                                  {}});
             }
         }
         Finding f;
@@ -144,20 +145,23 @@ std::vector<Finding> find_native_type_conflicts(const RunModel& model, const Fil
         f.file = r.file();
         describe(f, r, rebinding);
         if (!owners.empty())
-            f.message +=
-                fmt::format(", by {} {}", owners[0]["module"].get<std::string>(), relation_text(first_relation));
+            f.message += fmt::format(", by {} {}", owners.front().module, relation_text(first_relation));
         else
             f.message += " (no loaded module exposes a type of that name)";
         f.advice = advice_for(first_relation.empty() ? "different-libraries" : first_relation, type_name,
                               rebinding.binding);
-        f.evidence = {{"type_name", type_name},
-                      {"binding", rebinding.binding},
-                      {"error", r.error ? nlohmann::json(*r.error) : nlohmann::json(nullptr)},
-                      {"warning", rebinding.binding == "nanobind" ? nlohmann::json(rebinding.said) : nlohmann::json(nullptr)},
-                      {"failed_module", r.name},
-                      {"owners", owners},
-                      {"relation", first_relation.empty() ? nlohmann::json(nullptr) : nlohmann::json(first_relation)},
-                      {"stack", r.stack}};
+        NativeTypeConflictEvidence evidence;
+        evidence.type_name = type_name;
+        evidence.binding = rebinding.binding;
+        evidence.error = r.error;
+        if (rebinding.binding == "nanobind")
+            evidence.warning = rebinding.said;
+        evidence.failed_module = r.name;
+        evidence.owners = std::move(owners);
+        if (!first_relation.empty())
+            evidence.relation = first_relation;
+        evidence.stack = r.stack;
+        f.evidence = std::move(evidence);
         findings.push_back(std::move(f));
     }
     return findings;

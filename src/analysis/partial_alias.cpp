@@ -24,16 +24,16 @@ bool same_file(const ModuleRecord& a, const ModuleRecord& b)
 
 /// What importing through the alias did: executed modules again, and ran extensions' inits that
 /// gave back the module they had made (which executes nothing).
-std::string what_the_alias_did(const std::string& key, const std::string& original, const nlohmann::json& twice)
+std::string what_the_alias_did(const std::string& key, const std::string& original,
+                               const std::vector<ExecutedTwice>& twice)
 {
     std::vector<std::string> executed, given_back, returned;
-    for (const auto& entry : twice) {
-        const std::string name = entry.value("alias_name", "");
-        if (entry.contains("gave_back")) {
-            given_back.push_back(name);
-            returned.push_back(fmt::format("{} is {}", name, entry.value("gave_back", "")));
+    for (const ExecutedTwice& entry : twice) {
+        if (entry.gave_back) {
+            given_back.push_back(entry.alias_name);
+            returned.push_back(fmt::format("{} is {}", entry.alias_name, *entry.gave_back));
         } else {
-            executed.push_back(name);
+            executed.push_back(entry.alias_name);
         }
     }
     std::string text =
@@ -58,7 +58,7 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
     for (const auto& alias : model.aliases) {
         const std::string& key = alias.event.key;
         const std::string& original = alias.event.module_name;
-        nlohmann::json twice = nlohmann::json::array();
+        std::vector<ExecutedTwice> twice;
         std::vector<std::string> names;
         for (const auto& r : model.modules) {
             if (r.journal != alias.journal || r.pid != alias.pid || !r.name.starts_with(key + "."))
@@ -70,18 +70,15 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
             if (o == model.modules.end())
                 continue;
             names.push_back(r.name);
-            nlohmann::json entry{{"alias_name", r.name},
-                                 {"original_name", original_name},
-                                 {"file", r.file()},
-                                 {"status", to_string(r.status)}};
+            ExecutedTwice entry{r.name, original_name, r.file(), to_string(r.status), std::nullopt, {}};
             if (!r.existing_module.empty())
-                entry["gave_back"] = r.existing_module; // its init returned that module: nothing ran
+                entry.gave_back = r.existing_module; // its init returned that module: nothing ran
             twice.push_back(std::move(entry));
         }
         if (names.empty())
             continue;
         const bool all_gave_back =
-            std::all_of(twice.begin(), twice.end(), [](const nlohmann::json& e) { return e.contains("gave_back"); });
+            std::all_of(twice.begin(), twice.end(), [](const ExecutedTwice& e) { return e.gave_back.has_value(); });
         // An error when an extension was initialized twice for real; a warning when the submodules
         // executed again are pure Python, or when every init gave back the module it had made.
         const bool led_to_reinit = std::any_of(duplicates.begin(), duplicates.end(), [&](const Finding& d) {
@@ -113,15 +110,17 @@ std::vector<Finding> find_partial_aliases(const RunModel& model, const std::vect
                                "            sys.modules.setdefault(\"{1}\" + name[len(\"{0}\"):], module)\n"
                                "or import through {0} instead of {1}.",
                                original, key);
-        f.evidence = {{"alias", key},
-                      {"original", original},
-                      {"executed_twice", twice},
-                      {"nothing_ran_twice", all_gave_back},
-                      {"alias_first_used_at", alias.event.stack}};
+        PartialAliasEvidence evidence;
+        evidence.alias = key;
+        evidence.original = original;
+        evidence.executed_twice = std::move(twice);
+        evidence.nothing_ran_twice = all_gave_back;
+        evidence.alias_first_used_at = alias.event.stack;
         if (!alias.event.set_by.empty())
-            f.evidence["alias_set_at"] = alias.event.set_by;
+            evidence.alias_set_at = alias.event.set_by;
         else if (!alias.event.set_in_code.empty())
-            f.evidence["alias_set_in_code"] = alias.event.set_in_code;
+            evidence.alias_set_in_code = alias.event.set_in_code;
+        f.evidence = std::move(evidence);
         findings.push_back(std::move(f));
     }
     return findings;
@@ -166,13 +165,15 @@ std::vector<Finding> find_duplicate_source_execs(const RunModel& model)
         f.severity = Severity::warning;
         f.pid = records.front()->pid;
         f.file = records.front()->file();
-        nlohmann::json executions = nlohmann::json::array();
+        DuplicateSourceExecEvidence evidence;
         for (const auto* r : records) {
             f.module_names.push_back(r->name);
-            nlohmann::json e{{"module", r->name}, {"status", to_string(r->status)}, {"stack", r->stack}};
+            SourceExecution& e = evidence.executions.emplace_back();
+            e.module = r->name;
+            e.status = to_string(r->status);
+            e.stack = r->stack;
             if (const auto* site = r->call_site())
-                e["call_site"] = *site;
-            executions.push_back(e);
+                e.call_site = *site;
         }
         f.message = fmt::format("{} was executed {} times in process {}, as {}", f.file, records.size(), f.pid,
                                 fmt::join(f.module_names, " and "));
@@ -181,7 +182,7 @@ std::vector<Finding> find_duplicate_source_execs(const RunModel& model)
                         "and any extension it imports relatively is loaded under a second name too.";
         f.advice = "Make the file reachable under one module name only: do not put a package's own directory on "
                    "sys.path, and alias whole package trees rather than single modules.";
-        f.evidence = {{"executions", executions}};
+        f.evidence = std::move(evidence);
         findings.push_back(std::move(f));
     }
     return findings;

@@ -12,8 +12,6 @@ namespace importscope::analysis {
 
 namespace {
 
-using nlohmann::json;
-
 bool under(const std::string& name, const std::string& package)
 {
     return name == package ||
@@ -21,11 +19,11 @@ bool under(const std::string& name, const std::string& package)
 }
 
 /// "PYTHONPATH", "the script's directory", "a line of /site/x.pth", "an entry the program added".
-std::string origin_phrase(const json& origin)
+std::string origin_phrase(const SysPathOrigin& origin)
 {
-    const std::string how = origin.value("origin", "");
+    const std::string& how = origin.origin;
     if (how == ".pth file")
-        return "a line of " + origin.value("pth_file", std::string("a .pth file"));
+        return "a line of " + origin.pth_file.value_or("a .pth file");
     if (how == "script directory")
         return "the script's directory, sys.path[0]";
     if (how == "working directory")
@@ -37,87 +35,103 @@ std::string origin_phrase(const json& origin)
     return "an entry of " + how;
 }
 
+/// The cause a partial alias is: its alias, with the stacks the finding gives.
+RootCause alias_cause(const Finding& f, const PartialAliasEvidence& evidence)
+{
+    RootCause cause;
+    const std::string& key = evidence.alias;
+    const std::string original = evidence.original.value_or("");
+    cause.id = "alias:" + key;
+    AliasCause named;
+    named.key = key;
+    named.module = original;
+    named.first_seen_at = evidence.alias_first_used_at.value_or(std::vector<journal::Frame>{});
+    named.set_at = evidence.alias_set_at;
+    named.set_in_code = evidence.alias_set_in_code;
+    cause.kind = named.kind;
+    cause.evidence = std::move(named);
+    cause.message =
+        fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not: ", key, original);
+    cause.message += evidence.nothing_ran_twice.value_or(false)
+                         ? fmt::format("imports through \"{}.\" find the package's files again, but each "
+                                       "extension's init reached that way gave back the module it had made, "
+                                       "so nothing ran twice",
+                                       key)
+                         : fmt::format("every import through \"{}.\" executes the package's files again", key);
+    cause.advice = f.advice;
+    return cause;
+}
+
 /// A cause as a duplicate init's or a partial alias's evidence names it, or an empty one.
 RootCause cause_named_by(const Finding& f)
 {
+    if (const auto* alias = std::get_if<PartialAliasEvidence>(&f.evidence))
+        return alias_cause(f, *alias);
     RootCause cause;
-    const json& evidence = f.evidence;
-    if (f.kind == "partial-alias" && evidence.contains("alias")) {
-        const std::string key = evidence.value("alias", "");
-        cause.id = "alias:" + key;
-        cause.kind = "sys.modules alias";
-        cause.evidence = {{"kind", cause.kind},
-                          {"key", key},
-                          {"module", evidence.value("original", "")},
-                          {"first_seen_at", evidence.value("alias_first_used_at", json::array())}};
-        if (evidence.contains("alias_set_at"))
-            cause.evidence["set_at"] = evidence.at("alias_set_at");
-        if (evidence.contains("alias_set_in_code"))
-            cause.evidence["set_in_code"] = evidence.at("alias_set_in_code");
-        cause.message = fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not: ", key,
-                                    evidence.value("original", ""));
-        cause.message += evidence.value("nothing_ran_twice", false)
-                             ? fmt::format("imports through \"{}.\" find the package's files again, but each "
-                                           "extension's init reached that way gave back the module it had made, "
-                                           "so nothing ran twice",
-                                           key)
-                             : fmt::format("every import through \"{}.\" executes the package's files again", key);
-        cause.advice = f.advice;
+    const auto* init = std::get_if<DuplicateInitEvidence>(&f.evidence);
+    if (!init)
         return cause;
-    }
-    const json& named = f.kind == "duplicate-extension-init" ? evidence.value("cause", json()) : json();
-    if (!named.is_object())
-        return cause;
-    const std::string kind = named.value("kind", "");
-    if (kind == "sys.modules alias") {
-        cause.id = "alias:" + named.value("key", "");
+    const CauseEvidence& named = init->cause;
+    if (const auto* alias = std::get_if<AliasCause>(&named)) {
+        cause.id = "alias:" + alias->key;
+        cause.kind = alias->kind;
         cause.message = fmt::format("sys.modules[\"{}\"] is {} under a second name, and its submodules are not",
-                                    named.value("key", ""), named.value("module", ""));
-    } else if (kind == "package directory on sys.path") {
-        cause.id = "sys.path:" + named.value("entry", "");
+                                    alias->key, alias->module);
+    } else if (const auto* directory = std::get_if<PackageDirectoryCause>(&named)) {
+        cause.id = "sys.path:" + directory->entry;
+        cause.kind = directory->kind;
         cause.message = fmt::format("{}, the directory of the package {}, is on sys.path: its modules import again "
                                     "under top-level names",
-                                    named.value("entry", ""), named.value("package", ""));
-        if (const json& origin = named.value("added_by", json()); origin.is_object())
-            cause.message += fmt::format(" (it is there as {})", origin_phrase(origin));
-    } else if (kind == "load by path") {
-        cause.id = "path-load:" + named.value("module", "");
+                                    directory->entry, directory->package);
+        if (directory->added_by)
+            cause.message += fmt::format(" (it is there as {})", origin_phrase(*directory->added_by));
+    } else if (const auto* by_path = std::get_if<LoadByPathCause>(&named)) {
+        cause.id = "path-load:" + by_path->module;
+        cause.kind = by_path->kind;
         cause.message = fmt::format("{} was loaded by its file's path, outside the import system, from the file "
                                     "that {} had loaded",
-                                    named.value("module", ""), named.value("loaded_first_as", ""));
-        if (const json& at = named.value("at", json()); at.is_object())
-            cause.message += fmt::format(" (at {}:{})", at.value("file", ""), at.value("line", 0));
+                                    by_path->module, by_path->loaded_first_as);
+        if (by_path->at)
+            cause.message += fmt::format(" (at {}:{})", by_path->at->file, by_path->at->line);
     } else {
         return cause; // "unknown": no cause to group under
     }
-    cause.kind = kind;
     cause.evidence = named;
     cause.advice = f.advice;
     return cause;
 }
 
+/// The module whose import failed in a native type conflict, or "".
+const std::string& failed_module_of(const Finding& f)
+{
+    static const std::string none;
+    const auto* conflict = std::get_if<NativeTypeConflictEvidence>(&f.evidence);
+    return conflict ? conflict->failed_module : none;
+}
+
 /// Whether a finding that names no cause is explained by `cause`.
 bool explained_by(const Finding& f, const RootCause& cause)
 {
-    const json& e = cause.evidence;
-    if (cause.kind == "sys.modules alias") {
-        const std::string key = e.value("key", "");
+    if (const auto* alias = std::get_if<AliasCause>(&cause.evidence)) {
+        const std::string& key = alias->key;
         if (f.kind == "duplicate-source-exec")
             return std::any_of(f.module_names.begin(), f.module_names.end(),
                                [&](const std::string& name) { return under(name, key); });
         if (f.kind == "native-type-conflict")
-            return under(f.evidence.value("failed_module", ""), key);
+            return under(failed_module_of(f), key);
         return false;
     }
-    if (cause.kind == "load by path")
-        return f.kind == "native-type-conflict" && f.evidence.value("failed_module", "") == e.value("module", "");
+    if (const auto* by_path = std::get_if<LoadByPathCause>(&cause.evidence))
+        return f.kind == "native-type-conflict" && failed_module_of(f) == by_path->module;
+    const auto* directory = std::get_if<PackageDirectoryCause>(&cause.evidence);
+    if (!directory)
+        return false;
     // The file is inside the package directory: a type conflict of one extension with itself, or a
     // source file one of whose names is the other's tail.
-    const std::string entry = e.value("entry", "") + "/";
-    if (!f.file.starts_with(entry))
+    if (!f.file.starts_with(directory->entry + "/"))
         return false;
-    if (f.kind == "native-type-conflict")
-        return f.evidence.value("relation", json()) == "same-file";
+    if (const auto* conflict = std::get_if<NativeTypeConflictEvidence>(&f.evidence))
+        return conflict->relation == "same-file";
     if (f.kind != "duplicate-source-exec")
         return false;
     return std::any_of(f.module_names.begin(), f.module_names.end(), [&](const std::string& a) {

@@ -13,17 +13,9 @@ namespace importscope::analysis {
 
 namespace {
 
-using nlohmann::json;
-
-json line_json(const std::string& file, int line)
+SourcePlace line_at(const std::string& file, int line)
 {
-    return {{"file", file}, {"line", line}};
-}
-
-/// evidence.static: what the scan saw, where; the rest of the evidence is the kind's own.
-json static_evidence(json seen)
-{
-    return {{"seen", std::move(seen)}};
+    return {file, line, {}};
 }
 
 std::string at(const std::string& file, int line)
@@ -52,16 +44,17 @@ std::string chain_text(const AliasImporter& importer)
     return fmt::format("{}", fmt::join(steps, ", then "));
 }
 
-json importer_json(const AliasImporter& importer)
+StaticImporter importer_evidence(const AliasImporter& importer)
 {
-    json chain = json::array();
+    StaticImporter out{importer.file, importer.line, importer.module, {}, {}};
     for (const ExecutedAgain& step : importer.executes_again) {
-        json item = {{"module", step.module}, {"file", step.file}};
+        ChainStep& item = out.executes_again.emplace_back();
+        item.module = step.module;
+        item.file = step.file;
         if (!step.imported_at.file.empty())
-            item["imported_at"] = line_json(step.imported_at.file, step.imported_at.line);
-        chain.push_back(std::move(item));
+            item.imported_at = line_at(step.imported_at.file, step.imported_at.line);
     }
-    return {{"file", importer.file}, {"line", importer.line}, {"module", importer.module}, {"executes_again", chain}};
+    return out;
 }
 
 /// The loop that aliases the loaded submodules whenever the alias is set, if there is one.
@@ -144,27 +137,28 @@ Finding alias_finding(const StaticAlias& alias)
                                  "each loaded \"{1}.\" + rest, after importing them), or make the importers use "
                                  "{1} directly.",
                                  alias.alias, alias.target);
-    json importers = json::array();
+    PartialAliasEvidence evidence;
+    evidence.alias = alias.alias;
+    evidence.value = alias.value;
+    evidence.targets = alias.targets;
+    evidence.target_file = alias.target_file;
+    evidence.set_at = std::vector<CodeLine>{{alias.file, alias.line, alias.function, {}}};
+    evidence.importers.emplace();
     for (const AliasImporter& importer : alias.importers)
-        importers.push_back(importer_json(importer));
-    json covered = json::array();
+        evidence.importers->push_back(importer_evidence(importer));
+    evidence.submodules_aliased_at.emplace();
     for (const SubmoduleAliasing& loop : alias.covered_by) {
-        json at_line = line_json(loop.file, loop.line);
+        AliasingLoop& covered = evidence.submodules_aliased_at->emplace_back();
+        covered.file = loop.file;
+        covered.line = loop.line;
         if (!loop.condition.empty())
-            at_line["only"] = {{"condition", loop.condition}, {"line", loop.condition_line}};
-        covered.push_back(std::move(at_line));
+            covered.only = LoopCondition{loop.condition, loop.condition_line};
     }
-    json seen = json::array({line_json(alias.file, alias.line)});
+    StaticSeen& seen = evidence.static_seen.emplace();
+    seen.seen.push_back(line_at(alias.file, alias.line));
     for (const AliasImporter* importer : reaching)
-        seen.push_back(line_json(importer->file, importer->line));
-    f.evidence = {{"static", static_evidence(std::move(seen))},
-                  {"alias", alias.alias},
-                  {"value", alias.value},
-                  {"targets", alias.targets},
-                  {"target_file", alias.target_file},
-                  {"set_at", json::array({{{"file", alias.file}, {"line", alias.line}, {"function", alias.function}}})},
-                  {"importers", importers},
-                  {"submodules_aliased_at", covered}};
+        seen.seen.push_back(line_at(importer->file, importer->line));
+    f.evidence = std::move(evidence);
     return f;
 }
 
@@ -203,18 +197,19 @@ Finding copy_finding(const std::vector<const ScannedExtension*>& copies, bool by
     f.kind = "duplicate-extension-copy";
     f.severity = Severity::warning;
     f.file = copies.front()->path;
-    json listed = json::array();
-    json seen = json::array();
+    DuplicateCopyEvidence evidence;
+    StaticSeen& seen = evidence.static_seen.emplace(); // what the scan saw, where
     std::vector<std::string> places;
     for (const ScannedExtension* copy : copies) {
         f.module_names.push_back(copy->module);
         const std::vector<Distribution> owners =
             options.distribution_of ? options.distribution_of(top_level_origin(*copy)) : std::vector<Distribution>{};
-        json distributions = json::array();
+        std::vector<DistributionEvidence> distributions;
+        distributions.reserve(owners.size());
         for (const Distribution& d : owners)
-            distributions.push_back({{"name", d.name}, {"version", d.version}});
-        listed.push_back({{"module", copy->module}, {"file", copy->path}, {"distributions", distributions}});
-        seen.push_back(line_json(copy->path, 0));
+            distributions.push_back({d.name, d.version, {}});
+        evidence.copies.push_back({copy->module, copy->path, std::nullopt, std::move(distributions), {}});
+        seen.seen.push_back(line_at(copy->path, 0));
         places.push_back(fmt::format("{} ({})", copy->path, owners_text(owners)));
     }
     f.message = fmt::format("{} copies of one extension are installed ({}): {}", copies.size(),
@@ -225,9 +220,8 @@ Finding copy_finding(const std::vector<const ScannedExtension*>& copies, bool by
                     "registered\"), and libraries that keep global state (CUDA contexts, operator tables) conflict.";
     f.advice = "Keep one copy importable: use the vendored copy or the installed one, not both (uninstall the other, "
                "or make the vendoring package import the installed one).";
-    f.evidence = {{"static", static_evidence(std::move(seen))},
-                  {"copies", listed},
-                  {"matched_by", by_content ? "sha256" : "package-relative path"}};
+    evidence.matched_by = by_content ? "sha256" : "package-relative path";
+    f.evidence = std::move(evidence);
     return f;
 }
 
@@ -308,14 +302,16 @@ Finding package_directory_finding(const PackageDirectoryEntry& found)
                                  found.entry.pth.file, found.package)
                    : fmt::format("Take {} off sys.path ({}) and import {} by its package name.", found.entry.path,
                                  entry_origin_text(found.entry), found.package);
-    json seen = json::array({line_json(found.entry.origin == ".pth" ? found.entry.pth.file : found.entry.path,
-                                       found.entry.origin == ".pth" ? found.entry.pth.line : 0)});
-    f.evidence = {{"static", static_evidence(std::move(seen))},
-                  {"entry", found.entry.path},
-                  {"origin", found.entry.origin},
-                  {"outer_entry", found.outer_entry},
-                  {"package", found.package},
-                  {"extensions", found.extensions}};
+    PackageDirectoryEvidence evidence;
+    evidence.static_seen.emplace().seen.push_back(
+        line_at(found.entry.origin == ".pth" ? found.entry.pth.file : found.entry.path,
+                found.entry.origin == ".pth" ? found.entry.pth.line : 0));
+    evidence.entry = found.entry.path;
+    evidence.origin = found.entry.origin;
+    evidence.outer_entry = found.outer_entry;
+    evidence.package = found.package;
+    evidence.extensions = found.extensions;
+    f.evidence = std::move(evidence);
     return f;
 }
 
@@ -352,12 +348,13 @@ std::vector<Finding> installation_findings(const ScanFacts& facts, const Analysi
         add(entry);
     std::vector<Finding> findings = find_multiple_installations(model, options.distribution_of);
     for (Finding& f : findings) {
-        json seen = json::array();
-        for (const json& place : f.evidence.value("places", json::array()))
-            seen.push_back(line_json(place.value("origin", ""), 0));
-        if (seen.empty())
-            seen.push_back(line_json(f.file, 0));
-        f.evidence["static"] = static_evidence(std::move(seen));
+        auto& evidence = std::get<MultipleInstallationsEvidence>(f.evidence);
+        StaticSeen& seen = evidence.static_seen.emplace();
+        if (evidence.places)
+            for (const InstallationPlace& place : *evidence.places)
+                seen.seen.push_back(line_at(place.origin, 0));
+        if (seen.seen.empty())
+            seen.seen.push_back(line_at(f.file, 0));
     }
     return findings;
 }

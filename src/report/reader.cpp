@@ -53,7 +53,8 @@ void check_references(const Document& document)
                                                     names_a_frame(m.call_site) ? "caught_at" : "call_site"));
     }
     for (std::size_t i = 0; i < document.findings.size(); ++i)
-        if (!document.findings[i].evidence.is_object())
+        if (const auto* other = std::get_if<analysis::OtherEvidence>(&document.findings[i].evidence);
+            other && !other->json.is_object())
             throw std::invalid_argument(fmt::format("findings[{}].evidence is not an object", i));
 }
 

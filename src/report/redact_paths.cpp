@@ -10,6 +10,7 @@
 
 #include <cctype>
 #include <utility>
+#include <variant>
 
 namespace importscope::report {
 
@@ -113,6 +114,13 @@ void redact_secrets_in(nlohmann::json& value)
     }
 }
 
+template <typename T>
+struct IsVariant : std::false_type {
+};
+template <typename... T>
+struct IsVariant<std::variant<T...>> : std::true_type {
+};
+
 /// The secret rules and --redact-paths on each declared field of a record (json_fields.hpp),
 /// as redact_secrets and redact_paths treat the field's JSON form.
 class Redactor {
@@ -144,6 +152,11 @@ public:
     {
         visit(key, member);
     }
+    template <typename M, typename Tag>
+    void tagged(const char* key, M& member, const Tag& /*tag*/)
+    {
+        visit(key, member);
+    }
     void rest(nlohmann::json& member) { tree({}, member); }
 
     template <typename M>
@@ -164,6 +177,10 @@ public:
             tree(key, member);
         } else if constexpr (json_fields::Declared<M>) {
             M::fields(*this, member);
+        } else if constexpr (IsVariant<M>::value) {
+            std::visit([&](auto& alternative) { visit(key, alternative); }, member);
+        } else if constexpr (requires { member.json; }) {
+            tree(key, member.json); // the evidence of a kind this importscope does not know, as written
         } else if constexpr (json_fields::IsOptional<M>::value) {
             if (member)
                 visit(key, *member);

@@ -43,24 +43,25 @@ std::string render_dot(const Document& report)
     };
     int cluster = 0;
     for (const auto& f : report.findings) {
-        if (f.kind != "duplicate-extension-init")
+        const auto* evidence = std::get_if<analysis::DuplicateInitEvidence>(&f.evidence);
+        if (!evidence)
             continue;
         const std::string& file = f.file;
         const int pid = f.pid;
         const std::string so = fmt::format("pid{}:{}", pid, file);
         out += fmt::format("  subgraph cluster_{} {{\n    label={};\n    {} [shape=component, label={}];\n  }}\n",
                            cluster++, quoted(fmt::format("pid {}", pid)), quoted(so), quoted(basename(file)));
-        const json& inits = f.evidence.value("initializations", json::array());
+        const std::vector<analysis::ExtensionInit>& inits = evidence->initializations;
         for (std::size_t i = 0; i < inits.size(); ++i) {
             const char* color = k_colors[i % k_colors.size()];
             // The chain of importing modules, outermost first, down to the name the .so got.
             std::vector<std::string> chain;
-            for (const json& frame : inits[i].value("stack", json::array())) {
-                const std::string module = frame.value("module", "");
+            for (const journal::Frame& frame : inits[i].stack) {
+                const std::string& module = frame.module;
                 if (!module.empty() && (chain.empty() || chain.back() != module))
                     chain.push_back(module);
             }
-            const std::string name = inits[i].value("module", "");
+            const std::string& name = inits[i].module;
             chain.push_back(name);
             for (const auto& module : chain)
                 node(pid, module);
@@ -74,7 +75,7 @@ std::string render_dot(const Document& report)
                     out += edge;
             }
             out += fmt::format("  {} -> {} [color={}, label={}];\n", quoted(fmt::format("pid{}:{}", pid, name)),
-                               quoted(so), quoted(color), quoted(inits[i].value("status", "")));
+                               quoted(so), quoted(color), quoted(inits[i].status));
         }
     }
     return out + "}\n";

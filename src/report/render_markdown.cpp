@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,20 +20,50 @@ using nlohmann::json;
 
 namespace {
 
-std::string stack_block(const json& stack, const std::string& indent = "")
+std::string stack_block(const std::vector<journal::Frame>& stack, const std::string& indent = "")
 {
     std::vector<std::string> lines;
-    for (const json& frame : stack)
-        lines.push_back(
-            fmt::format("{}:{} in {}", frame.value("file", "?"), frame.value("line", 0), frame.value("function", "?")));
+    lines.reserve(stack.size());
+    for (const journal::Frame& frame : stack)
+        lines.push_back(fmt::format("{}:{} in {}", frame.file, frame.line, frame.function));
     return fenced(lines, indent);
 }
 
-std::string site_of(const json& load)
+std::string site_of(const std::optional<journal::Frame>& site)
 {
-    const json& site = load.value("call_site", json());
-    return site.is_object() ? markdown_code(fmt::format("{}:{}", site.value("file", "?"), site.value("line", 0)))
-                            : "unknown";
+    return site ? markdown_code(fmt::format("{}:{}", site->file, site->line)) : "unknown";
+}
+
+const journal::ExceptionInfo* error_of(const analysis::ExtensionInit& load)
+{
+    return load.error ? &*load.error : nullptr;
+}
+
+const journal::ExceptionInfo* error_of(const analysis::SourceExecution& /*execution*/)
+{
+    return nullptr;
+}
+
+/// The imports a finding is made of (a duplicate init's loads, a source file's executions), each
+/// with how it ended, where it was made and its stack.
+template <typename Load>
+std::string imports_block(const std::vector<Load>& loads, int pid)
+{
+    if (loads.empty())
+        return {};
+    std::string out = "**Imports** (pid " + std::to_string(pid) + "):\n\n";
+    for (std::size_t i = 0; i < loads.size(); ++i) {
+        const Load& load = loads[i];
+        const journal::ExceptionInfo* error = error_of(load);
+        const std::string outcome =
+            error ? markdown_text(fmt::format("{}: {}", error->type, error->message)) : markdown_text(load.status);
+        out +=
+            fmt::format("{}. {}: {}, from {}\n\n", i + 1, markdown_code(load.module), outcome, site_of(load.call_site));
+        if (!load.stack.empty())
+            out += "   <details><summary>import stack</summary>\n\n" + stack_block(load.stack, "   ") +
+                   "\n   </details>\n\n";
+    }
+    return out;
 }
 
 /// Each root cause with its fix, and how many of the findings below it explains.
@@ -55,28 +86,13 @@ std::string finding_section(const ReportedFinding& f)
                                   markdown_text(f.message), markdown_prose(f.explanation));
     if (f.caused_by)
         out += fmt::format("Caused by {} (see Root causes).\n\n", markdown_code(*f.caused_by));
-    const json& evidence = f.evidence;
-    const json& loads = evidence.contains("initializations") ? evidence.at("initializations")
-                        : evidence.contains("executions")    ? evidence.at("executions")
-                                                             : json::array();
-    if (!loads.empty()) {
-        out += "**Imports** (pid " + std::to_string(f.pid) + "):\n\n";
-        for (std::size_t i = 0; i < loads.size(); ++i) {
-            const json& load = loads[i];
-            const json& error = load.value("error", json());
-            const std::string outcome =
-                error.is_object()
-                    ? markdown_text(fmt::format("{}: {}", error.value("type", ""), error.value("message", "")))
-                    : markdown_text(load.value("status", ""));
-            out += fmt::format("{}. {}: {}, from {}\n\n", i + 1, markdown_code(load.value("module", "")), outcome,
-                               site_of(load));
-            if (load.contains("stack") && !load.at("stack").empty())
-                out += "   <details><summary>import stack</summary>\n\n" + stack_block(load.at("stack"), "   ") +
-                       "\n   </details>\n\n";
-        }
-    } else if (evidence.contains("stack") && !evidence.at("stack").empty()) {
-        out += "<details><summary>import stack</summary>\n\n" + stack_block(evidence.at("stack")) + "\n</details>\n\n";
-    }
+    if (const auto* init = std::get_if<analysis::DuplicateInitEvidence>(&f.evidence))
+        out += imports_block(init->initializations, f.pid);
+    else if (const auto* exec = std::get_if<analysis::DuplicateSourceExecEvidence>(&f.evidence))
+        out += imports_block(exec->executions, f.pid);
+    else if (const auto* conflict = std::get_if<analysis::NativeTypeConflictEvidence>(&f.evidence);
+             conflict && !conflict->stack.empty())
+        out += "<details><summary>import stack</summary>\n\n" + stack_block(conflict->stack) + "\n</details>\n\n";
     out += advice_markdown("**Fix:**", f.advice);
     if (const json& known = f.known_issue; known.is_object()) {
         const json& links = known.value("links", json::array());

@@ -84,48 +84,40 @@ struct Place {
     std::string what;
 };
 
-/// The frame of an import stack as a place, or nothing when it names no file.
-std::optional<Place> frame_place(const json& frame, std::string what)
-{
-    if (!frame.is_object() || !frame.contains("file") || !frame.at("file").is_string())
-        return std::nullopt;
-    Place place{frame.at("file").get<std::string>(), 0, std::move(what)};
-    if (const auto line = frame.find("line"); line != frame.end() && line->is_number_integer())
-        place.line = static_cast<std::uint64_t>(std::max<std::int64_t>(line->get<std::int64_t>(), 0));
-    if (place.file.empty())
-        return std::nullopt;
-    return place;
-}
-
-/// The innermost frame of a stack (innermost last) at `key` of `object`.
-const json& innermost(const json& object, const char* key)
-{
-    static const json k_none;
-    if (!object.is_object() || !object.contains(key) || !object.at(key).is_array() || object.at(key).empty())
-        return k_none;
-    return object.at(key).back();
-}
-
 const json& member(const json& object, const char* key)
 {
     static const json k_none;
     return object.is_object() && object.contains(key) ? object.at(key) : k_none;
 }
 
-/// The loads of a duplicate init or a duplicate execution, the one that ran it again first.
-void add_load_places(std::vector<Place>& places, const json& evidence)
+/// A line of a file as a place, or nothing when it names no file.
+std::optional<Place> place_at(const std::string& file, int line, std::string what)
 {
-    for (const char* key : {"initializations", "executions"}) {
-        const json& loads = member(evidence, key);
-        if (!loads.is_array())
-            continue;
-        for (auto load = loads.rbegin(); load != loads.rend(); ++load) {
-            const json& module = member(*load, "module");
-            const std::string name = module.is_string() ? module.get<std::string>() : "?";
-            if (auto place = frame_place(member(*load, "call_site"), "imported as " + name + " here"))
+    if (file.empty())
+        return std::nullopt;
+    return Place{file, static_cast<std::uint64_t>(std::max(line, 0)), std::move(what)};
+}
+
+/// The innermost frame of a stack (innermost last) as a place, or nothing.
+std::optional<Place> innermost(const std::vector<journal::Frame>& stack, std::string what)
+{
+    return stack.empty() ? std::nullopt : place_at(stack.back().file, stack.back().line, std::move(what));
+}
+
+std::optional<Place> innermost(const std::optional<std::vector<journal::Frame>>& stack, std::string what)
+{
+    return stack ? innermost(*stack, std::move(what)) : std::nullopt;
+}
+
+/// The loads of a duplicate init or a duplicate execution, the one that ran it again first.
+template <typename Load>
+void add_load_places(std::vector<Place>& places, const std::vector<Load>& loads)
+{
+    for (auto load = loads.rbegin(); load != loads.rend(); ++load)
+        if (load->call_site)
+            if (auto place =
+                    place_at(load->call_site->file, load->call_site->line, "imported as " + load->module + " here"))
                 places.push_back(std::move(*place));
-        }
-    }
 }
 
 /// Every place a finding names, the most useful first: where the scan saw it, else the line that
@@ -133,22 +125,34 @@ void add_load_places(std::vector<Place>& places, const json& evidence)
 /// alias was first used or the failed load's exception caught; and last the finding's file.
 std::vector<Place> places_of(const ReportedFinding& finding)
 {
-    const json& evidence = finding.evidence;
     std::vector<Place> places;
-    const auto add = [&](const json& frame, const char* what) {
-        if (auto place = frame_place(frame, what))
+    const auto add = [&](std::optional<Place> place) {
+        if (place)
             places.push_back(std::move(*place));
     };
-    if (const json& seen = member(member(evidence, "static"), "seen"); seen.is_array())
-        for (const json& place : seen)
-            add(place, "seen by the scan here");
-    add(innermost(member(evidence, "cause"), "set_at"), "the alias is stored in sys.modules here");
-    add(innermost(evidence, "alias_set_at"), "the alias is stored in sys.modules here");
-    add_load_places(places, evidence);
-    add(innermost(evidence, "stack"), "the import is made here");
-    add(innermost(evidence, "alias_first_used_at"), "the alias is first used here");
-    add(innermost(member(evidence, "cause"), "first_seen_at"), "the alias is first used here");
-    add(member(evidence, "caught_at"), "the exception of the load is caught here");
+    for (const analysis::SourcePlace& seen : analysis::static_seen_of(finding.evidence))
+        add(place_at(seen.file, seen.line, "seen by the scan here"));
+    const auto* init = std::get_if<analysis::DuplicateInitEvidence>(&finding.evidence);
+    const auto* cause = init ? std::get_if<analysis::AliasCause>(&init->cause) : nullptr;
+    const auto* alias = std::get_if<analysis::PartialAliasEvidence>(&finding.evidence);
+    const char* stored = "the alias is stored in sys.modules here";
+    const char* first_used = "the alias is first used here";
+    if (cause)
+        add(innermost(cause->set_at, stored));
+    if (alias)
+        add(innermost(alias->alias_set_at, stored));
+    if (init)
+        add_load_places(places, init->initializations);
+    if (const auto* exec = std::get_if<analysis::DuplicateSourceExecEvidence>(&finding.evidence))
+        add_load_places(places, exec->executions);
+    if (const auto* conflict = std::get_if<analysis::NativeTypeConflictEvidence>(&finding.evidence))
+        add(innermost(conflict->stack, "the import is made here"));
+    if (alias)
+        add(innermost(alias->alias_first_used_at, first_used));
+    if (cause)
+        add(innermost(cause->first_seen_at, first_used));
+    if (const auto* failed = std::get_if<analysis::LoadFailedEvidence>(&finding.evidence); failed && failed->caught_at)
+        add(place_at(failed->caught_at->file, failed->caught_at->line, "the exception of the load is caught here"));
     if (!finding.file.empty())
         places.push_back({finding.file, 0, "the file concerned"});
     std::vector<Place> unique;

@@ -100,20 +100,18 @@ std::string pids_text(const Document& report, const std::vector<int>& pids)
     return fmt::format("pid {}", fmt::join(each, ", "));
 }
 
-std::string site_text(const json& load)
+std::string site_text(const analysis::ExtensionInit& load)
 {
-    const json& site = load.value("call_site", json());
-    if (!site.is_object())
+    if (!load.call_site)
         return "call site unknown";
-    return fmt::format("from {}:{}", site.value("file", "?"), site.value("line", 0));
+    return fmt::format("from {}:{}", load.call_site->file, load.call_site->line);
 }
 
-std::string outcome_text(const json& load)
+std::string outcome_text(const analysis::ExtensionInit& load)
 {
-    const json& error = load.value("error", json());
-    if (error.is_object())
-        return fmt::format("{}: {}", error.value("type", "?"), error.value("message", ""));
-    return load.value("status", "unknown");
+    if (load.error)
+        return fmt::format("{}: {}", load.error->type, load.error->message);
+    return load.status;
 }
 
 /// The Python processes importscope did not see, each with why and what to do.
@@ -132,11 +130,12 @@ std::string untraced_text(const Document& report, const Painter& paint)
 }
 
 /// "a.py:3" or "a.py:3, or b.py:9": the places of a list of frames.
-std::string places_text(const json& frames)
+std::string places_text(const std::vector<journal::Frame>& frames)
 {
     std::vector<std::string> places;
-    for (const json& frame : frames)
-        places.push_back(fmt::format("{}:{}", frame.value("file", "?"), frame.value("line", 0)));
+    places.reserve(frames.size());
+    for (const journal::Frame& frame : frames)
+        places.push_back(fmt::format("{}:{}", frame.file, frame.line));
     return fmt::format("{}", fmt::join(places, ", or "));
 }
 
@@ -166,18 +165,15 @@ std::vector<int> take_copies(const std::vector<ReportedFinding>& findings, std::
 /// VLLM_X unset (...)": the variables that may have chosen the path, from evidence.environment_read.
 std::string settings_text(const ReportedFinding& f)
 {
-    const json& reads = f.evidence.value("environment_read", json::array());
+    const std::vector<analysis::EnvironmentReadEvidence> reads = analysis::environment_read_of(f.evidence);
     if (reads.empty())
         return {};
     std::vector<std::string> on_path;
     std::vector<std::string> by_package;
-    for (const json& read : reads) {
-        const json& value = read.value("value", json());
-        (read.value("on_import_path", false) ? on_path : by_package)
-            .push_back(fmt::format("{}{} ({}:{})", read.value("name", ""),
-                                   value.is_string() ? "=" + value.get<std::string>() : std::string(" unset"),
-                                   read.value("file", "?"), read.value("line", 0)));
-    }
+    for (const analysis::EnvironmentReadEvidence& read : reads)
+        (read.on_import_path ? on_path : by_package)
+            .push_back(fmt::format("{}{} ({}:{})", read.name, read.value ? "=" + *read.value : std::string(" unset"),
+                                   read.file, read.line));
     std::string out;
     if (!on_path.empty())
         out += fmt::format("  settings read on the failing import path: {}\n", fmt::join(on_path, ", "));
@@ -189,12 +185,9 @@ std::string settings_text(const ReportedFinding& f)
 /// "  seen at a.py:16, b.py:15": where a scan saw what makes a static finding.
 std::string seen_text(const ReportedFinding& f)
 {
-    const json& seen = f.evidence.value("static", json::object()).value("seen", json::array());
     std::vector<std::string> places;
-    for (const json& place : seen)
-        places.push_back(place.value("line", 0) > 0
-                             ? fmt::format("{}:{}", place.value("file", ""), place.value("line", 0))
-                             : place.value("file", ""));
+    for (const analysis::SourcePlace& place : analysis::static_seen_of(f.evidence))
+        places.push_back(place.line > 0 ? fmt::format("{}:{}", place.file, place.line) : place.file);
     return places.empty() ? std::string() : fmt::format("  seen at {}\n", fmt::join(places, ", "));
 }
 
@@ -267,10 +260,12 @@ std::string finding_text(const Document& report, const ReportedFinding& f, const
     else if (process_count > 1)
         out += fmt::format("  {} of {} processes initialized {} under {} names ({})\n", pids.size(), process_count,
                            f.file, f.module_names.size(), pids_text(report, pids));
-    const json& inits = f.evidence.value("initializations", json::array());
-    for (std::size_t k = 0; k < inits.size(); ++k)
-        out += fmt::format("    {}. {}  {}  ({})\n", k + 1, paint(inits[k].value("module", ""), fmt::emphasis::bold),
-                           outcome_text(inits[k]), site_text(inits[k]));
+    if (const auto* init = std::get_if<analysis::DuplicateInitEvidence>(&f.evidence))
+        for (std::size_t k = 0; k < init->initializations.size(); ++k) {
+            const analysis::ExtensionInit& load = init->initializations[k];
+            out += fmt::format("    {}. {}  {}  ({})\n", k + 1, paint(load.module, fmt::emphasis::bold),
+                               outcome_text(load), site_text(load));
+        }
     out += settings_text(f);
     out += seen_text(f);
     out += fmt::format("  why: {}\n", f.explanation);
@@ -311,15 +306,18 @@ std::string cause_text(const Document& report, const ReportedCause& cause, std::
     out +=
         fmt::format("  it explains {} ({}) in {}\n", plural(cause.findings, "finding", "findings"),
                     kinds_text(findings, id), pids_text(report, cause.pids.empty() ? std::vector<int>{0} : cause.pids));
-    if (const json& set = cause.evidence.value("set_at", json::array()); !set.empty())
-        out += fmt::format("  set at {}:{}\n", set.back().value("file", "?"), set.back().value("line", 0));
-    else if (const json& lines = cause.evidence.value("set_in_code", json::array()); !lines.empty())
-        out += fmt::format("  set at {} ({} in the code: this CPython tells no program of stores into "
-                           "sys.modules)\n",
-                           places_text(lines), lines.size() == 1 ? "the line found" : "one of the lines found");
-    if (const json& seen = cause.evidence.value("first_seen_at", json::array()); !seen.empty())
-        out += fmt::format("  first used by an import at {}:{}\n", seen.back().value("file", "?"),
-                           seen.back().value("line", 0));
+    if (const auto* alias = std::get_if<analysis::AliasCause>(&cause.evidence)) {
+        if (alias->set_at && !alias->set_at->empty())
+            out += fmt::format("  set at {}:{}\n", alias->set_at->back().file, alias->set_at->back().line);
+        else if (alias->set_in_code && !alias->set_in_code->empty())
+            out += fmt::format("  set at {} ({} in the code: this CPython tells no program of stores into "
+                               "sys.modules)\n",
+                               places_text(*alias->set_in_code),
+                               alias->set_in_code->size() == 1 ? "the line found" : "one of the lines found");
+        if (!alias->first_seen_at.empty())
+            out += fmt::format("  first used by an import at {}:{}\n", alias->first_seen_at.back().file,
+                               alias->first_seen_at.back().line);
+    }
     out += fmt::format("  fix: {}\n", terminal_lines(cause.advice, "  "));
     bool whole_shown = false;
     std::size_t listed = 0, more = 0;

@@ -75,7 +75,7 @@ TEST_CASE("a partial alias is an error when it led to a duplicate init", "[parti
     CHECK(kinds == std::vector<std::string>{"duplicate-extension-init", "partial-alias", "duplicate-source-exec"});
     const auto& alias = findings[1];
     CHECK(alias.severity == analysis::Severity::error);
-    CHECK(alias.evidence.at("executed_twice").size() == 2);
+    CHECK(nlohmann::json(alias.evidence).at("executed_twice").size() == 2);
 }
 
 TEST_CASE("an alias whose submodules were never imported through it is no finding", "[partial-alias]")
@@ -95,7 +95,7 @@ TEST_CASE("copies of one extension are matched by content through the injected h
     const auto findings = analysis::analyze(analysis::build_model(b.contents()), options);
     REQUIRE(findings.size() == 1);
     CHECK(findings[0].kind == "duplicate-extension-copy");
-    CHECK(findings[0].evidence.at("matched_by") == "sha256");
+    CHECK(nlohmann::json(findings[0].evidence).at("matched_by") == "sha256");
     CHECK(analysis::analyze(analysis::build_model(b.contents())).empty()); // no hasher, different paths
 }
 
@@ -132,7 +132,7 @@ TEST_CASE("the bundled catalogue parses and matches the vLLM case only", "[known
     analysis::Finding conflict;
     conflict.kind = "native-type-conflict";
     conflict.module_names = {"paddle.base.libpaddle", "torch._C"};
-    conflict.evidence = {{"type_name", "_gpuDeviceProperties"}};
+    conflict.evidence = analysis::evidence_of(conflict.kind, {{"type_name", "_gpuDeviceProperties"}});
     CHECK(catalogue.match(conflict).at("id") == "Paddle#56812");
 }
 
@@ -190,11 +190,11 @@ TEST_CASE("a package importable from two places on sys.path is a warning that na
     b.installation("requests", "/site/requests/__init__.py", {"/site/requests/__init__.py"});
     const auto findings = analysis::find_multiple_installations(analysis::build_model(b.contents()));
     REQUIRE(findings.size() == 1); // requests: one directory, reached twice
-    CHECK(findings[0].evidence["importable_from"] == "/work/deep_gemm");
-    CHECK(findings[0].evidence["shadowed"] == nlohmann::json{"/site/deep_gemm"});
+    CHECK(nlohmann::json(findings[0].evidence)["importable_from"] == "/work/deep_gemm");
+    CHECK(nlohmann::json(findings[0].evidence)["shadowed"] == nlohmann::json{"/site/deep_gemm"});
     CHECK(findings[0].message.find("/work/deep_gemm, the one imported (first on sys.path), shadows /site/deep_gemm") !=
           std::string::npos);
-    CHECK(findings[0].evidence["places"][1]["distribution"].is_null()); // no lookup given
+    CHECK(nlohmann::json(findings[0].evidence)["places"][1]["distribution"].is_null()); // no lookup given
 
     // With the distributions' metadata, each place names the one installed there.
     const analysis::DistributionLookup distributions = [](const std::string& origin) {
@@ -204,8 +204,10 @@ TEST_CASE("a package importable from two places on sys.path is a warning that na
     const auto named = analysis::find_multiple_installations(analysis::build_model(b.contents()), distributions);
     REQUIRE(named.size() == 1);
     CHECK(named[0].message.find("shadows /site/deep_gemm (deep-gemm 2.1.0)") != std::string::npos);
-    CHECK(named[0].evidence["places"][0]["distribution"].is_null()); // the copy in /work has no metadata
-    CHECK(named[0].evidence["places"][1]["distribution"] == nlohmann::json{{"name", "deep-gemm"}, {"version", "2.1.0"}});
+    CHECK(
+        nlohmann::json(named[0].evidence)["places"][0]["distribution"].is_null()); // the copy in /work has no metadata
+    CHECK(nlohmann::json(named[0].evidence)["places"][1]["distribution"] ==
+          nlohmann::json{{"name", "deep-gemm"}, {"version", "2.1.0"}});
 }
 
 TEST_CASE("a package that two distributions claim in one directory is one finding naming both", "[installations]")
@@ -226,7 +228,8 @@ TEST_CASE("a package that two distributions claim in one directory is one findin
     CHECK(f.module_names == std::vector<std::string>{"cv2"});
     CHECK(f.message == "cv2 at /site/cv2 is installed by 2 distributions in one directory: opencv-python 4.8.1, "
                        "opencv-python-headless 4.8.1");
-    CHECK(f.evidence["distributions"][1] == nlohmann::json{{"name", "opencv-python-headless"}, {"version", "4.8.1"}});
+    CHECK(nlohmann::json(f.evidence)["distributions"][1] ==
+          nlohmann::json{{"name", "opencv-python-headless"}, {"version", "4.8.1"}});
     CHECK(f.advice.find("pip uninstall opencv-python opencv-python-headless") != std::string::npos);
 }
 

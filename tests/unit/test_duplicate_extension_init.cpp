@@ -34,7 +34,7 @@ TEST_CASE("the vLLM case: one .so initialized as the vendored name and the alias
     CHECK(f.module_names == std::vector<std::string>{"vllm.third_party.deep_gemm._C", "deep_gemm._C"});
     CHECK(f.message.find("already registered") != std::string::npos);
     CHECK(f.advice.find("deep_gemm is an alias of vllm.third_party.deep_gemm") != std::string::npos);
-    const auto& inits = f.evidence.at("initializations");
+    const auto inits = nlohmann::json(f.evidence).at("initializations");
     REQUIRE(inits.size() == 2);
     CHECK(inits[0].at("status") == "ok");
     CHECK(inits[1].at("status") == "error");
@@ -76,7 +76,7 @@ TEST_CASE("a load that bypassed sys.meta_path still counts", "[duplicate-extensi
     b.extension("other._C", "/site/pkg/_C.so", journal::FileIdentity{8, 1}); // spec_from_file_location
     const auto findings = findings_of(b);
     REQUIRE(findings.size() == 1);
-    CHECK(findings[0].evidence.at("initializations")[1].at("status") == "unknown");
+    CHECK(nlohmann::json(findings[0].evidence).at("initializations")[1].at("status") == "unknown");
 }
 
 TEST_CASE("without a file identity, loads are matched by real path", "[duplicate-extension-init]")
@@ -113,8 +113,8 @@ TEST_CASE("the cause that fits the evidence: an alias, a package directory on sy
         b.extension_import("deep_gemm._C", "/site/vllm/third_party/deep_gemm/_C.so", {8, 1}, k_already_registered);
         const auto findings = findings_of(b);
         REQUIRE(findings.size() == 1);
-        CHECK(findings[0].evidence.at("cause").at("kind") == "sys.modules alias");
-        CHECK(findings[0].evidence.at("cause").at("key") == "deep_gemm");
+        CHECK(nlohmann::json(findings[0].evidence).at("cause").at("kind") == "sys.modules alias");
+        CHECK(nlohmann::json(findings[0].evidence).at("cause").at("key") == "deep_gemm");
         CHECK_THAT(findings[0].advice, Catch::Contains("deep_gemm is an alias of vllm.third_party.deep_gemm in "
                                                        "sys.modules: alias every loaded submodule"));
     }
@@ -126,7 +126,7 @@ TEST_CASE("the cause that fits the evidence: an alias, a package directory on sy
         b.extension_import("_core", "/usr/lib/python3/dist-packages/pikepdf/_core.so", {8, 2}, k_already_registered);
         const auto findings = findings_of(b);
         REQUIRE(findings.size() == 1);
-        const auto& cause = findings[0].evidence.at("cause");
+        const auto cause = nlohmann::json(findings[0].evidence).at("cause");
         CHECK(cause.at("kind") == "package directory on sys.path");
         CHECK(cause.at("entry") == "/usr/lib/python3/dist-packages/pikepdf");
         CHECK(cause.at("package") == "pikepdf");
@@ -142,7 +142,7 @@ TEST_CASE("the cause that fits the evidence: an alias, a package directory on sy
         b.extension_import("b._C", "/s/a/b/_C.so", {8, 3}, k_already_registered);
         const auto findings = findings_of(b);
         REQUIRE(findings.size() == 1);
-        CHECK(findings[0].evidence.at("cause").at("kind") == "unknown");
+        CHECK(nlohmann::json(findings[0].evidence).at("cause").at("kind") == "unknown");
     }
 }
 
@@ -160,7 +160,7 @@ TEST_CASE("an init that gave back the module it made is a warning; a load that r
         CHECK_THAT(findings[0].message, Catch::Contains("each init after the first gave back the module it made "
                                                         "(etree is lxml.etree)"));
         CHECK_THAT(findings[0].explanation, Catch::Contains("Cython's guard"));
-        CHECK(findings[0].evidence.at("initializations")[1].at("existing_module") == "lxml.etree");
+        CHECK(nlohmann::json(findings[0].evidence).at("initializations")[1].at("existing_module") == "lxml.etree");
     }
     SECTION("a third init that made a module of its own is an error again")
     {

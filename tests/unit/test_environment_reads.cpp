@@ -68,10 +68,12 @@ TEST_CASE("an error finding names the settings read on its import path before it
     error.kind = "duplicate-extension-init";
     error.severity = analysis::Severity::error;
     error.pid = 10;
-    error.evidence = {{"initializations",
-                       {{{"order", 40U},
-                         {"stack", {{{"file", "/v/main.py"}, {"line", 1}, {"module", "v.main"}},
-                                    {{"file", "/fi/moe.py"}, {"line", 15}, {"module", "fi.moe"}}}}}}}};
+    error.evidence =
+        analysis::evidence_of(error.kind, {{"initializations",
+                                            {{{"order", 40U},
+                                              {"stack",
+                                               {{{"file", "/v/main.py"}, {"line", 1}, {"module", "v.main"}},
+                                                {{"file", "/fi/moe.py"}, {"line", 15}, {"module", "fi.moe"}}}}}}}});
     analysis::Finding warning = error;
     warning.severity = analysis::Severity::warning;
     analysis::Finding elsewhere = error;
@@ -79,7 +81,7 @@ TEST_CASE("an error finding names the settings read on its import path before it
     std::vector<analysis::Finding> findings = {error, warning, elsewhere};
 
     analysis::attach_environment_reads(findings, model);
-    const auto& reads = findings[0].evidence.at("environment_read");
+    const auto reads = nlohmann::json(findings[0].evidence).at("environment_read");
     // STAGE, read in a file of the stack; not VLLM_USE_X, read elsewhere in package v, nor LATER,
     // read on the path after the last load, nor HOME.
     REQUIRE(reads.size() == 1);
@@ -87,6 +89,6 @@ TEST_CASE("an error finding names the settings read on its import path before it
     CHECK(reads[0].at("value") == "0");
     CHECK(reads[0].at("on_import_path") == true);
     CHECK(reads[0].at("line") == 5);
-    CHECK_FALSE(findings[1].evidence.contains("environment_read")); // warnings are left as they are
-    CHECK_FALSE(findings[2].evidence.contains("environment_read")); // another process read nothing
+    CHECK_FALSE(nlohmann::json(findings[1].evidence).contains("environment_read")); // warnings are left as they are
+    CHECK_FALSE(nlohmann::json(findings[2].evidence).contains("environment_read")); // another process read nothing
 }

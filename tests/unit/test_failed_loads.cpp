@@ -35,10 +35,10 @@ TEST_CASE("an extension load that raised and that the process survived is a warn
     const auto& f = findings[0];
     CHECK(f.severity == analysis::Severity::warning);
     CHECK(f.module_names == std::vector<std::string>{"deep_gemm._C"});
-    CHECK(f.evidence["reason"] == "missing-library");
-    CHECK(f.evidence["caught_at"]["file"] == "/s/vllm/utils/deep_gemm.py");
-    CHECK(f.evidence["caught_at"]["line"] == 41);
-    CHECK(f.evidence["import_site"]["file"] == "/src/importer.py");
+    CHECK(nlohmann::json(f.evidence)["reason"] == "missing-library");
+    CHECK(nlohmann::json(f.evidence)["caught_at"]["file"] == "/s/vllm/utils/deep_gemm.py");
+    CHECK(nlohmann::json(f.evidence)["caught_at"]["line"] == 41);
+    CHECK(nlohmann::json(f.evidence)["import_site"]["file"] == "/src/importer.py");
     CHECK(f.message.find("_lazy_init caught it at /s/vllm/utils/deep_gemm.py:41") != std::string::npos);
     CHECK(f.advice.find("ldd /s/deep_gemm/_C.cpython-311-x86_64-linux-gnu.so") != std::string::npos);
 }
@@ -80,8 +80,8 @@ TEST_CASE("a submodule built for other interpreters only is a warning that names
     const auto findings = failed_loads(b);
     REQUIRE(findings.size() == 1);
     const auto& f = findings[0];
-    CHECK(f.evidence["reason"] == "no-build-for-this-interpreter");
-    CHECK(f.evidence["files"] == nlohmann::json{"/s/vllm/_C.cpython-312-x86_64-linux-gnu.so"});
+    CHECK(nlohmann::json(f.evidence)["reason"] == "no-build-for-this-interpreter");
+    CHECK(nlohmann::json(f.evidence)["files"] == nlohmann::json{"/s/vllm/_C.cpython-312-x86_64-linux-gnu.so"});
     CHECK(f.message.find("CPython 3.12") != std::string::npos);
     CHECK(f.advice.find(".cpython-311-x86_64-linux-gnu.so") != std::string::npos);
 

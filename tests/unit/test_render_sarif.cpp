@@ -25,9 +25,10 @@ report::Document scan_report(const std::string& cwd, const std::string& alias_fi
     finding.file = cwd + "/pkg/__init__.py";
     finding.message = "deep_gemm is an alias";
     finding.advice = "Alias the submodules too:\n    sys.modules[...] = ...";
-    finding.evidence = {{"static",
-                         {{"seen", json::array({{{"file", alias_file}, {"line", line}},
-                                                {{"file", "/elsewhere/user.py"}, {"line", 3}}})}}}};
+    finding.evidence = analysis::evidence_of(
+        finding.kind, {{"static",
+                        {{"seen", json::array({{{"file", alias_file}, {"line", line}},
+                                               {{"file", "/elsewhere/user.py"}, {"line", 3}}})}}}});
     document.findings.push_back(finding);
     return document;
 }

@@ -20,7 +20,7 @@ Finding finding(std::string kind, Severity severity, int pid, std::vector<std::s
     f.module_names = std::move(names);
     f.file = std::move(file);
     f.message = "m";
-    f.evidence = std::move(evidence);
+    f.evidence = importscope::analysis::evidence_of(f.kind, evidence);
     return f;
 }
 
@@ -57,7 +57,7 @@ TEST_CASE("findings of one alias are one cause, in every process that went throu
     CHECK(cause.findings == std::vector<std::size_t>{0, 1, 2, 3, 6});
     // The partial alias describes the alias best: its advice and where it was first used.
     CHECK(cause.advice == "alias every submodule");
-    CHECK(cause.evidence.at("first_seen_at")[0].at("file") == "/t.py");
+    CHECK(nlohmann::json(cause.evidence).at("first_seen_at")[0].at("file") == "/t.py");
     CHECK(cause.message.find("sys.modules[\"dg\"] is v.dg") == 0);
 }
 

@@ -62,8 +62,8 @@ TEST_CASE("an alias whose importer reaches an extension is an error naming both 
     CHECK(f.message.find("/src/compat.py:16") != std::string::npos);
     CHECK(f.message.find("/src/consumer.py:15 imports deep_gemm.utils") != std::string::npos);
     CHECK(f.message.find("/src/vendor/deep_gemm/utils/__init__.py:1 imports deep_gemm._C") != std::string::npos);
-    CHECK(f.evidence["static"]["seen"] == json::array({{{"file", "/src/compat.py"}, {"line", 16}},
-                                                        {{"file", "/src/consumer.py"}, {"line", 15}}}));
+    CHECK(nlohmann::json(f.evidence)["static"]["seen"] ==
+          json::array({{{"file", "/src/compat.py"}, {"line", 16}}, {{"file", "/src/consumer.py"}, {"line", 15}}}));
 }
 
 TEST_CASE("an alias with its submodules aliased in a loop, or with no importer, is a warning")
@@ -73,7 +73,7 @@ TEST_CASE("an alias with its submodules aliased in a loop, or with no importer, 
         findings_of(facts(json::array({alias(json::array({importer_reaching_extension()}), json::array({loop}))})));
     REQUIRE(covered.size() == 1);
     CHECK(covered.front().severity == Severity::warning);
-    CHECK(covered.front().evidence["submodules_aliased_at"] ==
+    CHECK(nlohmann::json(covered.front().evidence)["submodules_aliased_at"] ==
           json::array({{{"file", "/src/compat.py"}, {"line", 27}}}));
     const auto alone = findings_of(facts(json::array({alias()})));
     REQUIRE(alone.size() == 1);
@@ -95,7 +95,7 @@ TEST_CASE("identical extensions are hashed only beside one of the same name and 
     const auto findings = findings_of(facts(json::array(), extensions), options);
     REQUIRE(findings.size() == 1);
     CHECK(findings.front().kind == "duplicate-extension-copy");
-    CHECK(findings.front().evidence["matched_by"] == "sha256");
+    CHECK(nlohmann::json(findings.front().evidence)["matched_by"] == "sha256");
     CHECK(findings.front().module_names == std::vector<std::string>{"x._C", "y._C"});
     CHECK(hashed == std::vector<std::string>{"/a/x/_C.so", "/b/y/_C.so"});
 }
@@ -115,8 +115,8 @@ TEST_CASE("one package-relative extension path owned by two distributions is a c
     };
     const auto findings = findings_of(facts(json::array(), extensions), options);
     REQUIRE(findings.size() == 1);
-    CHECK(findings.front().evidence["matched_by"] == "package-relative path");
-    CHECK(findings.front().evidence["copies"][1]["distributions"] ==
+    CHECK(nlohmann::json(findings.front().evidence)["matched_by"] == "package-relative path");
+    CHECK(nlohmann::json(findings.front().evidence)["copies"][1]["distributions"] ==
           json::array({{{"name", "tflite-runtime"}, {"version", "2.15"}}}));
     CHECK(std::find(asked.begin(), asked.end(), "/site/tfl/__init__.py") != asked.end());
     options.distribution_of = [](const std::string&) {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "importscope/analysis/evidence.hpp"
 #include "importscope/analysis/model.hpp"
 #include "importscope/util/json_fields.hpp"
 
@@ -35,9 +36,9 @@ struct Finding {
     std::string message;                   ///< one line: what happened
     std::string explanation;               ///< why it is a hazard
     std::string advice;                    ///< what to do
-    nlohmann::json evidence = nlohmann::json::object(); ///< kind-specific details (the loads, their call sites)
-    nlohmann::json known_issue;                         ///< the catalogue entry this matches, or null
-    std::optional<std::string> caused_by;               ///< the id of the root cause that explains it
+    Evidence evidence;                     ///< the record of its kind (the loads, their call sites)
+    nlohmann::json known_issue;            ///< the catalogue entry this matches, or null
+    std::optional<std::string> caused_by;  ///< the id of the root cause that explains it
 
     /// Its form in a report's "findings" (json_fields.hpp).
     template <typename Fields, typename Self>
@@ -51,7 +52,7 @@ struct Finding {
         f.required("message", e.message);
         f.field("explanation", e.explanation);
         f.field("advice", e.advice);
-        f.required("evidence", e.evidence);
+        f.tagged("evidence", e.evidence, e.kind);
         f.field("known_issue", e.known_issue);
         f.optional("caused_by", e.caused_by);
     }

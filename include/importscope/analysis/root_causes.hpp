@@ -2,8 +2,6 @@
 
 #include "importscope/analysis/finding.hpp"
 
-#include <nlohmann/json.hpp>
-
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -15,12 +13,12 @@ namespace importscope::analysis {
 /// data-parallel run) is one cause.
 struct RootCause {
     std::string id;   ///< "alias:deep_gemm", "sys.path:/site/scipy": the same in every process and report
-    std::string kind; ///< "sys.modules alias" or "package directory on sys.path"
+    std::string kind; ///< "sys.modules alias", "package directory on sys.path" or "load by path"
     Severity severity = Severity::warning; ///< the worst of its findings'
     std::vector<int> pids;                 ///< the processes it acted in, ascending
     std::string message;                   ///< one line: what the cause is
     std::string advice;                    ///< the one fix for all its findings
-    nlohmann::json evidence;               ///< the cause as the findings' evidence gives it
+    CauseEvidence evidence;                ///< the cause as the findings' evidence gives it
     std::vector<std::size_t> findings;     ///< indices into the findings it was found among
 };
 

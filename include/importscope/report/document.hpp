@@ -414,7 +414,7 @@ struct ReportedCause {
     std::vector<int> pids;
     std::string message;
     std::string advice;
-    nlohmann::json evidence = nlohmann::json::object();
+    analysis::CauseEvidence evidence;
     std::size_t findings = 0; ///< how many findings it explains
 
     template <typename Fields, typename Self>

@@ -27,6 +27,9 @@
 ///  - `optional_nullable(key, m)` (a std::optional of a std::optional): left out when empty, null
 ///    when it holds an empty one; missing reads as empty, null as holding an empty one. For a key
 ///    that records of an older version lack and this one writes as null or a value.
+///  - `tagged(key, m, tag)`: always there, like `required`; its type depends on a field read before
+///    it (a finding's evidence on its kind): read by `read_tagged(value, m, tag, path)`, declared
+///    beside the member's type, and written by its `to_json`.
 ///  - `rest(m)`, declared last: the object's other keys, kept as they were.
 ///
 /// What is wrong is said as std::invalid_argument: "findings[2] has no \"kind\"",
@@ -147,6 +150,11 @@ public:
         if (member)
             nullable(key, *member);
     }
+    template <typename M, typename Tag>
+    void tagged(const char* key, const M& member, const Tag& /*tag*/)
+    {
+        m_out[key] = member;
+    }
     void rest(const nlohmann::json& member)
     {
         if (member.is_object())
@@ -198,6 +206,14 @@ public:
             if (!value->is_null())
                 read(key, *value, inner.emplace());
         }
+    }
+    template <typename M, typename Tag>
+    void tagged(const char* key, M& member, const Tag& tag)
+    {
+        const nlohmann::json* value = find(key);
+        if (!value)
+            throw std::invalid_argument(fmt::format("{} has no \"{}\"", m_path.empty() ? "it" : m_path, key));
+        read_tagged(*value, member, tag, child(key));
     }
     void rest(nlohmann::json& member)
     {
