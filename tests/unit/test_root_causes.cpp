@@ -11,7 +11,7 @@ using analysis::Severity;
 namespace {
 
 Finding finding(std::string kind, Severity severity, int pid, std::vector<std::string> names, std::string file,
-                nlohmann::json evidence = nlohmann::json::object())
+                const nlohmann::json& evidence = nlohmann::json::object())
 {
     Finding f;
     f.kind = std::move(kind);
