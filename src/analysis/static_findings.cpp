@@ -52,7 +52,7 @@ StaticImporter importer_evidence(const AliasImporter& importer)
         item.module = step.module;
         item.file = step.file;
         if (!step.imported_at.file.empty())
-            item.imported_at = line_at(step.imported_at.file, step.imported_at.line);
+            item.imported_at = step.imported_at;
     }
     return out;
 }

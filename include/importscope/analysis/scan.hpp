@@ -1,5 +1,6 @@
 #pragma once
 
+#include "importscope/analysis/evidence_common.hpp"
 #include "importscope/analysis/finding.hpp"
 #include "importscope/util/json_fields.hpp"
 
@@ -13,18 +14,8 @@ namespace importscope::analysis {
 
 /// What `importscope scan`'s scanner (src/scan/scanner.py, run with the examined interpreter) saw:
 /// facts, read from its JSON ("importscope-scan-facts/1", docs/report-format.md), no findings. Each
-/// record declares its fields once (json_fields.hpp); a key the scanner leaves out reads as the default.
-struct SourceLine {
-    std::string file;
-    int line = 0;
-
-    template <typename Fields, typename Self>
-    static void fields(Fields& f, Self& e)
-    {
-        f.field("file", e.file);
-        f.field("line", e.line);
-    }
-};
+/// record declares its fields once (json_fields.hpp); a key the scanner leaves out reads as the default. A
+/// file and a line is evidence_common.hpp's SourcePlace, as in a finding's evidence.
 
 /// A top-level name a directory makes importable: a package (with `__init__.py`), a module or an
 /// extension.
@@ -46,7 +37,7 @@ struct ScannedEntry {
     std::string entry;  ///< as sys.path has it
     std::string path;   ///< its real path
     std::string origin; ///< "PYTHONPATH", ".pth", "site-packages", "stdlib", "start-up", "argument"
-    SourceLine pth;     ///< the .pth file and line that names it (origin ".pth")
+    SourcePlace pth;     ///< the .pth file and line that names it (origin ".pth")
     std::vector<TopLevelName> top_level;
 
     template <typename Fields, typename Self>
@@ -65,7 +56,7 @@ struct ScannedEntry {
 struct ExecutedAgain {
     std::string module;
     std::string file;
-    SourceLine imported_at;
+    SourcePlace imported_at;
 
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
