@@ -27,6 +27,31 @@ namespace importscope::report {
 
 namespace {
 
+/// The last strings of the model found valid UTF-8 and clear of the secret rules, as written: a
+/// module record repeats its path as origin and realpath, and the records of a run their loader,
+/// so those pass a comparison instead of the screen. Short strings are screened as fast as compared.
+class RecentlyClean {
+public:
+    bool holds(std::string_view text) const
+    {
+        return text.size() >= k_shortest &&
+               std::any_of(m_texts.begin(), m_texts.end(), [&](const std::string& clean) { return clean == text; });
+    }
+
+    void add(std::string_view text)
+    {
+        if (text.size() < k_shortest)
+            return;
+        m_texts[m_next].assign(text);
+        m_next = (m_next + 1) % m_texts.size();
+    }
+
+private:
+    static constexpr std::size_t k_shortest = 16;
+    std::array<std::string, 8> m_texts;
+    std::size_t m_next = 0;
+};
+
 /// A writer, its buffer, and what each string of the model passes through: valid UTF-8 (invalid
 /// bytes replaced), the secret rules, and --redact-paths when it was given.
 class JsonStream {
@@ -53,10 +78,15 @@ public:
     /// and paths, pass may_hold_secret's one scan and no more) and --redact-paths.
     void string(std::string_view text)
     {
-        std::string_view valid = valid_utf8(text, m_scratch);
-        if (may_hold_secret(valid)) {
-            m_unsecret = redact_text(valid);
-            valid = m_unsecret;
+        std::string_view valid = text;
+        if (!m_clean.holds(text)) {
+            valid = valid_utf8(text, m_scratch);
+            if (may_hold_secret(valid)) {
+                m_unsecret = redact_text(valid);
+                valid = m_unsecret;
+            } else if (valid.data() == text.data()) {
+                m_clean.add(text);
+            }
         }
         if (m_redaction) {
             if (valid.data() != m_scratch.data())
@@ -145,6 +175,7 @@ private:
     const PathRedaction* m_redaction;
     std::string m_scratch;
     std::string m_unsecret; ///< a string with its secrets redacted
+    RecentlyClean m_clean;
 };
 
 /// The report's top-level object, indented by two.

@@ -84,22 +84,28 @@ constexpr std::array<ByteClass, 256> k_byte_classes = make_byte_classes();
 
 bool may_hold_secret(std::string_view text)
 {
-    bool word_start = true;
-    for (std::size_t at = 0; at < text.size(); ++at) {
-        switch (k_byte_classes[static_cast<unsigned char>(text[at])]) {
-        case ByteClass::separator:
+    const auto class_of = [](char c) { return k_byte_classes[static_cast<unsigned char>(c)]; };
+    const char* at = text.data();
+    const char* const end = at + text.size();
+    while (at != end) {
+        ByteClass byte = class_of(*at);
+        if (byte == ByteClass::separator)
             return true; // pairs, URLs, user:password@host
-        case ByteClass::starts_shape:
-            if (word_start && redaction::starts_secret_shape(text.substr(at)))
+        if (byte == ByteClass::other) {
+            ++at;
+            continue;
+        }
+        // A word starts here: only its first byte can start a secret's shape; the rest of it is
+        // passed in a tight loop, since most of a path or a name is words.
+        if (byte == ByteClass::starts_shape &&
+            redaction::starts_secret_shape(std::string_view(at, static_cast<std::size_t>(end - at))))
+            return true;
+        for (++at; at != end; ++at) {
+            byte = class_of(*at);
+            if (byte == ByteClass::separator)
                 return true;
-            word_start = false;
-            break;
-        case ByteClass::token:
-            word_start = false;
-            break;
-        case ByteClass::other:
-            word_start = true;
-            break;
+            if (byte == ByteClass::other)
+                break;
         }
     }
     return false;

@@ -300,6 +300,33 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
     }
 }
 
+TEST_CASE("every string of the records is screened for secrets, also after the same clean strings", "[report]")
+{
+    // The writer lets a string it has just found clean pass by comparison (a record's origin and
+    // realpath are one path; the records of a run share their loader): a secret must still be caught.
+    const std::string clean = "/site/packages/pkg/module_of_a_long_name.py";
+    const std::string secret = "/site/ghp_0123456789abcdefABCDEF0123456789abcd/module_of_a_long_name.py";
+    testing::JournalBuilder journal;
+    journal.end(journal.begin("pkg.a", "source", clean));
+    journal.end(journal.begin("pkg.b", "source", clean));
+    journal.end(journal.begin("pkg.c", "source", secret));
+    journal.end(journal.begin("pkg.d", "source", clean));
+    auto model = analysis::build_model(journal.contents());
+    for (auto& module : model.modules)
+        module.realpath = module.origin;
+    const report::RunInfo run = sample_run();
+    const auto modules =
+        nlohmann::json::parse(report::report_text(report::build_report(run, model, analysis::conclude(model, {})), model))
+            .at("modules");
+    REQUIRE(modules.size() == 4);
+    for (const std::size_t i : {0, 1, 3}) {
+        CHECK(modules[i].at("origin") == clean);
+        CHECK(modules[i].at("realpath") == clean);
+    }
+    CHECK(modules[2].at("origin") == "/site/<redacted>/module_of_a_long_name.py");
+    CHECK(modules[2].at("realpath") == "/site/<redacted>/module_of_a_long_name.py");
+}
+
 TEST_CASE("a report read back is written again with its keys escaped, whatever they hold", "[report]")
 {
     // A key of data (an environment variable's name, any key of a file given to merge) may hold
