@@ -167,6 +167,7 @@ public:
         const Count size = take<Count>(key);
         if (size > FrameTable::k_max_stack)
             bad_record(key, "has more frames than a stack can (FrameTable::k_max_stack)");
+        stack.reserve(std::min<std::size_t>(size, m_rest.size() / k_least_frame_bytes));
         for (Count i = 0; i < size; ++i) {
             bool known = false;
             read(key, known);
@@ -239,6 +240,9 @@ private:
         if (frame.number != 0 && m_frames)
             m_frames->define(frame);
     }
+
+    /// The fewest bytes a frame of a stack takes: its `known` byte and its number.
+    static constexpr std::size_t k_least_frame_bytes = 1 + sizeof(std::uint32_t);
 
     std::string_view m_rest;
     FrameTable* m_frames;

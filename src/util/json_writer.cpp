@@ -35,9 +35,7 @@ void Writer::before_value()
         return;
     Level& level = m_levels.back();
     const bool after_key = level.object && level.count % 2 == 1;
-    if (after_key) {
-        m_out->append(m_layout == Layout::indented ? ": " : ":");
-    } else {
+    if (!after_key) {
         if (level.count > 0)
             m_out->push_back(',');
         if (m_layout == Layout::indented)
