@@ -1,6 +1,7 @@
 #include "importscope/collect/distributions.hpp"
 
 #include <algorithm>
+#include <dirent.h>
 #include <filesystem>
 #include <fstream>
 #include <string_view>
@@ -35,12 +36,21 @@ std::optional<analysis::Distribution> read_metadata(const fs::path& file)
 /// The `*.dist-info` and `*.egg-info` directories of `directory`, in order of their names.
 std::vector<fs::path> metadata_directories_in(const std::string& directory)
 {
-    std::error_code ec;
+    // readdir() itself: the directories of a run's top-level modules include the standard
+    // library's, of hundreds of entries and no metadata, and a path object per entry cost more
+    // than the rest of the look.
     std::vector<fs::path> found;
-    for (const auto& entry : fs::directory_iterator(directory, ec))
-        if (const std::string extension = entry.path().extension().string();
-            extension == ".dist-info" || extension == ".egg-info")
-            found.push_back(entry.path());
+    if (DIR* listing = ::opendir(directory.c_str())) {
+        while (const dirent* entry = ::readdir(listing)) {
+            const std::string_view name = entry->d_name;
+            const std::size_t dot = name.rfind('.');
+            if (dot == 0 || dot == std::string_view::npos) // fs::path::extension(): none for ".x"
+                continue;
+            if (const std::string_view extension = name.substr(dot); extension == ".dist-info" || extension == ".egg-info")
+                found.push_back(fs::path(directory) / name);
+        }
+        ::closedir(listing);
+    }
     std::sort(found.begin(), found.end());
     return found;
 }

@@ -27,9 +27,10 @@ namespace importscope::report {
 
 namespace {
 
-/// The last strings of the model found valid UTF-8 and clear of the secret rules, as written: a
-/// module record repeats its path as origin and realpath, and the records of a run their loader,
-/// so those pass a comparison instead of the screen. Short strings are screened as fast as compared.
+/// The last strings of the model found valid UTF-8, clear of the secret rules and of anything JSON
+/// escapes: a module record repeats its path as origin and realpath, and the records of a run
+/// their loader, so those pass a comparison instead of the screen (unless --redact-paths is on).
+/// Short strings are screened as fast as compared.
 class RecentlyClean {
 public:
     bool holds(std::string_view text) const
@@ -40,7 +41,7 @@ public:
 
     void add(std::string_view text)
     {
-        if (text.size() < k_shortest)
+        if (text.size() < k_shortest || json_writer::needs_escape(text))
             return;
         m_texts[m_next].assign(text);
         m_next = (m_next + 1) % m_texts.size();
@@ -79,7 +80,12 @@ public:
     void string(std::string_view text)
     {
         std::string_view valid = text;
-        if (!m_clean.holds(text)) {
+        if (m_clean.holds(text)) {
+            if (!m_redaction) {
+                m_writer.unescaped_string(text);
+                return;
+            }
+        } else {
             valid = valid_utf8(text, m_scratch);
             if (may_hold_secret(valid)) {
                 m_unsecret = redact_text(valid);

@@ -101,6 +101,12 @@ public:
         before_value();
         quoted(text);
     }
+    /// A string its caller knows needs no escape (needs_escape() said so): copied between quotes.
+    void unescaped_string(std::string_view text)
+    {
+        before_value();
+        plain_quoted(text);
+    }
     void boolean(bool value)
     {
         before_value();
