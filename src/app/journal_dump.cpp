@@ -6,19 +6,12 @@
 
 #include <fmt/format.h>
 
-#include <cerrno>
-#include <cstdio>
-
 namespace importscope::app {
 
 int dump_journal_file(const JournalOptions& options)
 {
-    const journal::DumpResult result = journal::dump_journal(options.file, [](std::string_view line) {
-        if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size())
-            throw system_error("standard output", errno);
-    });
-    if (std::fflush(stdout) != 0)
-        throw system_error("standard output", errno);
+    const journal::DumpResult result = journal::dump_journal(options.file, write_to_stdout);
+    flush_stdout();
     for (const std::string& problem : result.problems)
         print_to_stderr(fmt::format("importscope: warning: {}\n", problem));
     return static_cast<int>(result.problems.empty() ? ExitStatus::ok : ExitStatus::skipped_records);

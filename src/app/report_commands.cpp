@@ -7,12 +7,12 @@
 #include "importscope/report/render.hpp"
 #include "importscope/report/report.hpp"
 #include "importscope/util/atomic_file.hpp"
+#include "importscope/util/console.hpp"
 #include "importscope/util/error.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <unistd.h>
@@ -51,9 +51,8 @@ void check_output(const std::string& output, const std::vector<std::filesystem::
 void emit(const std::string& output, const std::string& text)
 {
     if (output.empty() || output == "-") {
-        // A closed or full standard output (a pipe whose reader is gone, say) must not pass for success.
-        if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
-            throw system_error("standard output", errno);
+        write_to_stdout(text);
+        flush_stdout();
         return;
     }
     write_file_atomically(output, text);

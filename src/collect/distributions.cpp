@@ -1,10 +1,15 @@
 #include "importscope/collect/distributions.hpp"
+#include "importscope/util/unique_fd.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cerrno>
 #include <dirent.h>
+#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
+#include <optional>
 #include <string_view>
+#include <unistd.h>
 
 namespace importscope::collect {
 
@@ -12,34 +17,81 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// Name and Version from the header of a METADATA or PKG-INFO file (RFC 822 style, up to the
-/// first empty line).
-std::optional<analysis::Distribution> read_metadata(const fs::path& file)
+/// The text of `file`, read until its end or until `enough(text)` says so; none when it cannot be
+/// opened. POSIX calls, not a stream: a run reads the metadata of every distribution of a site
+/// directory, a few hundred files, and a stream's set-up cost more than their reading.
+template <typename Enough>
+std::optional<std::string> read_text_until(const std::string& file, Enough&& enough)
 {
-    std::ifstream in(file);
-    if (!in)
+    const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd)
+        return std::nullopt;
+    std::string text;
+    std::array<char, 4096> buffer; // NOLINT(cppcoreguidelines-pro-type-member-init): read() fills it
+    while (!enough(text)) {
+        const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        text.append(buffer.data(), static_cast<std::size_t>(n));
+    }
+    return text;
+}
+
+std::optional<std::string> read_text(const std::string& file)
+{
+    return read_text_until(file, [](const std::string&) { return false; });
+}
+
+/// Calls `take(line)` for each line of `text`, as std::getline() cuts them: at each '\n', with
+/// no empty line after a final one.
+template <typename Take>
+void for_each_line(std::string_view text, Take&& take)
+{
+    while (!text.empty()) {
+        const std::size_t end = text.find('\n');
+        take(text.substr(0, end));
+        text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    }
+}
+
+/// Name and Version from the header of a METADATA or PKG-INFO file (RFC 822 style, up to the
+/// first empty line: the description after it, often most of the file, is not read).
+std::optional<analysis::Distribution> read_metadata(const std::string& file)
+{
+    const std::optional<std::string> text = read_text_until(file, [](const std::string& read) {
+        return read.starts_with("\n") || read.find("\n\n") != std::string::npos ||
+               read.find("\n\r\n") != std::string::npos;
+    });
+    if (!text)
         return std::nullopt;
     analysis::Distribution found;
-    for (std::string line; std::getline(in, line) && !line.empty() && line != "\r";) {
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
+    bool header = true;
+    for_each_line(*text, [&](std::string_view line) {
+        if (!header || line.empty() || line == "\r") {
+            header = false;
+            return;
+        }
+        if (line.back() == '\r')
+            line.remove_suffix(1);
         if (line.starts_with("Name: ") && found.name.empty())
             found.name = line.substr(6);
         else if (line.starts_with("Version: ") && found.version.empty())
             found.version = line.substr(9);
-    }
+    });
     if (found.name.empty())
         return std::nullopt;
     return found;
 }
 
 /// The `*.dist-info` and `*.egg-info` directories of `directory`, in order of their names.
-std::vector<fs::path> metadata_directories_in(const std::string& directory)
+std::vector<std::string> metadata_directories_in(const std::string& directory)
 {
     // readdir() itself: the directories of a run's top-level modules include the standard
     // library's, of hundreds of entries and no metadata, and a path object per entry cost more
     // than the rest of the look.
-    std::vector<fs::path> found;
+    std::vector<std::string> names;
     if (DIR* listing = ::opendir(directory.c_str())) {
         while (const dirent* entry = ::readdir(listing)) {
             const std::string_view name = entry->d_name;
@@ -47,18 +99,20 @@ std::vector<fs::path> metadata_directories_in(const std::string& directory)
             if (dot == 0 || dot == std::string_view::npos) // fs::path::extension(): none for ".x"
                 continue;
             if (const std::string_view extension = name.substr(dot); extension == ".dist-info" || extension == ".egg-info")
-                found.push_back(fs::path(directory) / name);
+                names.emplace_back(name);
         }
         ::closedir(listing);
     }
-    std::sort(found.begin(), found.end());
-    return found;
+    std::sort(names.begin(), names.end());
+    for (std::string& name : names) // the path, as fs::path's operator/ joins them
+        name = directory.empty() ? name : directory + (directory.ends_with('/') ? "" : "/") + name;
+    return names;
 }
 
 /// A metadata directory's header file: METADATA, or an egg's PKG-INFO.
-fs::path metadata_file(const fs::path& metadata)
+std::string metadata_file(const std::string& metadata)
 {
-    return metadata / (metadata.extension() == ".dist-info" ? "METADATA" : "PKG-INFO");
+    return metadata + (metadata.ends_with(".dist-info") ? "/METADATA" : "/PKG-INFO");
 }
 
 /// The top-level name a path of RECORD or of an importable directory gives: "pkg/x.py" -> "pkg",
@@ -70,51 +124,51 @@ std::string top_level_of(std::string_view path)
     return std::string(path.substr(0, path.find('.')));
 }
 
-std::vector<std::string> lines_of(const fs::path& file)
+std::vector<std::string> lines_of(std::string_view text)
 {
     std::vector<std::string> lines;
-    std::ifstream in(file);
-    for (std::string line; std::getline(in, line);)
+    for_each_line(text, [&](std::string_view line) {
         if (!line.empty())
-            lines.push_back(line);
+            lines.emplace_back(line);
+    });
     return lines;
 }
 
 /// The top-level names a distribution's metadata directory lists, less the namespace packages it
 /// declares (namespace_packages.txt), which several distributions share by design.
-std::vector<std::string> top_level_names(const fs::path& metadata)
+std::vector<std::string> top_level_names(const std::string& metadata)
 {
     std::vector<std::string> names;
-    if (std::ifstream in(metadata / "top_level.txt"); in) {
-        const std::vector<std::string> namespaces = lines_of(metadata / "namespace_packages.txt");
-        for (const std::string& name : lines_of(metadata / "top_level.txt"))
+    if (const std::optional<std::string> top_level = read_text(metadata + "/top_level.txt")) {
+        const std::vector<std::string> namespaces = lines_of(read_text(metadata + "/namespace_packages.txt").value_or(""));
+        for (const std::string& name : lines_of(*top_level))
             if (std::find(namespaces.begin(), namespaces.end(), name) == namespaces.end())
                 names.push_back(name);
         return names;
     }
-    std::ifstream record(metadata / "RECORD");
-    for (std::string line; std::getline(record, line);) {
-        const std::string path = line.substr(0, line.find(','));
-        if (path.empty() || path.find(".dist-info/") != std::string::npos || path.starts_with(".."))
-            continue;
+    for_each_line(read_text(metadata + "/RECORD").value_or(""), [&](std::string_view line) {
+        const std::string_view path = line.substr(0, line.find(','));
+        if (path.empty() || path.find(".dist-info/") != std::string_view::npos || path.starts_with(".."))
+            return;
         if (const std::string name = top_level_of(path); !name.empty() && name != "__pycache__" &&
                                                           std::find(names.begin(), names.end(), name) == names.end())
             names.push_back(name);
-    }
+    });
     return names;
 }
 
 /// Whether the metadata's RECORD lists `file` (a path relative to the directory, "pkg/__init__.py");
 /// true without a RECORD (egg-info), where top_level.txt is all there is to go by.
-bool record_lists(const fs::path& metadata, const std::string& file)
+bool record_lists(const std::string& metadata, const std::string& file)
 {
-    std::ifstream record(metadata / "RECORD");
+    const std::optional<std::string> record = read_text(metadata + "/RECORD");
     if (!record)
         return true;
-    for (std::string line; std::getline(record, line);)
-        if (line.starts_with(file) && line.size() > file.size() && line[file.size()] == ',')
-            return true;
-    return false;
+    bool listed = false;
+    for_each_line(*record, [&](std::string_view line) {
+        listed = listed || (line.starts_with(file) && line.size() > file.size() && line[file.size()] == ',');
+    });
+    return listed;
 }
 
 } // namespace
@@ -124,7 +178,7 @@ const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const 
     auto [it, inserted] = m_directories.try_emplace(directory);
     if (!inserted)
         return it->second;
-    for (const fs::path& path : metadata_directories_in(directory)) {
+    for (const std::string& path : metadata_directories_in(directory)) {
         const auto distribution = read_metadata(metadata_file(path));
         if (!distribution)
             continue;
@@ -132,7 +186,7 @@ const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const 
             std::vector<Claim>& claims = it->second[name];
             if (std::none_of(claims.begin(), claims.end(),
                              [&](const Claim& c) { return c.distribution.name == distribution->name; }))
-                claims.push_back({*distribution, path.string()});
+                claims.push_back({*distribution, path});
         }
     }
     return it->second;
@@ -159,9 +213,9 @@ std::map<std::string, std::optional<std::string>> installed_versions(const std::
         wanted[normalized(name)].push_back(name);
     }
     for (const std::string& directory : path) {
-        for (const fs::path& metadata : metadata_directories_in(directory)) {
+        for (const std::string& metadata : metadata_directories_in(directory)) {
             // "<name>-<version>.dist-info", "<name>.egg-info": only a name asked for is read.
-            const std::string stem = metadata.stem().string();
+            const std::string stem = fs::path(metadata).stem().string();
             const auto asked = wanted.find(normalized(stem.substr(0, stem.find('-'))));
             if (asked == wanted.end() || versions[asked->second.front()])
                 continue;

@@ -1,6 +1,8 @@
 #include "importscope/util/console.hpp"
+#include "importscope/util/error.hpp"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
 #include <unistd.h>
@@ -26,6 +28,18 @@ bool write_all(int fd, std::string_view data) noexcept
 void print_to_stderr(std::string_view text) noexcept
 {
     (void)write_all(STDERR_FILENO, text); // nowhere to tell a failure: the exit status still does
+}
+
+void write_to_stdout(std::string_view text)
+{
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size())
+        throw system_error("standard output", errno);
+}
+
+void flush_stdout()
+{
+    if (std::fflush(stdout) != 0)
+        throw system_error("standard output", errno);
 }
 
 unsigned ensure_standard_descriptors() noexcept

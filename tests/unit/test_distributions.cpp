@@ -96,3 +96,29 @@ TEST_CASE("installed versions are the first found on the path, by the metadata d
     CHECK(versions.at("torch") == "2.9.0");   // METADATA alone suffices
     CHECK_FALSE(versions.at("vllm").has_value());
 }
+
+TEST_CASE("metadata is read as pip writes it, whatever its line ends and its length", "[distributions]")
+{
+    testing::TempDir site;
+    // A header in CRLF lines, then a description longer than a read, which names another
+    // distribution as a header would: only the header counts.
+    const fs::path crlf = site.path / "crlf_dist-1.0.dist-info";
+    write(crlf / "METADATA", "Metadata-Version: 2.1\r\nName: crlf-dist\r\nVersion: 1.0\r\n\r\n" + std::string(10000, 'x') +
+                                 "\nName: not-this\nVersion: 9\n");
+    write(crlf / "top_level.txt", "crlf_mod"); // no line end at the end
+    write(site.path / "crlf_mod.py", "");
+    // No top_level.txt: the RECORD names the top level, its last line without a line end.
+    const fs::path recorded = site.path / "recorded-2.0.dist-info";
+    write(recorded / "METADATA", "Metadata-Version: 2.1\nName: recorded\nVersion: 2.0\n");
+    write(recorded / "RECORD", "recorded_pkg/__init__.py,sha256=x,1\nrecorded-2.0.dist-info/RECORD,,");
+    write(site.path / "recorded_pkg/__init__.py", "");
+    collect::DistributionIndex index;
+    const auto crlf_owners = index.owners_of((site.path / "crlf_mod.py").string());
+    REQUIRE(crlf_owners.size() == 1);
+    CHECK(crlf_owners[0].name == "crlf-dist");
+    CHECK(crlf_owners[0].version == "1.0");
+    const auto recorded_owners = index.owners_of((site.path / "recorded_pkg/__init__.py").string());
+    REQUIRE(recorded_owners.size() == 1);
+    CHECK(recorded_owners[0].name == "recorded");
+    CHECK(index.owners_of((site.path / "unowned.py").string()).empty());
+}

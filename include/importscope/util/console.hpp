@@ -12,6 +12,12 @@ bool write_all(int fd, std::string_view data) noexcept;
 /// (2>/dev/full) or a pipe whose reader is gone. importscope's own messages never end it.
 void print_to_stderr(std::string_view text) noexcept;
 
+/// Writes `text` to standard output (buffered). Throws Error when it cannot: a closed or full
+/// standard output, or a pipe whose reader is gone, must not pass for success.
+void write_to_stdout(std::string_view text);
+/// Flushes standard output; throws Error as write_to_stdout does.
+void flush_stdout();
+
 /// Opens /dev/null on whichever of descriptors 0, 1 and 2 is closed, so that no file importscope
 /// opens later takes their place; returns which were closed (bit N for descriptor N).
 unsigned ensure_standard_descriptors() noexcept;
