@@ -250,9 +250,8 @@ std::string working_directory(const Document& report)
 {
     if (report.run)
         return report.run->cwd;
-    if (report.scan && report.scan->rest.is_object())
-        if (const json& cwd = member(report.scan->rest, "cwd"); cwd.is_string())
-            return cwd.get<std::string>();
+    if (report.scan)
+        return report.scan->cwd;
     return {};
 }
 

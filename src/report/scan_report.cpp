@@ -13,46 +13,38 @@ namespace importscope::report {
 
 namespace {
 
-using nlohmann::json;
-
-json entries_json(const std::vector<analysis::ScannedEntry>& entries)
+std::vector<ScannedPathEntry> path_entries(const std::vector<analysis::ScannedEntry>& entries)
 {
-    json out = json::array();
+    std::vector<ScannedPathEntry> out;
     for (const analysis::ScannedEntry& e : entries) {
-        json item = {{"entry", e.entry}, {"path", e.path}, {"origin", e.origin}};
+        ScannedPathEntry& item = out.emplace_back();
+        item.entry = e.entry;
+        item.path = e.path;
+        item.origin = e.origin;
         if (!e.pth.file.empty())
-            item["pth"] = {{"file", e.pth.file}, {"line", e.pth.line}};
-        out.push_back(std::move(item));
+            item.pth = e.pth;
     }
     return out;
 }
 
-json startup_code_json(const std::vector<analysis::StartupCode>& code)
-{
-    json out = json::array();
-    for (const analysis::StartupCode& c : code)
-        out.push_back({{"kind", c.kind}, {"file", c.file}, {"line", c.line}, {"text", c.text}});
-    return out;
-}
-
-/// The report's "scan": what the renderers read typed, the rest as the report writes it.
+/// The report's "scan".
 Scan scan_record(const ScanInfo& info, const analysis::ScanFacts& facts, const Outcome& outcome)
 {
     Scan scan;
+    scan.argv = info.argv;
+    scan.cwd = info.cwd;
+    scan.host = info.host;
+    scan.environment = info.environment;
+    scan.paths = info.paths;
+    scan.sys_path = path_entries(facts.sys_path);
+    scan.startup_code = facts.startup_code;
     scan.files = facts.files;
     scan.python = facts.python.get<PythonInfo>(); // {"executable", "version"}
+    scan.started_at = iso_time(info.started_ns);
+    scan.ended_at = iso_time(info.ended_ns);
     scan.duration_s = static_cast<double>(info.ended_ns - info.started_ns) / 1e9;
-    scan.unparsable = facts.unparsable.get<std::vector<json>>();
+    scan.unparsable = facts.unparsable;
     scan.outcome = outcome;
-    scan.rest = {{"argv", info.argv},
-                 {"cwd", info.cwd},
-                 {"host", info.host},
-                 {"environment", info.environment},
-                 {"paths", info.paths},
-                 {"sys_path", entries_json(facts.sys_path)},
-                 {"startup_code", startup_code_json(facts.startup_code)},
-                 {"started_at", iso_time(info.started_ns)},
-                 {"ended_at", iso_time(info.ended_ns)}};
     return scan;
 }
 
@@ -68,9 +60,8 @@ Document build_scan_report(const ScanInfo& info, const analysis::ScanFacts& fact
     for (const analysis::Finding& finding : findings)
         report.findings.push_back({finding, std::nullopt});
     report.problems = facts.problems;
-    for (const json& file : facts.unparsable)
-        report.problems.push_back(
-            fmt::format("{} was not scanned: {}", file.value("file", ""), file.value("error", "")));
+    for (const analysis::UnparsableFile& file : facts.unparsable)
+        report.problems.push_back(fmt::format("{} was not scanned: {}", file.file, file.error));
     report.summary = summarize(report);
     return report;
 }

@@ -17,7 +17,7 @@ report::Document scan_report(const std::string& cwd, const std::string& alias_fi
     report::Document document;
     document.tool = {"importscope", "9.9.9", ""};
     document.scan.emplace();
-    document.scan->rest = {{"cwd", cwd}};
+    document.scan->cwd = cwd;
     report::ReportedFinding finding;
     finding.kind = "partial-alias";
     finding.severity = analysis::Severity::error;

@@ -298,7 +298,17 @@ TEST_CASE("merged and scan reports are read back as they were written", "[report
     analysis::ScanFacts facts;
     facts.python = {{"executable", "/usr/bin/python3"}, {"version", "3.11.7"}};
     facts.files = {12, 4, 3, 1};
-    facts.unparsable = {{{"file", "/s/bad.py"}, {"error", "invalid syntax"}}};
+    facts.unparsable = {{"/s/bad.py", "invalid syntax"}};
+    analysis::ScannedEntry from_pth;
+    from_pth.entry = "/opt/extra";
+    from_pth.path = "/opt/extra";
+    from_pth.origin = ".pth";
+    from_pth.pth = {"/site/extra.pth", 2, {}};
+    analysis::ScannedEntry plain = from_pth;
+    plain.origin = "site-packages";
+    plain.pth = {};
+    facts.sys_path = {from_pth, plain};
+    facts.startup_code = {{"pth-import", "/site/extra.pth", 1, "import extra"}};
     report::ScanInfo info;
     info.argv = {"importscope", "scan"};
     info.paths = {"/s"};
@@ -316,7 +326,14 @@ TEST_CASE("merged and scan reports are read back as they were written", "[report
     CHECK(read.scan->python.version == "3.11.7");
     CHECK(read.scan->unparsable.size() == 1);
     CHECK(read.scan->outcome->status == 1);
-    CHECK(read.scan->rest.at("paths") == json{"/s"});
+    CHECK(read.scan->paths == std::vector<std::string>{"/s"});
+    CHECK(read.scan->argv == info.argv);
+    // A sys.path entry names its .pth line when one named it, and has no "pth" otherwise.
+    CHECK(scan.at("scan").at("sys_path")[0].at("pth") == json{{"file", "/site/extra.pth"}, {"line", 2}});
+    CHECK_FALSE(scan.at("scan").at("sys_path")[1].contains("pth"));
+    CHECK(scan.at("scan").at("startup_code")[0].at("text") == "import extra");
+    CHECK(scan.at("scan").at("unparsable")[0] == json{{"file", "/s/bad.py"}, {"error", "invalid syntax"}});
+    CHECK(read.scan->rest.empty());
     CHECK(json(read) == scan);
 }
 

@@ -206,6 +206,19 @@ struct StartupCode {
     }
 };
 
+/// A source file the scanner read and could not parse (a syntax error, an encoding it does not know).
+struct UnparsableFile {
+    std::string file;
+    std::string error;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("file", e.file);
+        f.field("error", e.error);
+    }
+};
+
 /// A file or directory the scan could not read (permissions, an I/O error, a source file too large
 /// to parse): what it holds is unknown, so the scan is incomplete.
 struct UnreadFile {
@@ -228,7 +241,7 @@ struct ScanFacts {
     std::vector<StaticAlias> aliases;
     std::vector<ScannedExtension> extensions;
     std::vector<PackageDirectoryEntry> package_dirs_on_path;
-    nlohmann::json unparsable = nlohmann::json::array(); ///< [{"file", "error"}]
+    std::vector<UnparsableFile> unparsable;
     std::vector<std::string> problems;
     std::vector<StartupCode> startup_code;
     std::vector<UnreadFile> unread;

@@ -256,20 +256,58 @@ struct Run {
     }
 };
 
-/// A scan report's "scan", in the place of "run"; what the renderers do not read is kept in `rest`.
-struct Scan {
-    analysis::ScanFileCounts files;
-    PythonInfo python;
-    double duration_s = 0;
-    std::vector<nlohmann::json> unparsable; ///< {"file", "error"}
-    std::optional<Outcome> outcome;
-    nlohmann::json rest; ///< argv, cwd, host, environment, paths, sys_path, started_at, ended_at
+/// scan.sys_path[]: an entry of the examined interpreter's sys.path, where it came from, and the
+/// .pth line that named it (origin ".pth").
+struct ScannedPathEntry {
+    std::string entry; ///< as sys.path has it
+    std::string path;  ///< its real path
+    std::string origin;
+    std::optional<analysis::SourcePlace> pth;
+    nlohmann::json rest;
 
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
     {
+        f.field("entry", e.entry);
+        f.field("path", e.path);
+        f.field("origin", e.origin);
+        f.optional("pth", e.pth);
+        f.rest(e.rest);
+    }
+};
+
+/// A scan report's "scan", in the place of "run"; keys of another importscope's are kept in `rest`.
+struct Scan {
+    std::vector<std::string> argv;
+    std::string cwd;
+    std::string host;
+    bool environment = false; ///< whether the interpreter's sys.path was scanned
+    std::vector<std::string> paths; ///< what was scanned, as given
+    std::vector<ScannedPathEntry> sys_path;
+    std::vector<analysis::StartupCode> startup_code;
+    analysis::ScanFileCounts files;
+    PythonInfo python;
+    std::string started_at;
+    std::string ended_at;
+    double duration_s = 0;
+    std::vector<analysis::UnparsableFile> unparsable;
+    std::optional<Outcome> outcome;
+    nlohmann::json rest;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("argv", e.argv);
+        f.field("cwd", e.cwd);
+        f.field("host", e.host);
+        f.field("environment", e.environment);
+        f.field("paths", e.paths);
+        f.field("sys_path", e.sys_path);
+        f.field("startup_code", e.startup_code);
         f.required("files", e.files);
         f.required("python", e.python);
+        f.field("started_at", e.started_at);
+        f.field("ended_at", e.ended_at);
         f.field("duration_s", e.duration_s);
         f.field("unparsable", e.unparsable);
         f.optional("outcome", e.outcome);
