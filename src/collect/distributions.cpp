@@ -104,8 +104,12 @@ std::vector<std::string> metadata_directories_in(const std::string& directory)
         ::closedir(listing);
     }
     std::sort(names.begin(), names.end());
-    for (std::string& name : names) // the path, as fs::path's operator/ joins them
-        name = directory.empty() ? name : directory + (directory.ends_with('/') ? "" : "/") + name;
+    // The paths, as fs::path's operator/ joins them.
+    std::string prefix = directory;
+    if (!prefix.empty() && !prefix.ends_with('/'))
+        prefix += '/';
+    for (std::string& name : names)
+        name.insert(0, prefix);
     return names;
 }
 
