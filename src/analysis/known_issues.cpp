@@ -37,12 +37,13 @@ KnownIssueCatalogue KnownIssueCatalogue::parse(const nlohmann::json& document)
                 entry.file = compile(match.at("file").get<std::string>(), id);
             if (match.contains("type_name"))
                 entry.type_name = compile(match.at("type_name").get<std::string>(), id);
-            entry.description = {{"id", id},
-                                 {"title", item.at("title")},
-                                 {"explanation", item.at("explanation")},
-                                 {"advice", item.at("advice")},
-                                 {"links", item.at("links")},
-                                 {"fixed_in", item.value("fixed_in", nlohmann::json(nullptr))}};
+            entry.description.id = id;
+            entry.description.title = item.at("title").get<std::string>();
+            entry.description.explanation = item.at("explanation").get<std::string>();
+            entry.description.advice = item.at("advice").get<std::vector<std::string>>();
+            entry.description.links = item.at("links").get<std::vector<std::string>>();
+            if (const auto fix = item.find("fixed_in"); fix != item.end() && !fix->is_null())
+                entry.description.fixed_in = fix->get<KnownIssueFix>();
             catalogue.m_entries.push_back(std::move(entry));
         } catch (const nlohmann::json::exception& e) {
             throw std::invalid_argument(std::string("malformed known issue: ") + e.what());
@@ -62,7 +63,7 @@ KnownIssueCatalogue KnownIssueCatalogue::load(const std::filesystem::path& path)
     return parse(document);
 }
 
-nlohmann::json KnownIssueCatalogue::match(const Finding& finding) const
+std::optional<KnownIssue> KnownIssueCatalogue::match(const Finding& finding) const
 {
     for (const auto& entry : m_entries) {
         if (std::find(entry.kinds.begin(), entry.kinds.end(), finding.kind) == entry.kinds.end())
@@ -82,7 +83,7 @@ nlohmann::json KnownIssueCatalogue::match(const Finding& finding) const
         }
         return entry.description;
     }
-    return nullptr;
+    return std::nullopt;
 }
 
 } // namespace importscope::analysis

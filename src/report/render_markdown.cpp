@@ -94,14 +94,13 @@ std::string finding_section(const ReportedFinding& f)
              conflict && !conflict->stack.empty())
         out += "<details><summary>import stack</summary>\n\n" + stack_block(conflict->stack) + "\n</details>\n\n";
     out += advice_markdown("**Fix:**", f.advice);
-    if (const json& known = f.known_issue; known.is_object()) {
-        const json& links = known.value("links", json::array());
-        const std::string id = links.empty() ? markdown_text(known.value("id", ""))
-                                             : fmt::format("[{}]({})", markdown_text(known.value("id", "")),
-                                                           markdown_text(links[0].get<std::string>()));
-        out += fmt::format("**Known issue {}:** {}\n\n", id, markdown_text(known.value("title", "")));
-        for (const json& advice : known.value("advice", json::array()))
-            out += "- " + markdown_prose(advice.get<std::string>()) + "\n";
+    if (const auto& known = f.known_issue) {
+        const std::string id = known->links.empty()
+                                   ? markdown_text(known->id)
+                                   : fmt::format("[{}]({})", markdown_text(known->id), markdown_text(known->links[0]));
+        out += fmt::format("**Known issue {}:** {}\n\n", id, markdown_text(known->title));
+        for (const std::string& advice : known->advice)
+            out += "- " + markdown_prose(advice) + "\n";
         out += "\n";
     }
     return out;

@@ -84,12 +84,6 @@ struct Place {
     std::string what;
 };
 
-const json& member(const json& object, const char* key)
-{
-    static const json k_none;
-    return object.is_object() && object.contains(key) ? object.at(key) : k_none;
-}
-
 /// A line of a file as a place, or nothing when it names no file.
 std::optional<Place> place_at(const std::string& file, int line, std::string what)
 {
@@ -188,13 +182,10 @@ std::string markdown_of(const ReportedFinding& finding)
 {
     std::string out =
         markdown_text(finding.message) + "\n\n" + markdown_prose(finding.explanation) + "\n\n" + advice_markdown("**Fix:**", finding.advice);
-    if (const json& known = finding.known_issue; known.is_object()) {
-        const json& links = member(known, "links");
-        const std::string id = known.value("id", "");
-        out += links.is_array() && !links.empty() && links[0].is_string()
-                   ? fmt::format("**Known issue [{}]({}):** ", id, links[0].get<std::string>())
-                   : fmt::format("**Known issue {}:** ", id);
-        out += known.value("title", "") + "\n";
+    if (const auto& known = finding.known_issue) {
+        out += known->links.empty() ? fmt::format("**Known issue {}:** ", known->id)
+                                    : fmt::format("**Known issue [{}]({}):** ", known->id, known->links[0]);
+        out += known->title + "\n";
     }
     return out;
 }
@@ -206,8 +197,8 @@ json properties_of(const ReportedFinding& finding)
                        {"file", finding.file},
                        {"explanation", finding.explanation},
                        {"advice", finding.advice}};
-    if (finding.known_issue.is_object())
-        properties["known_issue"] = finding.known_issue.value("id", "");
+    if (finding.known_issue)
+        properties["known_issue"] = finding.known_issue->id;
     if (finding.caused_by)
         properties["caused_by"] = *finding.caused_by;
     if (finding.host)

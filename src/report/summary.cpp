@@ -270,12 +270,12 @@ std::string finding_text(const Document& report, const ReportedFinding& f, const
     out += seen_text(f);
     out += fmt::format("  why: {}\n", f.explanation);
     out += fmt::format("  fix: {}\n", terminal_lines(f.advice, "  "));
-    if (const json& known = f.known_issue; known.is_object()) {
-        out += fmt::format("  known issue {}: {}\n", known.value("id", ""), known.value("title", ""));
-        for (const json& advice : known.value("advice", json::array()))
-            out += fmt::format("    - {}\n", advice.get<std::string>());
-        for (const json& link : known.value("links", json::array()))
-            out += fmt::format("    see {}\n", link.get<std::string>());
+    if (const auto& known = f.known_issue) {
+        out += fmt::format("  known issue {}: {}\n", known->id, known->title);
+        for (const std::string& advice : known->advice)
+            out += fmt::format("    - {}\n", advice);
+        for (const std::string& link : known->links)
+            out += fmt::format("    see {}\n", link);
     }
     return out;
 }

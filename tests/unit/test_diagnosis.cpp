@@ -125,15 +125,30 @@ TEST_CASE("the bundled catalogue parses and matches the vLLM case only", "[known
     f.kind = "duplicate-extension-init";
     f.module_names = {"vllm.third_party.deep_gemm._C", "deep_gemm._C"};
     f.file = "/venv/lib/python3.12/site-packages/vllm/third_party/deep_gemm/_C.abi3.so";
-    CHECK(catalogue.match(f).at("id") == "vllm#59904");
+    const auto vllm = catalogue.match(f);
+    REQUIRE(vllm);
+    CHECK(vllm->id == "vllm#59904");
+    REQUIRE(vllm->fixed_in);
+    CHECK(vllm->fixed_in->pull == "vllm-project/vllm#48962");
+    CHECK(vllm->links.at(0) == "https://github.com/vllm-project/vllm/issues/59904");
+    // Written in a finding as the catalogue has it, less its signature, "fixed_in" null when none.
+    f.known_issue = vllm;
+    const nlohmann::json written = f;
+    CHECK(written.at("known_issue").at("fixed_in").at("merged") == "2026-10-06");
+    CHECK_FALSE(written.at("known_issue").contains("match"));
     f.file = "/elsewhere/deep_gemm/_C.so";
-    CHECK(catalogue.match(f).is_null());
+    CHECK_FALSE(catalogue.match(f));
 
     analysis::Finding conflict;
     conflict.kind = "native-type-conflict";
     conflict.module_names = {"paddle.base.libpaddle", "torch._C"};
     conflict.evidence = analysis::evidence_of(conflict.kind, {{"type_name", "_gpuDeviceProperties"}});
-    CHECK(catalogue.match(conflict).at("id") == "Paddle#56812");
+    const auto paddle = catalogue.match(conflict);
+    REQUIRE(paddle);
+    CHECK(paddle->id == "Paddle#56812");
+    CHECK_FALSE(paddle->fixed_in);
+    conflict.known_issue = paddle;
+    CHECK(nlohmann::json(conflict).at("known_issue").at("fixed_in").is_null());
 }
 
 TEST_CASE("a malformed catalogue is refused with the reason", "[known-issues]")
@@ -165,7 +180,8 @@ TEST_CASE("the catalogue is asked for once, and only when there is a finding to 
     const auto findings = analysis::analyze(analysis::build_model(twice.contents()), options);
     CHECK(asked == 1);
     REQUIRE_FALSE(findings.empty());
-    CHECK(findings[0].known_issue.at("id") == "vllm#59904");
+    REQUIRE(findings[0].known_issue);
+    CHECK(findings[0].known_issue->id == "vllm#59904");
 }
 
 TEST_CASE("pybind11's refusal to register a type twice names the type", "[native-type-conflict]")

@@ -26,6 +26,47 @@ const char* to_string(Severity severity);
 
 NLOHMANN_JSON_SERIALIZE_ENUM(Severity, {{Severity::warning, "warning"}, {Severity::error, "error"}})
 
+/// Where a known issue was fixed upstream.
+struct KnownIssueFix {
+    std::string pull;   ///< "owner/repo#number"
+    std::string commit; ///< the merge commit
+    std::string merged; ///< its date, YYYY-MM-DD
+    nlohmann::json rest;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.field("pull", e.pull);
+        f.field("commit", e.commit);
+        f.field("merged", e.merged);
+        f.rest(e.rest);
+    }
+};
+
+/// The known-issue catalogue's entry a finding matches (data/known-issues.json), without the
+/// signature it was matched by.
+struct KnownIssue {
+    std::string id; ///< "vllm#59904"
+    std::string title;
+    std::string explanation;
+    std::vector<std::string> advice;
+    std::vector<std::string> links;
+    std::optional<KnownIssueFix> fixed_in;
+    nlohmann::json rest;
+
+    template <typename Fields, typename Self>
+    static void fields(Fields& f, Self& e)
+    {
+        f.required("id", e.id);
+        f.field("title", e.title);
+        f.field("explanation", e.explanation);
+        f.field("advice", e.advice);
+        f.field("links", e.links);
+        f.nullable("fixed_in", e.fixed_in);
+        f.rest(e.rest);
+    }
+};
+
 /// One hazard found in a run: what, where, why it matters and what to do.
 struct Finding {
     std::string kind; ///< e.g. "duplicate-extension-init"
@@ -37,7 +78,7 @@ struct Finding {
     std::string explanation;               ///< why it is a hazard
     std::string advice;                    ///< what to do
     Evidence evidence;                     ///< the record of its kind (the loads, their call sites)
-    nlohmann::json known_issue;            ///< the catalogue entry this matches, or null
+    std::optional<KnownIssue> known_issue; ///< the catalogue entry this matches
     std::optional<std::string> caused_by;  ///< the id of the root cause that explains it
 
     /// Its form in a report's "findings" (json_fields.hpp).
@@ -53,7 +94,7 @@ struct Finding {
         f.field("explanation", e.explanation);
         f.field("advice", e.advice);
         f.tagged("evidence", e.evidence, e.kind);
-        f.field("known_issue", e.known_issue);
+        f.nullable("known_issue", e.known_issue);
         f.optional("caused_by", e.caused_by);
     }
 };

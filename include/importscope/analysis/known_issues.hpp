@@ -20,9 +20,8 @@ public:
     /// Reads and parses a catalogue file; throws std::invalid_argument.
     static KnownIssueCatalogue load(const std::filesystem::path& path);
 
-    /// The first entry that matches the finding: its id, title, explanation, advice, links and
-    /// fix, or null.
-    nlohmann::json match(const Finding& finding) const;
+    /// The first entry that matches the finding, if any.
+    std::optional<KnownIssue> match(const Finding& finding) const;
 
     std::size_t size() const { return m_entries.size(); }
 
@@ -32,7 +31,7 @@ private:
         std::vector<std::regex> module_names; ///< each must match one of the finding's names
         std::optional<std::regex> file;       ///< searched in the finding's file
         std::optional<std::regex> type_name;  ///< matched against evidence.type_name
-        nlohmann::json description;
+        KnownIssue description;
     };
     std::vector<Entry> m_entries;
 };
