@@ -168,11 +168,9 @@ bool record_lists(const std::string& metadata, const std::string& file)
     const std::optional<std::string> record = read_text(metadata + "/RECORD");
     if (!record)
         return true;
-    bool listed = false;
-    for_each_line(*record, [&](std::string_view line) {
-        listed = listed || (line.starts_with(file) && line.size() > file.size() && line[file.size()] == ',');
-    });
-    return listed;
+    // A line that begins with the file and a comma; the search stops at the first.
+    const std::string entry = file + ',';
+    return record->starts_with(entry) || record->find('\n' + entry) != std::string::npos;
 }
 
 } // namespace

@@ -39,12 +39,15 @@ public:
                std::any_of(m_texts.begin(), m_texts.end(), [&](const std::string& clean) { return clean == text; });
     }
 
-    void add(std::string_view text)
+    /// Keeps `text`, valid and clear of the secret rules, when it is long enough and needs no
+    /// escape; returns whether it did.
+    bool add(std::string_view text)
     {
         if (text.size() < k_shortest || json_writer::needs_escape(text))
-            return;
+            return false;
         m_texts[m_next].assign(text);
         m_next = (m_next + 1) % m_texts.size();
+        return true;
     }
 
 private:
@@ -80,19 +83,20 @@ public:
     void string(std::string_view text)
     {
         std::string_view valid = text;
-        if (m_clean.holds(text)) {
-            if (!m_redaction) {
-                m_writer.unescaped_string(text);
-                return;
-            }
-        } else {
+        // Known (or now found) clean and free of escapes: its escape check is not done again.
+        bool unescaped = m_clean.holds(text);
+        if (!unescaped) {
             valid = valid_utf8(text, m_scratch);
             if (may_hold_secret(valid)) {
                 m_unsecret = redact_text(valid);
                 valid = m_unsecret;
             } else if (valid.data() == text.data()) {
-                m_clean.add(text);
+                unescaped = m_clean.add(text);
             }
+        }
+        if (unescaped && !m_redaction) {
+            m_writer.unescaped_string(text);
+            return;
         }
         if (m_redaction) {
             if (valid.data() != m_scratch.data())
