@@ -101,8 +101,9 @@ fuzz:
 
 # Every CPython 3.10 to 3.13 found (pyenv, PATH, or MATRIX_PYTHONS): its build and whole suite, and
 # `pip install .` into a venv of it whose importscope finds the DeepGEMM duplicate (tools/matrix.sh).
+MATRIX_PRUNE ?= 0
 matrix: build
-	@BUILD=$(BUILD) JOBS=$(JOBS) TOOLS_VENV=$(TOOLS_VENV) sh tools/matrix.sh
+	@BUILD=$(BUILD) JOBS=$(JOBS) TOOLS_VENV=$(TOOLS_VENV) MATRIX_PRUNE=$(MATRIX_PRUNE) sh tools/matrix.sh
 
 # One wheel per architecture, x86_64 and aarch64, in dist/: py3-none-manylinux_2_28, every CPython 3.10
 # to 3.13 in each, built with zig from PyPI against Debian's packages (tools/wheel/build.sh,

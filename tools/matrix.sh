@@ -12,6 +12,8 @@
 #      find the duplicate init;
 #   3. for the default minor, `pipx install .` (into a scratch PIPX_HOME), whose importscope is run
 #      on the probe with --python (a pipx environment is no one's default interpreter).
+# With MATRIX_PRUNE=1 (CI), a minor's own build tree and venv are removed once its checks have
+# passed: four build trees at once take several GB.
 # Everything is built one minor at a time (2 cores); a failure of any step fails the run.
 set -eu
 cd "$(dirname "$0")/.."
@@ -91,6 +93,9 @@ for python in $pythons; do
     /usr/bin/python3 tools/matrix_check.py "$report" "$status" "$venv" "$minor"
     summary="$summary  CPython $minor: suite passed; pip install . and the DeepGEMM probe from its venv passed
 "
+    if [ "${MATRIX_PRUNE:-0}" = 1 ] && [ "$minor" != "$default_minor" ]; then
+        rm -rf "$build" "$venv"
+    fi
     if [ "$minor" = "$default_minor" ]; then
         pipx_home=$PWD/$OUT/pipx
         rm -rf "$pipx_home"
