@@ -13,6 +13,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
+#include <malloc.h>
 #include <string>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -145,6 +146,7 @@ private:
             ::_exit(127);
         }
         ::close(start_pipe[1]);
+        keep_heap_once_forked();
         m_start_fd = start_pipe[0];
         m_pid = pid;
         m_end.pid = pid;
@@ -158,6 +160,18 @@ private:
         m_timeout_at = m_options.timeout_s ? now + seconds_to_ns(*m_options.timeout_s) : k_never;
         m_next_tick = m_options.on_tick ? now + seconds_to_ns(m_options.tick_s) : k_never;
         m_next_watch = now + k_watch_ns;
+    }
+
+    /// From the worker's fork on, the supervisor's memory is its own (the target's malloc, in the
+    /// fork, keeps its defaults): the model grows to tens of MB in many steps, and each block that
+    /// malloc gave back to the kernel (a trimmed heap top, a large block's own mapping) costs a page
+    /// fault per page when the next step takes it again. So none is given back until the end.
+    static void keep_heap_once_forked()
+    {
+        constexpr int k_kept = 256 << 20;
+        ::mallopt(M_TRIM_THRESHOLD, k_kept);
+        ::mallopt(M_MMAP_THRESHOLD, 32 << 20); // glibc's largest; a larger block is mapped on its own
+        ::mallopt(M_TOP_PAD, 1 << 20);
     }
 
     /// Reaps the main process and the orphaned descendants handed to us; true once the main one ended.
