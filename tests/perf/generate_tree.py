@@ -16,7 +16,7 @@ def write(path, text):
 
 
 def main():
-    directory, modules = sys.argv[1], int(sys.argv[2])
+    directory, modules = os.path.abspath(sys.argv[1]), int(sys.argv[2])  # target.py names it from anywhere
     packages = int(sys.argv[3]) if len(sys.argv) > 3 else max(1, modules // 50)
     marker = os.path.join(directory, ".complete")
     if os.path.exists(marker):

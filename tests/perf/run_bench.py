@@ -38,6 +38,7 @@ def run_tree(command, env, stderr_path=None, whole_tree=True):
     its processes ended and the CPU time of them all, also of those the command left running when
     it ended (multiprocessing's resource tracker outlives the main process by a few milliseconds,
     and nobody waits for it). They reach this process, a child subreaper (become_subreaper)."""
+    reap_leftovers()
     stderr = open(stderr_path, "w") if stderr_path else subprocess.DEVNULL
     started = time.perf_counter()
     proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=stderr)
@@ -57,6 +58,19 @@ def run_tree(command, env, stderr_path=None, whole_tree=True):
         tree_elapsed = time.perf_counter() - started
         tree_cpu += orphan.ru_utime + orphan.ru_stime
     return (elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime), (tree_elapsed, tree_cpu)
+
+
+def reap_leftovers():
+    """Reaps, uncounted, what earlier runs left that has ended since: an importscope run's guardian
+    ends just after it, unwaited, and as a subreaper this process inherits it. Counted in the next
+    run's whole tree it would add to the wrong command's time."""
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
 
 
 def become_subreaper():
