@@ -168,10 +168,12 @@ private:
     /// fault per page when the next step takes it again. So none is given back until the end.
     static void keep_heap_once_forked()
     {
-        constexpr int k_kept = 256 << 20;
-        ::mallopt(M_TRIM_THRESHOLD, k_kept);
-        ::mallopt(M_MMAP_THRESHOLD, 32 << 20); // glibc's largest; a larger block is mapped on its own
-        ::mallopt(M_TOP_PAD, 1 << 20);
+        constexpr int k_never_trimmed_below = 256 << 20;
+        constexpr int k_largest_from_heap = 32 << 20; // glibc's largest; a larger block is mapped on its own
+        constexpr int k_heap_step = 1 << 20;
+        ::mallopt(M_TRIM_THRESHOLD, k_never_trimmed_below);
+        ::mallopt(M_MMAP_THRESHOLD, k_largest_from_heap);
+        ::mallopt(M_TOP_PAD, k_heap_step);
     }
 
     /// Reaps the main process and the orphaned descendants handed to us; true once the main one ended.
