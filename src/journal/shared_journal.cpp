@@ -85,6 +85,16 @@ void SharedJournalWriter::publish_name(std::string_view name) noexcept
     std::atomic_ref<char>(m_data[0]).store(name[0], std::memory_order_release);
 }
 
+void SharedJournalWriter::populate_ahead(std::size_t offset) const noexcept
+{
+    const std::size_t start = (offset / k_populate_chunk + 1) * k_populate_chunk;
+    if (start >= m_capacity)
+        return;
+    const int saved = errno; // a signal handler's append leaves errno as it was
+    ::madvise(m_data + start, std::min(k_populate_chunk, m_capacity - start), MADV_POPULATE_WRITE);
+    errno = saved;
+}
+
 bool SharedJournalWriter::append(std::string_view record) noexcept
 {
     const std::size_t next = m_end + record.size();
@@ -95,6 +105,8 @@ bool SharedJournalWriter::append(std::string_view record) noexcept
     }
     // A signal handler that appends its record in the middle of this one starts at the same place:
     // its record replaces the interrupted one, whose rest the process never writes.
+    if (m_end / k_populate_chunk != next / k_populate_chunk)
+        populate_ahead(next);
     std::memcpy(m_data + m_end + k_size_bytes, record.data() + k_size_bytes, record.size() - k_size_bytes);
     std::uint32_t size = 0;
     std::memcpy(&size, record.data(), sizeof size);

@@ -184,3 +184,25 @@ TEST_CASE("a shared journal that filled up is a problem of its journal", "[share
     REQUIRE(read.problems.size() == 1);
     CHECK_THAT(read.problems[0], Catch::Contains("filled its 1 MiB of shared memory"));
 }
+
+TEST_CASE("a shared journal filled record by record keeps every record it took, in order", "[shared]")
+{
+    // A capacity that is no multiple of the chunks the writer asks the kernel for ahead of its
+    // records, so that the last ask stops at the end of the memory.
+    const testing::TempDir scratch;
+    constexpr std::size_t capacity = (std::size_t{1} << 20) + 300;
+    SharedJournal shared(capacity);
+    journal::SharedJournalWriter writer = shared.writer();
+    writer.publish_name("journal-7-0.isj");
+    std::uint64_t taken = 0;
+    while (writer.append(record_for(7, taken + 1)))
+        ++taken;
+    CHECK(shared.overflowed());
+    CHECK(SharedJournal::k_header + shared.records(SharedJournal::k_header).size() + record_for(7, taken + 1).size() >
+          capacity);
+
+    const journal::JournalContents read = read_alone(scratch, shared);
+    REQUIRE(read.events.size() == taken);
+    for (std::uint64_t seq = 1; seq <= taken; ++seq)
+        CHECK(std::get<journal::ImportEnd>(read.events[seq - 1]).seq == seq);
+}
