@@ -52,14 +52,18 @@ int run(const RunOptions& options)
     analysis::AnalysisOptions live_analysis;
     live_analysis.hash_file = hash_file;
     live_analysis.distribution_of = distribution_of;
-    auto collector = std::make_unique<collect::Collector>(run_dir.path(), std::move(live_analysis));
+    // The findings as the journals grow are for the status line and --stop-on-finding alone.
+    const bool show_status = !options.quiet && ::isatty(STDERR_FILENO);
+    const auto findings = show_status || request.options.stop_on_finding ? collect::Collector::Findings::live
+                                                                         : collect::Collector::Findings::at_the_end;
+    auto collector = std::make_unique<collect::Collector>(run_dir.path(), std::move(live_analysis), findings);
     collector->follow(shared.get());
     analysis::RunModel model;
     Launched launched;
     const std::string& output = request.options.output; // its placeholders expanded
     EarlyReport early_report(output, request.redact(), *collector, request.output_before); // the records, while the target finalizes
     {
-        LiveView live(*collector, !options.quiet && ::isatty(STDERR_FILENO));
+        LiveView live(*collector, show_status);
         launched = launch(request, make_worker_plan(request, run_dir, inbox, shared.get()), inbox, live,
                           start_fingerprint, [&] { early_report.offer(); });
     }

@@ -4,14 +4,16 @@
 
 namespace importscope::collect {
 
-Collector::Collector(std::filesystem::path run_dir, analysis::AnalysisOptions analysis)
+Collector::Collector(std::filesystem::path run_dir, analysis::AnalysisOptions analysis, Findings findings)
     : m_distribution_of(analysis.distribution_of),
       m_findings(std::move(analysis)),
+      m_live(findings == Findings::live),
       m_tail(std::move(run_dir),
              [this](const std::string& journal, journal::Event&& e) {
                  m_files.complete(e);
                  look_up_distributions(e);
-                 m_findings.saw(journal, e);
+                 if (m_live)
+                     m_findings.saw(journal, e);
                  m_builder.add(journal, std::move(e));
              })
 {
@@ -31,6 +33,8 @@ void Collector::look_up_distributions(const journal::Event& e) const
 bool Collector::poll()
 {
     m_tail.poll();
+    if (!m_live)
+        return false;
     m_findings.update(m_builder);
     return m_findings.errors() > 0;
 }

@@ -164,3 +164,36 @@ TEST_CASE("the collector reads an installation's distributions while the run goe
     (void)live.finish();
     CHECK(asked.empty());
 }
+
+TEST_CASE("a collector that leaves the findings to the end keeps none while the run goes on, and folds "
+          "the same model",
+          "[live]")
+{
+    // The vLLM case: a submodule run again under a partial alias, its extension initialized twice.
+    testing::JournalBuilder b(100);
+    b.extension_import("v.deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
+    b.end(b.begin("v.deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2}));
+    b.alias("deep_gemm", "v.deep_gemm");
+    const auto again = b.begin("deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2});
+    b.extension_import("deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
+    b.end(again);
+
+    const auto read_with = [&b](collect::Collector::Findings findings) {
+        const testing::TempDir scratch;
+        std::ofstream(scratch.path / "journal-100-0.isj") << b.bytes();
+        collect::Collector collector(scratch.path, {}, findings);
+        const bool error_found = collector.poll(); // what --stop-on-finding acts on
+        const std::size_t live_findings = collector.findings().findings().size();
+        const std::uint64_t imports_counted = collector.findings().imports(); // the status line's count
+        return std::make_tuple(error_found, live_findings, imports_counted, report_text(collector.finish()));
+    };
+    const auto [live_error, live_count, live_imports, live_report] = read_with(collect::Collector::Findings::live);
+    const auto [end_error, end_count, end_imports, end_report] = read_with(collect::Collector::Findings::at_the_end);
+    CHECK(live_error);
+    CHECK(live_count >= 1);
+    CHECK(live_imports == 4);
+    CHECK_FALSE(end_error);
+    CHECK(end_count == 0);
+    CHECK(end_imports == 0);
+    CHECK(end_report == live_report);
+}

@@ -11,25 +11,30 @@ namespace importscope::collect {
 
 /// The collect stage: reads a run's journals as they grow (journal::JournalTail), completes each
 /// event with its files' real paths and identities (FileFacts), folds it into the model
-/// (analysis::ModelBuilder) and keeps the findings so far (analysis::LiveFindings, the final
-/// report's own analysis, run again on a journal only after an event that can make a finding
-/// there). Each installation's places are looked up in the analysis's distribution lookup as they
+/// (analysis::ModelBuilder) and, when someone looks at them (the status line, --stop-on-finding),
+/// keeps the findings so far (analysis::LiveFindings, the final report's own analysis, run again
+/// on a journal only after an event that can make a finding there). Each installation's places are looked up in the analysis's distribution lookup as they
 /// come, so that the metadata beside them is read while the target runs, not after it. What is
 /// left when the target ends is the little the journals gained since the last poll. No Python in
 /// it: the supervisor runs it on its own core while the target runs.
 class Collector {
 public:
+    /// Whether the findings are kept as the journals grow, or left to the final analysis alone.
+    enum class Findings { live, at_the_end };
+
     /// `analysis` as for the final analysis of the run; its distribution lookup, when it has one,
     /// should be the final analysis's too (a cache), which the collector fills as it goes.
-    explicit Collector(std::filesystem::path run_dir, analysis::AnalysisOptions analysis = {});
+    explicit Collector(std::filesystem::path run_dir, analysis::AnalysisOptions analysis = {},
+                       Findings findings = Findings::live);
 
     /// Also reads the worker's journal in `shared`, which must outlive this.
     void follow(const journal::SharedJournal* shared) { m_tail.follow(shared); }
 
-    /// Reads what the journals gained; true once an error finding exists.
+    /// Reads what the journals gained; true once an error finding exists (never with
+    /// Findings::at_the_end).
     bool poll();
 
-    /// The findings so far, and the counts a status line shows.
+    /// The findings so far, and the counts a status line shows (none with Findings::at_the_end).
     const analysis::LiveFindings& findings() const { return m_findings; }
 
     /// The module records so far, in the model's order (analysis::ModelBuilder::modules_in_order);
@@ -51,6 +56,7 @@ private:
     analysis::ModelBuilder m_builder;
     analysis::DistributionLookup m_distribution_of;
     analysis::LiveFindings m_findings;
+    bool m_live;
     journal::JournalTail m_tail;
 };
 
