@@ -246,4 +246,18 @@ private:
     std::vector<std::string> m_records;
 };
 
+/// The vLLM case: the package aliased at the top only, a submodule run again under the alias,
+/// and the extension it imports initialized a second time.
+inline JournalBuilder partial_alias_journal()
+{
+    JournalBuilder b;
+    b.extension_import("v.deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
+    b.end(b.begin("v.deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2}));
+    b.alias("deep_gemm", "v.deep_gemm");
+    const auto again = b.begin("deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2});
+    b.extension_import("deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
+    b.end(again);
+    return b;
+}
+
 } // namespace importscope::testing

@@ -47,18 +47,10 @@ struct LiveRun {
     int first_error_at = -1; ///< the event after which --stop-on-finding would stop
 };
 
-/// The vLLM case: the package aliased at the top only, a submodule run again under the alias,
-/// and the extension it imports initialized a second time.
+/// The vLLM case (testing::partial_alias_journal).
 journal::JournalContents partial_alias_run()
 {
-    testing::JournalBuilder b;
-    b.extension_import("v.deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
-    b.end(b.begin("v.deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2}));
-    b.alias("deep_gemm", "v.deep_gemm");
-    const auto again = b.begin("deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2});
-    b.extension_import("deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
-    b.end(again);
-    return b.contents();
+    return testing::partial_alias_journal().contents();
 }
 
 /// Two different libraries binding one C++ type: no file is initialized twice.

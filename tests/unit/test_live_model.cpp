@@ -169,15 +169,7 @@ TEST_CASE("a collector that leaves the findings to the end keeps none while the 
           "the same model",
           "[live]")
 {
-    // The vLLM case: a submodule run again under a partial alias, its extension initialized twice.
-    testing::JournalBuilder b(100);
-    b.extension_import("v.deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
-    b.end(b.begin("v.deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2}));
-    b.alias("deep_gemm", "v.deep_gemm");
-    const auto again = b.begin("deep_gemm.utils", "source", "/s/v/deep_gemm/utils/__init__.py", journal::FileIdentity{1, 2});
-    b.extension_import("deep_gemm._C", "/s/v/deep_gemm/_C.so", {1, 1});
-    b.end(again);
-
+    const testing::JournalBuilder b = testing::partial_alias_journal(); // an error finding, live
     const auto read_with = [&b](collect::Collector::Findings findings) {
         const testing::TempDir scratch;
         std::ofstream(scratch.path / "journal-100-0.isj") << b.bytes();
