@@ -13,10 +13,11 @@ namespace importscope::collect {
 /// event with its files' real paths and identities (FileFacts), folds it into the model
 /// (analysis::ModelBuilder) and, when someone looks at them (the status line, --stop-on-finding),
 /// keeps the findings so far (analysis::LiveFindings, the final report's own analysis, run again
-/// on a journal only after an event that can make a finding there). Each installation's places are looked up in the analysis's distribution lookup as they
-/// come, so that the metadata beside them is read while the target runs, not after it. What is
-/// left when the target ends is the little the journals gained since the last poll. No Python in
-/// it: the supervisor runs it on its own core while the target runs.
+/// on a journal only after an event that can make a finding there). Each installation's places
+/// are looked up in the analysis's distribution lookup as they come, so that the metadata beside
+/// them is read while the target runs, not after it. What is left when the target ends is the
+/// little the journals gained since the last poll. No Python in it: the supervisor runs it on its
+/// own core while the target runs.
 class Collector {
 public:
     /// Whether the findings are kept as the journals grow, or left to the final analysis alone.
