@@ -103,10 +103,10 @@ bool SharedJournalWriter::append(std::string_view record) noexcept
             std::atomic_ref<char>(m_data[SharedJournal::k_header - 1]).store(1, std::memory_order_release);
         return false;
     }
-    // A signal handler that appends its record in the middle of this one starts at the same place:
-    // its record replaces the interrupted one, whose rest the process never writes.
     if (m_end / k_populate_chunk != next / k_populate_chunk)
         populate_ahead(next);
+    // A signal handler that appends its record in the middle of this one starts at the same place:
+    // its record replaces the interrupted one, whose rest the process never writes.
     std::memcpy(m_data + m_end + k_size_bytes, record.data() + k_size_bytes, record.size() - k_size_bytes);
     std::uint32_t size = 0;
     std::memcpy(&size, record.data(), sizeof size);

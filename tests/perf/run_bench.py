@@ -26,14 +26,23 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 HERE = Path(__file__).resolve().parent
 
 
+class Run(NamedTuple):
+    """One run of a command, from wait4's rusage: its CPU time and faults cover the process and the
+    children it waited for (importscope's worker)."""
+    elapsed: float  # wall seconds
+    peak_kib: int  # peak RSS of the process itself
+    cpu_s: float  # user + system
+    minor_faults: int
+    pid: int
+
+
 def run_once(command, env, stderr_path=None):
-    """Wall time, peak RSS (KiB), CPU time (user + system, s) and minor page faults of one run, from
-    wait4's rusage: the CPU time and the faults cover the process and the children it waited for
-    (importscope's worker)."""
+    """One run of `command` (Run)."""
     return run_tree(command, env, stderr_path, whole_tree=False)[0]
 
 
@@ -61,7 +70,8 @@ def run_tree(command, env, stderr_path=None, whole_tree=True):
             break
         tree_elapsed = time.perf_counter() - started
         tree_cpu += orphan.ru_utime + orphan.ru_stime
-    return (elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime, usage.ru_minflt), (tree_elapsed, tree_cpu)
+    run = Run(elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime, usage.ru_minflt, proc.pid)
+    return run, (tree_elapsed, tree_cpu)
 
 
 def reap_leftovers():
@@ -149,11 +159,11 @@ def measure(build, importscope, python, modules, rounds):
             for name, command, env, err in configs[shift:] + configs[:shift]:
                 if name == "pure-Python recorder":
                     (scratch["dir"] / "recorder.jsonl").unlink(missing_ok=True)
-                elapsed, peak, cpu_s, minor_faults = run_once(command, env, err)
-                times[name].append(elapsed)
-                rss[name].append(peak)
-                cpu[name].append(cpu_s)
-                faults[name].append(minor_faults)
+                run = run_once(command, env, err)
+                times[name].append(run.elapsed)
+                rss[name].append(run.peak_kib)
+                cpu[name].append(run.cpu_s)
+                faults[name].append(run.minor_faults)
         sizes = {}
         for name, file in (("importscope", "report-default.json"), ("importscope --match '*'", "report-all.json")):
             path = scratch["dir"] / file
@@ -175,7 +185,7 @@ def startup(importscope, python, rounds):
         times = {name: [] for name in commands}
         for _ in range(rounds):
             for name, command in commands.items():
-                times[name].append(run_once(command, env)[0])
+                times[name].append(run_once(command, env).elapsed)
     differences = [b - a for a, b in zip(*times.values())]
     lines = [f"### Start-up: `-c pass`, {rounds} interleaved rounds", "",
              "| command | median ms | min ms | max ms |", "|---|---|---|---|"]
@@ -207,9 +217,9 @@ def spawn_tree(importscope, python, rounds, workers=4):
         for round_number in range(rounds):
             order = list(commands.items())
             for name, command in order[round_number % 2:] + order[:round_number % 2]:
-                (elapsed, _, cpu_s, _), (tree_elapsed, tree_cpu) = run_tree(command, env)
-                wall[name].append(elapsed)
-                cpu[name].append(cpu_s)
+                run, (tree_elapsed, tree_cpu) = run_tree(command, env)
+                wall[name].append(run.elapsed)
+                cpu[name].append(run.cpu_s)
                 if name == "python":
                     wall["python, whole tree"].append(tree_elapsed)
                     cpu["python, whole tree"].append(tree_cpu)
@@ -244,12 +254,8 @@ def count_instructions(build, importscope, python, modules):
             for old in out.iterdir():
                 old.unlink()
             # valgrind runs the command in the process it was started as: its profile is cg.<that pid>.
-            with open(err, "w") if err else open(os.devnull, "w") as stderr:
-                first = subprocess.Popen(["valgrind", "--tool=callgrind", "--trace-children=yes",
-                                          f"--callgrind-out-file={out}/cg.%p"] + command,
-                                         env=env, stdout=subprocess.DEVNULL, stderr=stderr)
-                if first.wait() != 0:
-                    raise SystemExit(f"benchmark command failed under callgrind: {' '.join(command)}")
+            first = run_once(["valgrind", "--tool=callgrind", "--trace-children=yes",
+                              f"--callgrind-out-file={out}/cg.%p"] + command, env, err)
             total = of_first = 0
             for profile in out.iterdir():
                 for line in profile.read_text(errors="replace").splitlines():
