@@ -10,10 +10,10 @@ namespace importscope::collect {
 
 namespace {
 
-std::optional<std::string> resolve(const std::string& path)
+std::optional<std::string> resolve(const char* path)
 {
     char resolved[PATH_MAX];
-    if (!::realpath(path.c_str(), resolved))
+    if (!::realpath(path, resolved))
         return std::nullopt;
     return std::string(resolved);
 }
@@ -24,24 +24,27 @@ journal::FileIdentity identity_of(const struct stat& st)
 }
 
 /// An absolute path cut at its last slash: its directory ("/" at the root) and its last
-/// component. None when the path is relative or ends in "", "." or "..", which only realpath()
-/// resolves.
-std::optional<std::pair<std::string, std::string_view>> split(const std::string& path)
+/// component, both views of `path`. None when the path is relative or ends in "", "." or "..",
+/// which only realpath() resolves.
+std::optional<std::pair<std::string_view, std::string_view>> split(std::string_view path)
 {
     if (path.empty() || path.front() != '/')
         return std::nullopt;
     const std::size_t slash = path.rfind('/');
-    const std::string_view name = std::string_view(path).substr(slash + 1);
+    const std::string_view name = path.substr(slash + 1);
     if (name.empty() || name == "." || name == "..")
         return std::nullopt;
     return std::pair{path.substr(0, slash == 0 ? 1 : slash), name};
 }
 
-/// `name` in the directory `directory`.
-std::string child(const std::string& directory, std::string_view name)
+/// `name` in the directory `directory`, built in one allocation.
+std::string child(std::string_view directory, std::string_view name)
 {
-    std::string path = directory;
-    if (path.back() != '/')
+    const bool slash = directory.back() == '/';
+    std::string path;
+    path.reserve(directory.size() + (slash ? 0 : 1) + name.size());
+    path += directory;
+    if (!slash)
         path += '/';
     path += name;
     return path;
@@ -64,20 +67,21 @@ void complete_file(FileFacts& facts, const std::string& path, std::string& realp
 /// not a symlink is its parent's real path plus its own name, so a new directory below a known
 /// one costs one lstat(). (A directory symlink retargeted while the target runs keeps its first
 /// resolution.)
-const std::optional<std::string>& FileFacts::resolved_directory(const std::string& directory)
+const std::optional<std::string>& FileFacts::resolved_directory(std::string_view directory)
 {
     if (const auto known = m_directories.find(directory); known != m_directories.end())
         return known->second;
+    const std::string path(directory); // for the system calls, which take a C string
     std::optional<std::string> resolved;
-    const auto parts = split(directory);
+    const auto parts = split(path);
     struct stat st {};
-    if (parts && ::lstat(directory.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (parts && ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
         if (const std::optional<std::string>& parent = resolved_directory(parts->first))
             resolved = child(*parent, parts->second);
     } else {
-        resolved = resolve(directory); // the root, a symlink, dots, or something that is not there
+        resolved = resolve(path.c_str()); // the root, a symlink, dots, or something that is not there
     }
-    return m_directories.try_emplace(directory, std::move(resolved)).first->second;
+    return m_directories.try_emplace(path, std::move(resolved)).first->second;
 }
 
 FileFacts::Facts FileFacts::of(const std::string& path)
@@ -93,7 +97,7 @@ FileFacts::Facts FileFacts::of(const std::string& path)
             facts.realpath = child(*directory, parts->second);
         return facts;
     }
-    if (std::optional<std::string> resolved = resolve(path))
+    if (std::optional<std::string> resolved = resolve(path.c_str()))
         facts.realpath = std::move(*resolved);
     if (::stat(path.c_str(), &st) == 0)
         facts.identity = identity_of(st);

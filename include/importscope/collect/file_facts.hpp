@@ -2,8 +2,10 @@
 
 #include "importscope/journal/event.hpp"
 
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 namespace importscope::collect {
@@ -27,10 +29,16 @@ public:
     Facts of(const std::string& path);
 
 private:
-    const std::optional<std::string>& resolved_directory(const std::string& directory);
+    /// Hashes a directory's path as a view, so that a lookup builds no string.
+    struct PathHash {
+        using is_transparent = void;
+        std::size_t operator()(std::string_view path) const noexcept { return std::hash<std::string_view>{}(path); }
+    };
+
+    const std::optional<std::string>& resolved_directory(std::string_view directory);
 
     /// realpath() of each absolute directory seen, or none when it has none.
-    std::unordered_map<std::string, std::optional<std::string>> m_directories;
+    std::unordered_map<std::string, std::optional<std::string>, PathHash, std::equal_to<>> m_directories;
 };
 
 } // namespace importscope::collect
