@@ -48,7 +48,25 @@ function(importscope_add_python interpreter)
   endforeach()
   message(STATUS "importscope: worker for Python ${version} (${executable}), libpython ${libpython}")
   importscope_add_worker(${major} ${minor} "${include_dir}" "${ext_suffix}" "${build_facts}")
+  importscope_add_bootstrap_bytecode("${interpreter}" ${major}${minor})
   importscope_forward_last()
+endfunction()
+
+# The children's sitecustomize.py as the bytecode of CPython <mm> (311), compiled by `interpreter`
+# (cmake/compile_bootstrap.py) from the same bytes as the copy beside it, in the bootstrap's
+# __pycache__: a Python child then loads it without compiling its source (about 2 M instructions
+# a child, which -B or an unwritable directory would spend in every child).
+function(importscope_add_bootstrap_bytecode interpreter mm)
+  set(pyc ${IMPORTSCOPE_BOOTSTRAP_DIR}/__pycache__/sitecustomize.cpython-${mm}.pyc)
+  add_custom_command(
+    OUTPUT ${pyc}
+    COMMAND "${interpreter}" -I -S ${PROJECT_SOURCE_DIR}/cmake/compile_bootstrap.py
+            ${IMPORTSCOPE_SRC_DIR}/hook/bootstrap/sitecustomize.py ${pyc} ${mm}
+    DEPENDS ${IMPORTSCOPE_SRC_DIR}/hook/bootstrap/sitecustomize.py ${PROJECT_SOURCE_DIR}/cmake/compile_bootstrap.py
+    VERBATIM)
+  add_custom_target(importscope_bootstrap_bytecode_${mm} ALL DEPENDS ${pyc})
+  add_dependencies(importscope_bootstrap importscope_bootstrap_bytecode_${mm})
+  install(FILES ${pyc} DESTINATION ${IMPORTSCOPE_INSTALL_LIBDIR}/bootstrap/__pycache__)
 endfunction()
 
 # A worker from a CPython's include directory alone: the version from its patchlevel.h, the

@@ -150,6 +150,21 @@ def test_the_main_process_never_has_the_bootstrap_on_sys_path(importscope, tmp_p
     assert [p["start_method"] for p in run.report["processes"]] == ["main", "exec"]
 
 
+def test_a_python_child_loads_the_bootstrap_as_bytecode_instead_of_compiling_it(importscope):
+    """The children's sitecustomize comes with its minor's bytecode (cmake/compile_bootstrap.py):
+    a child that may not write bytecode (-B here; PYTHONDONTWRITEBYTECODE, a read-only install)
+    loads that instead of compiling the source, every time, and is traced (it has a journal)."""
+    code = ("import os, subprocess, sys\n"
+            "child = subprocess.run([sys.executable, '-B', '-v', '-c', 'pass'], capture_output=True, text=True,"
+            " check=True)\n"
+            "bootstrap = os.environ['IMPORTSCOPE_BOOTSTRAP']\n"
+            "pyc = os.path.join(bootstrap, '__pycache__', f'sitecustomize.{sys.implementation.cache_tag}.pyc')\n"
+            "assert f\"code object from '{pyc}'\" in child.stderr, child.stderr[-4000:]\n")
+    run = importscope("-c", code)
+    assert run.exit["code"] == 0, run.stderr
+    assert [p["start_method"] for p in run.report["processes"]] == ["main", "exec"]
+
+
 def test_a_worker_that_segfaults_while_the_others_finish(importscope):
     run = importscope(probe("deepgemm_capi", "dp_workers.py"), "--start-method", "spawn", "--crash-rank", "2")
     workers = by_method(run, "spawn")

@@ -34,6 +34,8 @@ def test_each_wheel_holds_a_worker_and_a_bootstrap_module_for_every_minor():
             assert any(n.endswith(f"/lib/importscope/cpython-{minor}/worker.so") for n in names), (arch, minor)
             tag = minor.replace(".", "")
             assert any(n.endswith(f"/bootstrap/_importscope.cpython-{tag}-{arch}-linux-gnu.so") for n in names)
+            # The children's bootstrap as this minor's bytecode, so that no child compiles it.
+            assert any(n.endswith(f"/bootstrap/__pycache__/sitecustomize.cpython-{tag}.pyc") for n in names)
         for data in ("bin/importscope", "share/importscope/known-issues.json", "share/importscope/scanner.py",
                      "share/importscope/startup_path.py",
                      "share/importscope/fingerprint.py", "lib/importscope/bootstrap/sitecustomize.py"):

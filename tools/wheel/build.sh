@@ -42,20 +42,24 @@ tools_venv() {
     echo "$venv"
 }
 
-# One include directory per minor, 3.10 to 3.13.
-python_includes() {
+# One interpreter per minor, 3.10 to 3.13.
+wheel_pythons() {
     if [ -n "${WHEEL_PYTHONS:-}" ]; then
-        pythons=$WHEEL_PYTHONS
+        echo $WHEEL_PYTHONS
     else
         found=$(sh tools/find-pythons.sh)
         for minor in 3.10 3.11 3.12 3.13; do
             echo "$found" | grep -q "^$minor " ||
                 { echo "wheel: no CPython $minor found; a wheel holds a worker for each of 3.10 to 3.13 (set WHEEL_PYTHONS)" >&2; exit 1; }
         done
-        pythons=$(echo "$found" | cut -d' ' -f2-)
+        echo "$found" | cut -d' ' -f2- | tr '\n' ' '
     fi
+}
+
+# One include directory per interpreter.
+python_includes() {
     includes=""
-    for python in $pythons; do
+    for python in $1; do
         include=$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
         [ -f "$include/Python.h" ] || { echo "wheel: $python has no headers ($include/Python.h)" >&2; exit 1; }
         includes="$includes${includes:+;}$include"
@@ -99,7 +103,7 @@ wheel_key() {
 }
 
 build_one() {
-    arch=$1 venv=$2 includes=$3 out=$4
+    arch=$1 venv=$2 includes=$3 out=$4 pythons=$5
     sysroot=$(sh tools/wheel/debian-root.sh "$SUITE" "$(debian_arch "$arch")" sysroot $SYSROOT_PACKAGES)
     wrappers=$(zig_wrappers "$arch" "$venv")
     build=build-wheel-$arch
@@ -108,6 +112,7 @@ build_one() {
     mkdir -p "$build"
     cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/zig-toolchain.cmake" -DCMAKE_BUILD_TYPE=Release \
         -DIMPORTSCOPE_BUILD_TESTS=OFF -DIMPORTSCOPE_BUILD_PROBES=OFF -DIMPORTSCOPE_PYTHON_INCLUDES="$includes" \
+        -DIMPORTSCOPE_BOOTSTRAP_PYTHONS="$(echo $pythons | tr ' ' ';')" \
         -DCMAKE_EXE_LINKER_FLAGS=-s -DCMAKE_MODULE_LINKER_FLAGS=-s > "$build/configure.log" 2>&1 ||
         { tail -30 "$build/configure.log" >&2; exit 1; }
     cmake --build "$build" -j "$JOBS" > "$build/build.log" 2>&1 || { tail -40 "$build/build.log" >&2; exit 1; }
@@ -126,7 +131,8 @@ if [ "${1:-}" = toolchain ]; then
 fi
 
 venv=$(tools_venv)
-includes=$(python_includes)
+pythons=$(wheel_pythons)
+includes=$(python_includes "$pythons")
 zig_version=$("$venv"/bin/python -m ziglang version)
 mkdir -p "$DIST"
 for arch in $ARCHES; do
@@ -136,7 +142,7 @@ for arch in $ARCHES; do
         say "$arch: the wheel of this tree is cached ($cached)"
     else
         rm -rf "$cached"
-        build_one "$arch" "$venv" "$includes" "$cached"
+        build_one "$arch" "$venv" "$includes" "$cached" "$pythons"
         touch "$cached/.complete"
         # The three newest trees' wheels are kept.
         ls -dt "$CACHE/wheels/$arch"-* | tail -n +4 | while read -r old; do rm -rf "$old"; done
