@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <deque>
 #include <map>
 #include <variant>
 
@@ -258,8 +259,8 @@ std::vector<journal::Event*> in_sequence(std::vector<journal::Event>& journal_ev
     return events;
 }
 
-template <typename T>
-void append(std::vector<T>& to, std::vector<T>& from)
+template <typename Records>
+void append(Records& to, Records& from)
 {
     if (to.empty()) // the usual case, one journal: no record moves
         to = std::move(from);
@@ -267,12 +268,12 @@ void append(std::vector<T>& to, std::vector<T>& from)
         to.insert(to.end(), std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
 }
 
-template <typename T>
-std::vector<const T*> pointers_to(const std::vector<T>& records)
+template <typename Records>
+auto pointers_to(const Records& records)
 {
-    std::vector<const T*> pointers;
+    std::vector<const typename Records::value_type*> pointers;
     pointers.reserve(records.size());
-    for (const T& r : records)
+    for (const auto& r : records)
         pointers.push_back(&r);
     return pointers;
 }
@@ -410,8 +411,7 @@ RunModel ModelBuilder::finish(std::vector<journal::JournalContents>&& journals)
     std::stable_sort(model.processes.begin(), model.processes.end(), started_before);
     const std::vector<std::size_t> order = load_order(pointers_to(model.processes), pointers_to(model.modules));
     if (!order.empty()) {
-        std::vector<ModuleRecord> ordered;
-        ordered.reserve(model.modules.size());
+        std::deque<ModuleRecord> ordered;
         for (const std::size_t index : order)
             ordered.push_back(std::move(model.modules[index]));
         model.modules = std::move(ordered);

@@ -5,6 +5,7 @@
 #include "importscope/util/process_facts.hpp"
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -91,7 +92,9 @@ struct InProcess {
 
 struct RunModel {
     std::vector<ProcessRecord> processes; ///< in order of first appearance
-    std::vector<ModuleRecord> modules;    ///< by pid, then order
+    /// By pid, then order. A deque: a record stays where it was made while more come, where a
+    /// vector would move every record each time it grew (thousands in a run under --match '*').
+    std::deque<ModuleRecord> modules;
     std::vector<std::string> problems;    ///< damaged journal lines and other gaps in the record
     std::vector<InProcess<journal::AliasSeen>> aliases;
     std::vector<InProcess<journal::TypeOwners>> type_owners;
