@@ -69,7 +69,7 @@ public:
     json_writer::Writer* operator->() { return &m_writer; }
 
     /// One of the report's own keys (a name in this file).
-    void key(std::string_view name) { m_writer.literal_key(name); }
+    void key(const json_writer::LiteralKey& name) { m_writer.known_key(name); }
 
     /// A key that a tree holds: data (a variable's name; any key of a report read back).
     void data_key(std::string_view name)
@@ -434,7 +434,7 @@ void write_records_of(TreeStream& j, std::string_view key, const Records& record
 {
     const TextSink unused = [](std::string_view) {};
     RecordStream record(unused, redaction);
-    j.key(key);
+    j.data_key(key);
     j->start_array();
     for (const auto& r : records) {
         j->item_follows();
@@ -572,7 +572,7 @@ std::string pretty_text(const nlohmann::json& value)
                        if (records == value.end())
                            return;
                        if (!records->is_array()) {
-                           j.key(key);
+                           j.data_key(key);
                            j.value(*records);
                            return;
                        }

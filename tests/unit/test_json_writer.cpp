@@ -68,13 +68,14 @@ TEST_CASE("the JSON writer escapes what JSON must and copies the rest, at every 
 
 TEST_CASE("the JSON writer lays out compact and indented text, nested, empty and at the top", "[json]")
 {
-    const auto write = [](Layout layout) {
+    // Each key written both ways: a name at run time, and one made at compile time (LiteralKey).
+    const auto write = [](Layout layout, bool known) {
         std::string text;
         Writer w(text, layout);
         w.start_object();
-        w.literal_key("a");
+        known ? w.known_key("a") : w.literal_key("a");
         w.number(1);
-        w.literal_key("b");
+        known ? w.known_key("b") : w.literal_key("b");
         w.start_array();
         w.boolean(true);
         w.null();
@@ -83,17 +84,21 @@ TEST_CASE("the JSON writer lays out compact and indented text, nested, empty and
         w.start_array();
         w.end_array();
         w.end_array();
-        w.literal_key("c");
+        known ? w.known_key("c") : w.literal_key("c");
         w.number(std::uint64_t{18446744073709551615ULL});
-        w.literal_key("d");
+        known ? w.known_key("d") : w.literal_key("d");
         w.number(std::int64_t{-9223372036854775807LL - 1});
         w.end_object();
         return text;
     };
-    CHECK(write(Layout::compact) ==
-          R"({"a":1,"b":[true,null,{},[]],"c":18446744073709551615,"d":-9223372036854775808})");
-    CHECK(write(Layout::indented) == "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null,\n    {},\n    []\n  ],\n"
-                                     "  \"c\": 18446744073709551615,\n  \"d\": -9223372036854775808\n}");
+    for (const bool known : {false, true}) {
+        INFO("keys made at compile time: " << known);
+        CHECK(write(Layout::compact, known) ==
+              R"({"a":1,"b":[true,null,{},[]],"c":18446744073709551615,"d":-9223372036854775808})");
+        CHECK(write(Layout::indented, known) ==
+              "{\n  \"a\": 1,\n  \"b\": [\n    true,\n    null,\n    {},\n    []\n  ],\n"
+              "  \"c\": 18446744073709551615,\n  \"d\": -9223372036854775808\n}");
+    }
 }
 
 TEST_CASE("the JSON writer's doubles read back the same, stay doubles, and NaN is null", "[json]")

@@ -43,6 +43,39 @@ inline bool needs_escape(std::string_view text)
     return false;
 }
 
+/// A key named in the code, made at compile time with its quotes and colon, and with the comma
+/// that goes before every key of an object but its first: in a compact object, writing it is
+/// one copy (Writer::known_key). A name that JSON would escape does not compile.
+class LiteralKey {
+public:
+    template <std::size_t N>
+    consteval LiteralKey(const char (&name)[N]) // NOLINT(google-explicit-constructor): j.key("name")
+        : m_size(N - 1)
+    {
+        static_assert(N - 1 <= k_longest, "a key longer than LiteralKey holds");
+        m_text[0] = ',';
+        m_text[1] = '"';
+        for (std::size_t i = 0; i < m_size; ++i) {
+            const auto byte = static_cast<unsigned char>(name[i]);
+            if (byte < 0x20 || byte == '"' || byte == '\\')
+                throw "a key that JSON escapes"; // consteval: no compile
+            m_text[2 + i] = name[i];
+        }
+        m_text[2 + m_size] = '"';
+        m_text[3 + m_size] = ':';
+    }
+
+    std::string_view name() const { return {m_text.data() + 2, m_size}; }
+    /// `"name":`, and `,"name":` after another key.
+    std::string_view first() const { return {m_text.data() + 1, m_size + 3}; }
+    std::string_view after_another() const { return {m_text.data(), m_size + 4}; }
+
+private:
+    static constexpr std::size_t k_longest = 60;
+    std::array<char, k_longest + 4> m_text{};
+    std::size_t m_size;
+};
+
 enum class Layout {
     compact,  ///< {"a":1,"b":[2,3]}
     indented, ///< one key or item a line, indented by two; {} and [] when empty
@@ -93,6 +126,21 @@ public:
         }
         before_value();
         plain_quoted(name);
+        colon();
+    }
+
+    /// A key of the code's (LiteralKey), in a compact object one copy with its comma and colon.
+    void known_key(const LiteralKey& key)
+    {
+        if (m_layout == Layout::compact && !m_levels.empty()) {
+            Level& level = m_levels.back();
+            const std::string_view text = level.count > 0 ? key.after_another() : key.first();
+            m_out->append(text.data(), text.size());
+            ++level.count;
+            return;
+        }
+        before_value();
+        plain_quoted(key.name());
         colon();
     }
 
