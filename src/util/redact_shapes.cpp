@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstdint>
 #include <cstring>
 
 namespace importscope::redaction {
@@ -24,12 +25,26 @@ bool is_space(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
+/// Whether `text` starts with `prefix`, lower-case letters, in any case: ASCII's case bit, where
+/// std::tolower asks the locale for each byte.
 bool starts_with_nocase(std::string_view text, std::string_view prefix)
 {
-    return text.size() >= prefix.size() &&
-           std::equal(prefix.begin(), prefix.end(), text.begin(),
-                      [](char lower, char c) { return std::tolower(static_cast<unsigned char>(c)) == lower; });
+    constexpr char k_case_bit = 0x20;
+    return text.size() >= prefix.size() && std::equal(prefix.begin(), prefix.end(), text.begin(),
+                                                      [](char lower, char c) { return (c | k_case_bit) == lower; });
 }
+
+/// The first two bytes of each known token prefix, as one number each (first byte high).
+constexpr std::array<std::uint16_t, k_token_prefixes.size()> make_token_starts()
+{
+    std::array<std::uint16_t, k_token_prefixes.size()> starts{};
+    for (std::size_t i = 0; i < k_token_prefixes.size(); ++i)
+        starts[i] = static_cast<std::uint16_t>(static_cast<unsigned char>(k_token_prefixes[i][0]) << 8 |
+                                               static_cast<unsigned char>(k_token_prefixes[i][1]));
+    return starts;
+}
+
+constexpr std::array<std::uint16_t, k_token_prefixes.size()> k_token_starts = make_token_starts();
 
 std::size_t span_of(const std::string& text, std::size_t from, bool (*accept)(unsigned char))
 {
@@ -93,11 +108,18 @@ bool starts_secret_shape(std::string_view rest)
     case 'x':
     case 'h':
     case 's':
-    case 'A':
-        // The second byte first: a path's "home", "site-packages" or "src" passes one compare, not 16.
-        return rest.size() > 1 &&
-               std::any_of(k_token_prefixes.begin(), k_token_prefixes.end(),
-                           [&](std::string_view prefix) { return prefix[1] == rest[1] && rest.starts_with(prefix); });
+    case 'A': {
+        // Its first two bytes against each prefix's, as one number: a path's "home",
+        // "site-packages" or "src" matches none and is passed without comparing a prefix.
+        if (rest.size() < 2)
+            return false;
+        const auto start =
+            static_cast<std::uint16_t>(static_cast<unsigned char>(rest[0]) << 8 | static_cast<unsigned char>(rest[1]));
+        if (std::find(k_token_starts.begin(), k_token_starts.end(), start) == k_token_starts.end())
+            return false;
+        return std::any_of(k_token_prefixes.begin(), k_token_prefixes.end(),
+                           [&](std::string_view prefix) { return rest.starts_with(prefix); });
+    }
     default:
         return false;
     }

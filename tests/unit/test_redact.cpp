@@ -132,14 +132,17 @@ TEST_CASE("the secret rules redact every documented shape and leave ordinary tex
 TEST_CASE("may_hold_secret passes every string the rules would change", "[redact]")
 {
     for (const std::string text : {"ghp_0123456789abcdefABCDEF", "a eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJmYWtlIn0.c2ln",
-                                   "Bearer abcdef", "-----BEGIN RSA PRIVATE KEY-----", "password=x", "u:p@h",
+                                   "Bearer abcdef", "BEARER abcdef", "bAsIc dXNlcjpw",
+                                   "-----BEGIN RSA PRIVATE KEY-----", "password=x", "u:p@h",
                                    // a shape at the start of a word after others, a separator inside a word
                                    "/lib/site/pkg.ghp_0123456789abcdef", "some/path_with=value", "xx.sk-proj-abc"})
         CHECK(importscope::may_hold_secret(text));
     for (const std::string text : {"numpy.core._multiarray_umath", "/usr/lib/python3.11/importlib/__init__.py",
                                    "<module>", "password_utils", "tokenizers",
                                    // a token's prefix inside a word is no token
-                                   "/lib/mysk-proj/xghp_0123456789abcdef.py", "task-scheduler"})
+                                   "/lib/mysk-proj/xghp_0123456789abcdef.py", "task-scheduler",
+                                   // a scheme's name followed by no space, or misspelt by a byte
+                                   "Bearers x", "b`sic x"})
         CHECK_FALSE(importscope::may_hold_secret(text));
 }
 
