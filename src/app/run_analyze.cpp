@@ -168,11 +168,14 @@ nlohmann::json package_versions(const nlohmann::json& fingerprint_facts)
 nlohmann::json top_level_distributions(const analysis::RunModel& model, const analysis::DistributionLookup& distribution_of)
 {
     std::map<std::string, std::string, std::less<>> origins; // top-level name -> its __init__ or file
+    std::string_view last_top; // a package's modules come one after another: one lookup for them all
     for (const auto& m : model.modules) {
         if (m.origin.empty() || !m.origin.starts_with('/'))
             continue;
         const std::string_view top = std::string_view(m.name).substr(0, m.name.find('.'));
-        if (origins.contains(top))
+        const bool seen = top == last_top || origins.contains(top);
+        last_top = top;
+        if (seen)
             continue;
         std::filesystem::path origin(m.origin);
         if (top.size() != m.name.size()) { // a submodule: its top-level package's __init__, as many levels up
