@@ -3,10 +3,13 @@
 #include "importscope/util/clock.hpp"
 #include "importscope/util/python_name.hpp"
 #include "importscope/util/task_launcher.hpp"
+#include "importscope/util/unique_fd.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <charconv>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -19,7 +22,6 @@
 #include <linux/kcmp.h>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -30,22 +32,36 @@ namespace importscope::supervisor {
 
 namespace {
 
+/// The whole of a small /proc file in `text` (read(2) itself: the watch reads a few of them for
+/// every process of the tree four times a second, where a stream cost ten times as much); false
+/// when it cannot be opened.
+bool read_proc_file(const char* path, std::string& text)
+{
+    text.clear();
+    const UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+    if (!fd)
+        return false;
+    std::array<char, 4096> piece; // NOLINT(cppcoreguidelines-pro-type-member-init): read into
+    for (ssize_t n = 0; (n = ::read(fd.get(), piece.data(), piece.size())) > 0;)
+        text.append(piece.data(), static_cast<std::size_t>(n));
+    return true;
+}
+
 /// The parent of `pid` from /proc/PID/stat, or -1 when it is gone.
 int parent_of(int pid)
 {
     char path[64];
     (void)std::snprintf(path, sizeof path, "/proc/%d/stat", pid); // NOLINT(cppcoreguidelines-pro-type-vararg)
-    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    const UniqueFd fd(::open(path, O_RDONLY | O_CLOEXEC));
+    if (!fd)
         return -1;
-    char text[512];
-    const ssize_t n = ::read(fd, text, sizeof text - 1);
-    ::close(fd);
+    std::array<char, 512> text; // NOLINT(cppcoreguidelines-pro-type-member-init): read into
+    const ssize_t n = ::read(fd.get(), text.data(), text.size() - 1);
     if (n <= 0)
         return -1;
-    text[n] = '\0';
+    text[static_cast<std::size_t>(n)] = '\0';
     // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so read from the last ')'.
-    const char* close = std::strrchr(text, ')');
+    const char* close = std::strrchr(text.data(), ')');
     int parent = -1;
     char state = 0;
     if (!close || std::sscanf(close + 1, " %c %d", &state, &parent) != 2) // NOLINT(cert-err34-c)
@@ -81,14 +97,23 @@ std::optional<std::vector<int>> children_of(int pid)
         return std::nullopt;
     std::vector<int> children;
     bool readable = false;
+    std::string text;
     while (const dirent* entry = ::readdir(tasks)) {
         if (entry->d_name[0] == '.')
             continue;
-        std::ifstream in(fmt::format("/proc/{}/task/{}/children", pid, entry->d_name));
-        readable = readable || static_cast<bool>(in);
-        for (int child = 0; in >> child;)
+        if (!read_proc_file(fmt::format("/proc/{}/task/{}/children", pid, entry->d_name).c_str(), text))
+            continue;
+        readable = true;
+        const char* at = text.data();
+        const char* const end = at + text.size();
+        for (int child = 0; at < end; ++at) {
+            const auto [next, error] = std::from_chars(at, end, child);
+            if (error != std::errc{})
+                break;
+            at = next;
             if (parent_of(child) == pid) // a zombie is ended already; a pid reused meanwhile is another's
                 children.push_back(child);
+        }
     }
     ::closedir(tasks);
     if (!readable)
@@ -201,17 +226,29 @@ std::string executable_of(int pid)
 /// (/proc/PID/stat fields 28 and 48 to 51), which a program retitling itself (setproctitle) keeps.
 std::string image_of(int pid)
 {
-    std::ifstream in(fmt::format("/proc/{}/stat", pid));
-    std::string stat;
-    std::getline(in, stat);
-    std::vector<std::string> fields; // from field 3 (state) on: comm, field 2, may hold spaces
-    std::istringstream rest(stat.substr(std::min(stat.size(), stat.rfind(')') + 1)));
-    for (std::string field; rest >> field;)
-        fields.push_back(std::move(field));
     std::string image = executable_of(pid);
-    for (std::size_t field : {28, 48, 49, 50, 51})
-        if (field - 3 < fields.size())
-            image += ' ' + fields[field - 3];
+    std::string stat;
+    (void)read_proc_file(fmt::format("/proc/{}/stat", pid).c_str(), stat); // gone: no fields
+    // "pid (comm) state ...": comm, field 2, may hold spaces and parentheses; fields from its ')' on.
+    const std::size_t close = stat.rfind(')');
+    if (close == std::string::npos)
+        return image;
+    const auto wanted = [](int field) { return field == 28 || (field >= 48 && field <= 51); };
+    int field = 2;
+    std::size_t start = std::string::npos; // of the field being read
+    for (std::size_t at = close + 1; at <= stat.size(); ++at) {
+        const bool blank = at == stat.size() || stat[at] == ' ' || stat[at] == '\n';
+        if (!blank && start == std::string::npos) {
+            start = at;
+            ++field;
+        } else if (blank && start != std::string::npos) {
+            if (wanted(field)) {
+                image += ' ';
+                image.append(stat, start, at - start);
+            }
+            start = std::string::npos;
+        }
+    }
     return image;
 }
 
