@@ -32,7 +32,7 @@ ExtensionInit describe_load(const ModuleRecord& r)
     load.order = r.order;
     load.status = to_string(r.status);
     load.origin = r.origin;
-    load.stack = r.stack;
+    load.stack = r.stack_frames();
     if (const auto* site = r.call_site())
         load.call_site = *site;
     load.error = r.error;

@@ -33,6 +33,15 @@ std::string process_role(const ProcessRecord& process)
     return "subprocess";
 }
 
+std::vector<journal::Frame> ModuleRecord::stack_frames() const
+{
+    std::vector<journal::Frame> frames;
+    frames.reserve(stack.size());
+    for (const journal::SharedFrame& frame : stack)
+        frames.push_back(*frame);
+    return frames;
+}
+
 const char* to_string(ImportStatus status)
 {
     switch (status) {
@@ -67,6 +76,83 @@ int pid_of(const journal::Event& event)
     return std::visit([](const auto& e) { return e.pid; }, event);
 }
 
+/// A module record's stack: each numbered frame the journal's table holds, shared; one the event
+/// gives whole and unnumbered (or read without a table), a frame of its own.
+std::vector<journal::SharedFrame> shared_stack(std::vector<journal::Frame>& stack, const journal::FrameTable* frames)
+{
+    std::vector<journal::SharedFrame> shared;
+    shared.reserve(stack.size());
+    for (journal::Frame& frame : stack) {
+        if (frames && frame.number != 0)
+            shared.push_back(frames->shared(frame.number)); // the reader checked that the table holds it
+        else
+            shared.push_back(std::make_shared<const journal::Frame>(std::move(frame)));
+    }
+    return shared;
+}
+
+/// Walks an event's fields by its own declaration (`fields`) and makes every frame of its stacks
+/// that names one by number whole, from the journal's table: no stack of any event is missed.
+class KnownFrameCopier {
+public:
+    explicit KnownFrameCopier(const journal::FrameTable& frames) : m_frames(frames) {}
+
+    template <typename T>
+    void required(std::string_view, T& value)
+    {
+        copy_into(value);
+    }
+    template <typename T>
+    void field(std::string_view, T& value)
+    {
+        copy_into(value);
+    }
+    template <typename T>
+    void optional(std::string_view, std::optional<T>& value)
+    {
+        if (value)
+            copy_into(*value);
+    }
+    template <typename T>
+    void nullable(std::string_view, std::optional<T>& value)
+    {
+        if (value)
+            copy_into(*value);
+    }
+
+private:
+    void copy_into(std::vector<journal::Frame>& stack)
+    {
+        for (journal::Frame& frame : stack)
+            if (frame.known)
+                frame = m_frames.at(frame.number);
+    }
+    template <typename T>
+    void copy_into(T&)
+    {
+    }
+
+    const journal::FrameTable& m_frames;
+};
+
+/// The events the model keeps as they are (an alias, a missing build, sys.path's entries, ...)
+/// with every frame whole; a module record's stack (ImportBegin's, ExtensionLoad's) shares the
+/// table's frames instead (shared_stack).
+void copy_known_frames(journal::Event& event, const journal::FrameTable* frames)
+{
+    if (!frames)
+        return;
+    std::visit(
+        [&](auto& e) {
+            using E = std::decay_t<decltype(e)>;
+            if constexpr (!std::is_same_v<E, journal::ImportBegin> && !std::is_same_v<E, journal::ExtensionLoad>) {
+                KnownFrameCopier copier(*frames);
+                E::fields(copier, e);
+            }
+        },
+        event);
+}
+
 /// Per-process state while folding that process's events in sequence order, into the records of
 /// its journal's part of the model.
 class ProcessFolder {
@@ -75,6 +161,9 @@ public:
         : m_model(part), m_journal(std::move(journal)), m_pid(pid)
     {
     }
+
+    /// The table of the frames that the next events' stacks name by number, or null.
+    void use_frames(const journal::FrameTable* frames) { m_frames = frames; }
 
     void operator()(journal::ProcessStart& e)
     {
@@ -102,7 +191,7 @@ public:
         r.identity = e.identity;
         r.loader = std::move(e.loader);
         r.parent = std::move(e.parent);
-        r.stack = std::move(e.stack);
+        r.stack = shared_stack(e.stack, m_frames);
         r.stdlib = e.stdlib;
         r.late = e.late;
         r.via_finder = !e.by_path;
@@ -161,7 +250,7 @@ public:
         r.origin = std::move(e.path);
         r.realpath = std::move(e.realpath);
         r.identity = e.identity;
-        r.stack = std::move(e.stack);
+        r.stack = shared_stack(e.stack, m_frames);
         r.initialized_extension = !e.no_init;
         m_model.modules.push_back(std::move(r));
     }
@@ -234,6 +323,7 @@ private:
     RunModel& m_model;
     std::string m_journal;
     int m_pid;
+    const journal::FrameTable* m_frames = nullptr;
     std::map<std::uint64_t, Open> m_open; // ordered by id, so rbegin() is the innermost
     std::map<std::uint64_t, std::size_t> m_failed; ///< the records of the imports that raised, by id
 };
@@ -328,12 +418,14 @@ struct ModelBuilder::Part {
     std::map<int, ProcessFolder> folders;
     bool taken = false; ///< finish() has given it to the model
 
-    void add(journal::Event& event)
+    void add(journal::Event& event, const journal::FrameTable* frames)
     {
         const int pid = pid_of(event);
         auto it = folders.find(pid);
         if (it == folders.end())
             it = folders.try_emplace(pid, model, journal, pid).first;
+        copy_known_frames(event, frames);
+        it->second.use_frames(frames);
         std::visit(it->second, event);
     }
 };
@@ -355,12 +447,12 @@ ModelBuilder::Part& ModelBuilder::part(const std::string& journal)
     return *m_parts.back();
 }
 
-void ModelBuilder::add(const std::string& journal, journal::Event&& event)
+void ModelBuilder::add(const std::string& journal, journal::Event&& event, const journal::FrameTable* frames)
 {
-    fold(part(journal), event);
+    fold(part(journal), event, frames);
 }
 
-void ModelBuilder::fold(Part& p, journal::Event& event)
+void ModelBuilder::fold(Part& p, journal::Event& event, const journal::FrameTable* frames)
 {
     // The events that make or change a module record (what the report writes early), which is not
     // what makes a finding (finders.hpp): an alias or an installation changes none.
@@ -368,7 +460,7 @@ void ModelBuilder::fold(Part& p, journal::Event& event)
         EventKinds::of<journal::ImportBegin, journal::ImportEnd, journal::ExtensionLoad, journal::Caught>();
     if (k_module_record_events.contains(event))
         ++m_record_changes;
-    p.add(event);
+    p.add(event, frames);
 }
 
 const RunModel* ModelBuilder::part_model(const std::string& journal) const
@@ -397,7 +489,7 @@ RunModel ModelBuilder::finish(std::vector<journal::JournalContents>&& journals)
     for (auto& journal : journals) {
         Part& p = part(journal.source);
         for (journal::Event* e : in_sequence(journal.events))
-            fold(p, *e);
+            fold(p, *e, nullptr);
         journal.events = {};
         model.journal_bytes += journal.bytes;
         take(p, std::move(journal.problems));

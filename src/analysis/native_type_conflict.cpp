@@ -160,7 +160,7 @@ std::vector<Finding> find_native_type_conflicts(const RunModel& model, const Fil
         evidence.owners = std::move(owners);
         if (!first_relation.empty())
             evidence.relation = first_relation;
-        evidence.stack = r.stack;
+        evidence.stack = r.stack_frames();
         f.evidence = std::move(evidence);
         findings.push_back(std::move(f));
     }

@@ -171,7 +171,7 @@ std::vector<Finding> find_duplicate_source_execs(const RunModel& model)
             SourceExecution& e = evidence.executions.emplace_back();
             e.module = r->name;
             e.status = to_string(r->status);
-            e.stack = r->stack;
+            e.stack = r->stack_frames();
             if (const auto* site = r->call_site())
                 e.call_site = *site;
         }

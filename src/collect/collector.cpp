@@ -5,17 +5,17 @@
 namespace importscope::collect {
 
 Collector::Collector(std::filesystem::path run_dir, analysis::AnalysisOptions analysis, Findings findings)
-    : m_distribution_of(analysis.distribution_of),
-      m_findings(std::move(analysis)),
-      m_live(findings == Findings::live),
-      m_tail(std::move(run_dir),
-             [this](const std::string& journal, journal::Event&& e) {
-                 m_files.complete(e);
-                 look_up_distributions(e);
-                 if (m_live)
-                     m_findings.saw(journal, e);
-                 m_builder.add(journal, std::move(e));
-             })
+    : m_distribution_of(analysis.distribution_of), m_findings(std::move(analysis)), m_live(findings == Findings::live),
+      m_tail(
+          std::move(run_dir),
+          [this](const std::string& journal, journal::Event&& e, const journal::FrameTable& frames) {
+              m_files.complete(e);
+              look_up_distributions(e);
+              if (m_live)
+                  m_findings.saw(journal, e);
+              m_builder.add(journal, std::move(e), &frames);
+          },
+          journal::KnownFrames::by_number) // the model shares the table's frames
 {
 }
 

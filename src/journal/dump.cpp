@@ -50,7 +50,7 @@ DumpResult dump_journal(const std::filesystem::path& path, const std::function<v
     DumpResult result;
     JournalContents contents;
     std::string line;
-    JournalParser parser(path.filename().string(), contents, [&](Event&& event) {
+    JournalParser parser(path.filename().string(), contents, [&](Event&& event, const FrameTable&) {
         // Every frame whole: a frame the journal gave by number is shown as its first use wrote it.
         line = encode_json(event);
         line.push_back('\n');

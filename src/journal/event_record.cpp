@@ -120,7 +120,10 @@ private:
 class RecordDecoder {
 public:
     /// `frames`: the journal's numbered frames; null to keep a frame given by number as written.
-    RecordDecoder(std::string_view record, FrameTable* frames) : m_rest(record), m_frames(frames) {}
+    RecordDecoder(std::string_view record, FrameTable* frames, KnownFrames known)
+        : m_rest(record), m_frames(frames), m_known(known)
+    {
+    }
 
     template <typename T>
     void required(std::string_view key, T& out)
@@ -176,7 +179,7 @@ public:
             if (known)
                 read_known(number, stack);
             else
-                read_whole(number, stack.emplace_back());
+                read_whole(number, stack);
         }
     }
     template <typename T>
@@ -223,22 +226,33 @@ private:
     }
     void read_known(std::uint32_t number, std::vector<Frame>& stack)
     {
-        if (!m_frames) {
-            Frame& frame = stack.emplace_back();
-            frame.number = number;
-            frame.known = true;
-            return;
+        if (m_frames) {
+            const Frame& known = m_frames->at(number);
+            m_frames->charge(known); // what a reader that copies it would hold
+            if (m_known == KnownFrames::whole) {
+                stack.push_back(known);
+                return;
+            }
         }
-        const Frame& known = m_frames->at(number);
-        m_frames->charge(known);
-        stack.push_back(known);
+        Frame& frame = stack.emplace_back();
+        frame.number = number;
+        frame.known = true;
     }
-    void read_whole(std::uint32_t number, Frame& frame)
+    void read_whole(std::uint32_t number, std::vector<Frame>& stack)
     {
+        Frame& frame = stack.emplace_back();
         frame.number = number;
         Frame::fields(*this, frame);
-        if (frame.number != 0 && m_frames)
+        if (frame.number == 0 || !m_frames)
+            return;
+        if (m_known == KnownFrames::whole) {
             m_frames->define(frame);
+            return;
+        }
+        m_frames->define(std::move(frame)); // the stack names it as a later one would
+        frame = Frame{};
+        frame.number = number;
+        frame.known = true;
     }
 
     /// The fewest bytes a frame of a stack takes: its `known` byte and its number.
@@ -246,6 +260,7 @@ private:
 
     std::string_view m_rest;
     FrameTable* m_frames;
+    KnownFrames m_known;
 };
 
 /// The record of one event type `E`, appended: its type's byte, then the fields of `event` (an E,
@@ -299,14 +314,14 @@ void encode_end_record(EndRecord& record, const ProcessEndView& end) noexcept
     finish_record(record);
 }
 
-Event decode_record(std::string_view record, FrameTable* frames)
+Event decode_record(std::string_view record, FrameTable* frames, KnownFrames known)
 {
     if (record.empty())
         throw std::invalid_argument("the record is empty");
     const auto index = static_cast<std::uint8_t>(record.front());
     if (index >= k_record_readers.size())
         throw std::invalid_argument("unknown event type " + std::to_string(index) + " in a record");
-    RecordDecoder fields(record.substr(1), frames);
+    RecordDecoder fields(record.substr(1), frames, known);
     Event event = k_record_readers[index](fields);
     if (!fields.at_end())
         throw std::invalid_argument("the record has bytes after its last field");

@@ -5,15 +5,18 @@
 
 #include <fmt/format.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
 namespace importscope::journal {
 
-void FrameTable::define(const Frame& frame)
+void FrameTable::define(Frame&& frame)
 {
-    if (!m_frames.try_emplace(frame.number, frame).second)
-        throw std::invalid_argument("frame " + std::to_string(frame.number) + " is numbered twice");
+    const std::uint32_t number = frame.number;
+    if (m_frames.contains(number))
+        throw std::invalid_argument("frame " + std::to_string(number) + " is numbered twice");
+    m_frames.emplace(number, std::make_shared<const Frame>(std::move(frame)));
 }
 
 void FrameTable::charge(const Frame& frame)
@@ -25,7 +28,7 @@ void FrameTable::charge(const Frame& frame)
                                                 m_budget >> 20, k_copies_per_byte));
 }
 
-const Frame& FrameTable::at(std::uint32_t number) const
+const SharedFrame& FrameTable::shared(std::uint32_t number) const
 {
     const auto it = m_frames.find(number);
     if (it == m_frames.end())

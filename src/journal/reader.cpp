@@ -91,7 +91,7 @@ void JournalParser::record(const Record& record)
 {
     ++m_records;
     if (record.form == RecordForm::binary)
-        take([&] { return decode_record(record.payload, &m_frames); });
+        take([&] { return decode_record(record.payload, &m_frames, m_known); });
     else
         take([]() -> Event { throw std::invalid_argument("a record of an unknown form"); });
 }
@@ -117,7 +117,7 @@ void JournalParser::take(const Decode& decode_event)
     try {
         Event event = decode_event();
         if (m_sink)
-            m_sink(std::move(event));
+            m_sink(std::move(event), m_frames);
         else
             m_into.events.push_back(std::move(event));
     } catch (const std::invalid_argument& e) {

@@ -16,8 +16,8 @@ JournalTail::FileState& JournalTail::state_of(const std::string& name)
         state.contents.source = name;
         JournalParser::EventSink sink;
         if (m_sink)
-            sink = [this, name](Event&& e) { m_sink(name, std::move(e)); };
-        state.parser = std::make_unique<JournalParser>(name, state.contents, std::move(sink));
+            sink = [this, name](Event&& e, const FrameTable& frames) { m_sink(name, std::move(e), frames); };
+        state.parser = std::make_unique<JournalParser>(name, state.contents, std::move(sink), m_known);
     }
     return state;
 }

@@ -331,8 +331,8 @@ public:
         for (const analysis::ModuleRecord* r : records) {
             m_first.push_back(m_indexes.size());
             indexes.select(r->journal);
-            for (const journal::Frame& frame : r->stack)
-                m_indexes.push_back(indexes.index_of(frame));
+            for (const journal::SharedFrame& frame : r->stack)
+                m_indexes.push_back(indexes.index_of(*frame));
             if (r->caught_at)
                 m_indexes.push_back(indexes.index_of(*r->caught_at));
         }

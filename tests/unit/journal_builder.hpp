@@ -127,14 +127,18 @@ public:
         return *this;
     }
 
-    /// An import went through `key`, a sys.modules alias of `original`, as a parent package.
-    JournalBuilder& alias(const std::string& key, const std::string& original)
+    /// An import went through `key`, a sys.modules alias of `original`, as a parent package; that
+    /// import's stack, and the one that stored the alias.
+    JournalBuilder& alias(const std::string& key, const std::string& original, std::vector<journal::Frame> stack = {},
+                          std::vector<journal::Frame> set_by = {})
     {
         journal::AliasSeen e;
         stamp(e);
         e.key = key;
         e.module_name = original;
         e.file = "/s/" + original + "/__init__.py";
+        e.stack = std::move(stack);
+        e.set_by = std::move(set_by);
         add(e);
         return *this;
     }

@@ -128,6 +128,45 @@ TEST_CASE("a record's stack gives a frame the journal holds by its number", "[jo
     CHECK_THROWS_WITH(journal::decode_record(first, &frames), "frame 1 is numbered twice");
 }
 
+TEST_CASE("a reader that shares the table's frames gets each numbered frame by number, once the table holds it",
+          "[journal][records]")
+{
+    const journal::Frame outer{"/app/main.py", 4, "<module>", "__main__", 1};
+    journal::Frame outer_again;
+    outer_again.number = 1;
+    outer_again.known = true;
+    const journal::Frame inner{"/app/pkg/__init__.py", 3, "<module>", "pkg", 2};
+    const journal::Frame unnumbered{"/app/pkg/a.py", 7, "<module>", "pkg.a", 0};
+    const std::string first = record_of(begin_with_stack(1, {outer}));
+    const std::string second = record_of(begin_with_stack(2, {outer_again, inner, unnumbered}));
+
+    journal::FrameTable frames;
+    const auto by_number = journal::KnownFrames::by_number;
+    const auto one = std::get<journal::ImportBegin>(journal::decode_record(first, &frames, by_number));
+    REQUIRE(one.stack.size() == 1);
+    CHECK(one.stack[0].known); // written whole, now the table's
+    CHECK(one.stack[0].number == 1);
+    CHECK(one.stack[0].file.empty());
+    CHECK(frames.at(1).file == "/app/main.py");
+    CHECK(frames.at(1).line == 4);
+
+    const auto two = std::get<journal::ImportBegin>(journal::decode_record(second, &frames, by_number));
+    REQUIRE(two.stack.size() == 3);
+    CHECK(two.stack[0].known);
+    CHECK(two.stack[0].number == 1);
+    CHECK(two.stack[1].known);
+    CHECK(two.stack[1].number == 2);
+    CHECK(frames.at(2).module == "pkg");
+    CHECK(frames.shared(2) == frames.shared(2)); // one object, however often a stack names it
+    CHECK_FALSE(two.stack[2].known); // no number: only the stack has it
+    CHECK(two.stack[2].file == "/app/pkg/a.py");
+
+    journal::FrameTable fresh;
+    CHECK_THROWS_WITH(journal::decode_record(second, &fresh, by_number),
+                      "frame 1 is not written whole earlier in the journal");
+    CHECK_THROWS_WITH(journal::decode_record(first, &frames, by_number), "frame 1 is numbered twice");
+}
+
 TEST_CASE("the records of a journal file and of the shared journal read back as the same events, numbered "
           "frames and all",
           "[journal][records]")

@@ -105,6 +105,15 @@ TEST_CASE("the model made as the journals grow is the one made at the end", "[li
         REQUIRE(followed.modules.size() == 6);
         CHECK(followed.modules[1].name == "pkg.a"); // back in their sequence
         CHECK(followed.modules[2].name == "pkg.b");
+        // The frame that three stacks hold is one object, the journal's, whole in each.
+        REQUIRE(followed.modules[0].stack.size() == 1);
+        REQUIRE(followed.modules[1].stack.size() == 1);
+        REQUIRE(followed.modules[2].stack.size() == 1);
+        CHECK(followed.modules[1].stack[0] == followed.modules[0].stack[0]);
+        CHECK(followed.modules[2].stack[0] == followed.modules[0].stack[0]);
+        CHECK(followed.modules[1].stack[0]->file == "/home/alice/t.py");
+        CHECK(followed.modules[1].stack[0]->line == 3);
+        CHECK(followed.modules[1].stack[0]->function == at_end.modules[1].stack[0]->function);
         CHECK(followed.modules[5].name == "other._C"); // the child started later
         CHECK(followed.problems == at_end.problems);
         CHECK(followed.problems.size() == 1); // the damaged record
@@ -122,7 +131,7 @@ TEST_CASE("a tail with a sink hands each event over with its journal's name", "[
     const std::string cut_short = journal::framed_record("\x05\x01\x02\x03").substr(0, 6);
     std::ofstream(dir / "journal-100-0.isj") << b.bytes() << cut_short;
     std::vector<std::string> names;
-    journal::JournalTail tail(dir, [&](const std::string& journal, journal::Event&&) { names.push_back(journal); });
+    journal::JournalTail tail(dir, [&](const std::string& journal, journal::Event&&, const journal::FrameTable&) { names.push_back(journal); });
     tail.poll();
     CHECK(names == std::vector<std::string>{"journal-100-0.isj", "journal-100-0.isj"});
     const auto contents = tail.finish();
@@ -163,6 +172,34 @@ TEST_CASE("the collector reads an installation's distributions while the run goe
     asked.clear();
     (void)live.finish();
     CHECK(asked.empty());
+}
+
+TEST_CASE("the events the model keeps have every frame whole, those the journal gave by number too", "[live]")
+{
+    const testing::TempDir scratch;
+    testing::JournalBuilder b(100);
+    const journal::Frame site{"/home/alice/t.py", 3, "<module>", "__main__", 1};
+    journal::Frame known;
+    known.number = 1;
+    known.known = true;
+    b.end(b.begin_below("pkg", "/home/alice/pkg/__init__.py", {site}));
+    b.alias("deep_gemm", "v.deep_gemm", {known}, {known}); // the import's stack, and the store's
+    std::ofstream(scratch.path / "journal-100-0.isj") << b.bytes();
+
+    collect::Collector live(scratch.path);
+    live.poll();
+    const analysis::RunModel followed = live.finish();
+    const analysis::RunModel at_end = analysis::build_model(journal::read_run_journals(scratch.path));
+    for (const analysis::RunModel* model : {&followed, &at_end}) {
+        REQUIRE(model->aliases.size() == 1);
+        const journal::AliasSeen& alias = model->aliases[0].event;
+        REQUIRE(alias.stack.size() == 1);
+        CHECK(alias.stack[0].file == "/home/alice/t.py");
+        CHECK(alias.stack[0].line == 3);
+        REQUIRE(alias.set_by.size() == 1);
+        CHECK(alias.set_by[0].module == "__main__");
+        CHECK(alias.set_by[0].function == "<module>");
+    }
 }
 
 TEST_CASE("a collector that leaves the findings to the end keeps none while the run goes on, and folds "

@@ -120,7 +120,7 @@ TEST_CASE("the journal tail returns whole records only, and the rest once finish
         std::ofstream(dir / "not-a-journal.txt") << "ignored";
     }
     std::vector<journal::Event> seen;
-    journal::JournalTail tail(dir, [&](const std::string&, journal::Event&& e) { seen.push_back(std::move(e)); });
+    journal::JournalTail tail(dir, [&](const std::string&, journal::Event&& e, const journal::FrameTable&) { seen.push_back(std::move(e)); });
     tail.poll();
     CHECK(seen.size() == 1); // the process start; the extension's record is unfinished
     {
@@ -155,7 +155,7 @@ TEST_CASE("the journals read as they grew are what reading them at the end gives
     const std::string second_text = second.bytes();
 
     std::map<std::string, std::vector<journal::Event>> seen; // by journal, as the polls gave them
-    journal::JournalTail tail(dir, [&](const std::string& journal, journal::Event&& e) {
+    journal::JournalTail tail(dir, [&](const std::string& journal, journal::Event&& e, const journal::FrameTable&) {
         seen[journal].push_back(std::move(e));
     });
     for (std::size_t at = 0; at < std::max(first_text.size(), second_text.size()); at += 37) {

@@ -157,8 +157,8 @@ TEST_CASE("the report file streams the module records into the tree's place", "[
         REQUIRE(stack.size() == model.modules[i].stack.size());
         for (std::size_t k = 0; k < stack.size(); ++k) {
             const auto& written = whole.at("frames").at(stack[k].get<std::size_t>());
-            CHECK(written.at("file") == model.modules[i].stack[k].file);
-            CHECK(written.at("line") == model.modules[i].stack[k].line);
+            CHECK(written.at("file") == model.modules[i].stack[k]->file);
+            CHECK(written.at("line") == model.modules[i].stack[k]->line);
         }
     }
     const auto& modules = whole.at("modules");

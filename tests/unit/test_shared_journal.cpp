@@ -111,7 +111,7 @@ TEST_CASE("the tail reads the shared journal under its name, instead of the empt
     const testing::TempDir scratch;
     SharedJournal shared(1 << 20);
     std::vector<std::pair<std::string, std::uint64_t>> seen; // journal, seq
-    journal::JournalTail tail(scratch.path, [&](const std::string& name, journal::Event&& e) {
+    journal::JournalTail tail(scratch.path, [&](const std::string& name, journal::Event&& e, const journal::FrameTable&) {
         seen.emplace_back(name, std::get<journal::ImportEnd>(e).seq);
     });
     tail.follow(&shared);

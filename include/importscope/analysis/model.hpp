@@ -45,14 +45,18 @@ struct ModuleRecord {
     std::optional<double> duration_ms;
     /// For a load that raised: the outermost frame its exception reached (journal::Caught).
     std::optional<journal::Frame> caught_at;
-    std::vector<journal::Frame> stack;  ///< innermost last; back() is the call site
+    /// Innermost last; back() is the call site. A journal's numbered frame is one object that
+    /// all the stacks holding it share (journal::FrameTable::shared).
+    std::vector<journal::SharedFrame> stack;
     bool via_finder = false;            ///< the meta-path finder saw it
     bool by_path = false;               ///< an extension loaded by path, outside sys.meta_path
     bool initialized_extension = false; ///< the audit hook saw CPython run its PyInit
     bool stdlib = false;                ///< its top-level package is the standard library's
     bool late = false; ///< recorded when a second name found its file: no stack and no duration
 
-    const journal::Frame* call_site() const { return stack.empty() ? nullptr : &stack.back(); }
+    const journal::Frame* call_site() const { return stack.empty() ? nullptr : stack.back().get(); }
+    /// The stack, each frame copied: for evidence.
+    std::vector<journal::Frame> stack_frames() const;
     /// The file that was loaded: its real path when known, else the path it was found at.
     const std::string& file() const { return realpath.empty() ? origin : realpath; }
 };
@@ -116,8 +120,9 @@ public:
     ModelBuilder& operator=(const ModelBuilder&) = delete;
 
     /// Folds the next event of the journal named `journal`, taking its strings. A journal's events
-    /// come in the order it holds them.
-    void add(const std::string& journal, journal::Event&& event);
+    /// come in the order it holds them. `frames`, the journal's frame table when the event was read
+    /// with journal::KnownFrames::by_number, gives the frames its stacks name by number.
+    void add(const std::string& journal, journal::Event&& event, const journal::FrameTable* frames = nullptr);
 
     /// The model, from what add() folded and from `journals` (one per journal, in the order the
     /// report lists them): their problems and sizes, and the events they still hold, folded in
@@ -143,7 +148,7 @@ public:
 private:
     struct Part;
     Part& part(const std::string& journal);
-    void fold(Part& p, journal::Event& event);
+    void fold(Part& p, journal::Event& event, const journal::FrameTable* frames);
 
     std::uint64_t m_record_changes = 0;
     std::vector<std::unique_ptr<Part>> m_parts; ///< in order of first appearance

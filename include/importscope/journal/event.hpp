@@ -5,6 +5,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -51,13 +52,20 @@ struct Frame {
     }
 };
 
+/// A frame that many stacks hold: a journal's numbered frame is kept once, by its table and by the
+/// model's stacks, which outlive the table.
+using SharedFrame = std::shared_ptr<const Frame>;
+
 /// The numbered frames of one journal, as decode_record() meets their first use.
 class FrameTable {
 public:
     /// Adds a numbered frame; throws std::invalid_argument when its number is taken.
-    void define(const Frame& frame);
+    void define(const Frame& frame) { define(Frame(frame)); }
+    void define(Frame&& frame);
     /// The frame with that number; throws std::invalid_argument when the journal has not had it.
-    const Frame& at(std::uint32_t number) const;
+    const Frame& at(std::uint32_t number) const { return *shared(number); }
+    /// The same, to be held beyond the table.
+    const SharedFrame& shared(std::uint32_t number) const;
 
     /// Counts a frame copied into a stack against the journal's budget: a journal of frame numbers
     /// alone would otherwise grow without bound in memory. Throws std::invalid_argument past it.
@@ -74,7 +82,7 @@ public:
     static constexpr std::size_t k_copies_per_byte = 32;
 
 private:
-    std::unordered_map<std::uint32_t, Frame> m_frames;
+    std::unordered_map<std::uint32_t, SharedFrame> m_frames;
     std::size_t m_copied_bytes = 0;
     std::size_t m_budget = k_base_budget;
 };
@@ -602,11 +610,18 @@ using EndRecord = FixedBuffer<128>;
 /// signal handler): the whole record, frame included (record_format.hpp), replaces `record`'s contents.
 void encode_end_record(EndRecord& record, const ProcessEndView& end) noexcept;
 
+/// How decode_record() gives a frame that a record names by number alone.
+enum class KnownFrames {
+    whole,    ///< copied from the frame table
+    by_number ///< as written (its number, and `known`), once the table is found to hold it: for a
+              ///< reader that takes the table's frames itself (analysis::ModelBuilder)
+};
+
 /// A record's payload back into its event: `frames` holds the numbered frames of the records
 /// before it in the same journal, and gets the ones this record writes whole; null keeps a frame
-/// given by number as written (its number, and `known`). Throws std::invalid_argument with the
-/// reason when the record is not a well-formed event.
-Event decode_record(std::string_view record, FrameTable* frames);
+/// given by number as written (its number, and `known`), unchecked. Throws std::invalid_argument
+/// with the reason when the record is not a well-formed event.
+Event decode_record(std::string_view record, FrameTable* frames, KnownFrames known = KnownFrames::whole);
 
 /// For the report: the `fields` form of frames and exceptions, both ways.
 void to_json(nlohmann::json& j, const Frame& frame);

@@ -30,13 +30,17 @@ struct JournalContents {
 /// named in the problems and skipped; so is the rest of a file from bytes that are no record.
 class JournalParser {
 public:
-    /// Takes each event instead of its being kept in a JournalContents.
-    using EventSink = std::function<void(Event&&)>;
+    /// Takes each event instead of its being kept in a JournalContents, with the journal's frames
+    /// so far (which hold those its stacks name by number).
+    using EventSink = std::function<void(Event&&, const FrameTable& frames)>;
 
     /// Fills `into`, which must outlive the parser; `source` names the journal in problems. With a
-    /// `sink`, the events go there and `into` gets the problems only.
-    JournalParser(std::string source, JournalContents& into, EventSink sink = nullptr)
-        : m_source(std::move(source)), m_into(into), m_sink(std::move(sink))
+    /// `sink`, the events go there and `into` gets the problems only; `known` says how their
+    /// stacks give a frame written by number (events kept in `into` have every frame whole).
+    JournalParser(std::string source, JournalContents& into, EventSink sink = nullptr,
+                  KnownFrames known = KnownFrames::whole)
+        : m_source(std::move(source)), m_into(into), m_sink(std::move(sink)),
+          m_known(m_sink ? known : KnownFrames::whole)
     {
     }
 
@@ -76,6 +80,7 @@ private:
     std::string m_source;
     JournalContents& m_into;
     EventSink m_sink;
+    KnownFrames m_known;
     FrameTable m_frames;
     State m_state = State::header;
     std::string m_partial;       ///< the start of a file's header or record whose rest has not come yet

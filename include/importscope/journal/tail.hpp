@@ -20,11 +20,14 @@ namespace importscope::journal {
 /// as its record is whole.
 class JournalTail {
 public:
-    /// Takes each event with its journal's file name, instead of its being kept for finish().
-    using EventSink = std::function<void(const std::string& journal, Event&&)>;
+    /// Takes each event with its journal's file name and frames so far (JournalParser::EventSink),
+    /// instead of its being kept for finish().
+    using EventSink = std::function<void(const std::string& journal, Event&&, const FrameTable& frames)>;
 
-    explicit JournalTail(std::filesystem::path run_dir, EventSink sink = nullptr)
-        : m_run_dir(std::move(run_dir)), m_sink(std::move(sink))
+    /// `known`: how the sink's events give a frame written by number (JournalParser).
+    explicit JournalTail(std::filesystem::path run_dir, EventSink sink = nullptr,
+                         KnownFrames known = KnownFrames::whole)
+        : m_run_dir(std::move(run_dir)), m_sink(std::move(sink)), m_known(known)
     {
     }
 
@@ -60,6 +63,7 @@ private:
 
     std::filesystem::path m_run_dir;
     EventSink m_sink;
+    KnownFrames m_known;
     const SharedJournal* m_shared = nullptr;
     std::map<std::string, FileState> m_files; ///< by file name, the order of list_journals()
 };
