@@ -180,7 +180,8 @@ public:
     // The events are folded once and dropped: their strings move into the records.
     void operator()(journal::ImportBegin& e)
     {
-        ModuleRecord r;
+        m_open[e.id] = {m_model.modules.size(), e.mono_ns};
+        ModuleRecord& r = m_model.modules.emplace_back(); // made in place: a record is some 600 bytes
         r.journal = m_journal;
         r.pid = e.pid;
         r.order = e.seq;
@@ -197,8 +198,6 @@ public:
         r.via_finder = !e.by_path;
         r.by_path = e.by_path;
         r.status = ImportStatus::incomplete;
-        m_open[e.id] = {m_model.modules.size(), e.mono_ns};
-        m_model.modules.push_back(std::move(r));
     }
 
     void operator()(journal::ImportEnd& e)
