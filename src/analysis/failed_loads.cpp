@@ -108,7 +108,8 @@ Finding failed_load(const ModuleRecord& r)
     evidence.error = ErrorText{r.error->type, r.error->message, {}};
     if (const journal::Frame* site = r.call_site())
         evidence.import_site = *site;
-    evidence.caught_at = r.caught_at;
+    if (r.caught_at)
+        evidence.caught_at = *r.caught_at;
     f.evidence = std::move(evidence);
     return f;
 }

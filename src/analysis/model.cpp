@@ -298,7 +298,7 @@ public:
     void operator()(journal::Caught& e)
     {
         if (const auto it = m_failed.find(e.id); it != m_failed.end())
-            m_model.modules[it->second].caught_at = std::move(e.frame);
+            m_model.modules[it->second].caught_at = std::make_shared<const journal::Frame>(std::move(e.frame));
     }
 
 private:

@@ -1,5 +1,4 @@
 #include "importscope/analysis/finding.hpp"
-#include "importscope/util/flat_map.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -8,6 +7,7 @@
 #include <map>
 #include <set>
 #include <tuple>
+#include <vector>
 
 namespace importscope::analysis {
 
@@ -132,26 +132,27 @@ std::vector<Finding> find_duplicate_source_execs(const RunModel& model)
         return r.identity && r.via_finder && (r.kind == "source" || r.kind == "bytecode");
     };
     // Nearly every file runs once: only records whose process ran their file again go further.
-    struct Place {
+    // Sorted by file and process, the runs of a file in one process are neighbours (a list a
+    // fraction of the size of a hash table of them; stable: each keeps the model's order).
+    struct Run {
         journal::FileIdentity file;
         int pid;
-        bool operator==(const Place&) const = default;
+        const ModuleRecord* record;
     };
-    struct PlaceHash {
-        std::size_t operator()(const Place& p) const
-        {
-            return std::hash<std::uint64_t>()(p.file.ino * 0x9E3779B97F4A7C15ULL ^ p.file.dev ^
-                                              static_cast<std::uint64_t>(p.pid) << 32);
-        }
-    };
-    FlatMap<Place, std::size_t, PlaceHash> runs;
+    const auto place = [](const Run& run) { return std::tuple(run.file.dev, run.file.ino, run.pid); };
+    std::vector<Run> runs;
     for (const auto& r : model.modules)
         if (executed(r))
-            ++*runs.try_emplace({*r.identity, r.pid}).first;
+            runs.push_back({*r.identity, r.pid, &r});
+    std::stable_sort(runs.begin(), runs.end(), [&](const Run& a, const Run& b) { return place(a) < place(b); });
     std::map<std::tuple<std::string, int, journal::FileIdentity>, std::vector<const ModuleRecord*>> by_file;
-    for (const auto& r : model.modules)
-        if (executed(r) && *runs.find({*r.identity, r.pid}) > 1)
-            by_file[{r.journal, r.pid, *r.identity}].push_back(&r);
+    for (auto first = runs.begin(); first != runs.end();) {
+        const auto last = std::find_if(first, runs.end(), [&](const Run& run) { return place(run) != place(*first); });
+        if (last - first > 1)
+            for (auto run = first; run != last; ++run)
+                by_file[{run->record->journal, run->pid, run->file}].push_back(run->record);
+        first = last;
+    }
 
     std::vector<Finding> findings;
     for (const auto& [key, records] : by_file) {

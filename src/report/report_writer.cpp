@@ -1,4 +1,4 @@
-// The report's one serializer, util/json_writer.hpp's writer, streamed to the file a megabyte or so at a time.
+// The report's one serializer, util/json_writer.hpp's writer, streamed to the file a quarter of a megabyte at a time.
 // The parts of a report that stay small (the run, processes, findings, environment) come as a
 // Document (report_json.cpp), made a JSON tree once here, whose keys nlohmann keeps sorted, and are
 // written indented by two; the module records, one per recorded
@@ -167,6 +167,9 @@ public:
     /// What is written and not yet handed to the sink.
     std::string_view text() const { return m_buffer; }
 
+    /// Room for a piece that flush() hands over and the record that takes it past k_piece.
+    void reserve_pieces() { m_buffer.reserve(k_piece + k_piece / 4); }
+
     /// Hands what is written so far to the sink once it is big enough, or at the end.
     void flush(bool at_end = false)
     {
@@ -177,7 +180,9 @@ public:
     }
 
 private:
-    static constexpr std::size_t k_piece = std::size_t{1} << 20;
+    /// What is handed to the sink at a time: a buffer made once (reserved with room for the record
+    /// that passes it), rather than one that doubles past it, touching twice the memory.
+    static constexpr std::size_t k_piece = std::size_t{256} << 10;
 
     std::string m_buffer;
     json_writer::Writer m_writer;
@@ -194,6 +199,7 @@ public:
     TreeStream(const TextSink& sink, const PathRedaction* redaction)
         : JsonStream(json_writer::Layout::indented, sink, redaction)
     {
+        reserve_pieces();
     }
 };
 

@@ -266,3 +266,27 @@ TEST_CASE("a vendored copy is compared with the installation of a --match name o
     CHECK(findings[0].message.find("/site/deep_gemm (deep-gemm 2.1.0)") != std::string::npos);
     CHECK(findings[0].advice.find("pip uninstall deep-gemm") != std::string::npos); // the distribution's name
 }
+
+TEST_CASE("a source file a process runs under two names is one finding, its names in their order; a file run "
+          "once in each of two processes is none",
+          "[diagnosis]")
+{
+    testing::JournalBuilder main(100);
+    main.end(main.begin("v.dg.utils", "source", "/s/v/dg/utils.py", journal::FileIdentity{1, 5}));
+    main.end(main.begin("other", "source", "/s/other.py", journal::FileIdentity{1, 6}));
+    main.end(main.begin("shared", "source", "/s/shared.py", journal::FileIdentity{1, 7}));
+    main.end(main.begin("dg.utils", "source", "/s/v/dg/utils.py", journal::FileIdentity{1, 5}));
+    main.end(main.begin("dg2.utils", "source", "/s/v/dg/utils.py", journal::FileIdentity{1, 5}));
+    main.end(main.begin("late.other", "source", "/s/other2.py", journal::FileIdentity{2, 6})); // another device
+    testing::JournalBuilder child(200);
+    child.process(200, 100, "spawn");
+    child.end(child.begin("shared", "source", "/s/shared.py", journal::FileIdentity{1, 7}));
+    const auto model = analysis::build_model(
+        std::vector<journal::JournalContents>{main.contents("journal-100-0.isj"), child.contents("journal-200-0.isj")});
+
+    const auto findings = analysis::find_duplicate_source_execs(model);
+    REQUIRE(findings.size() == 1);
+    CHECK(findings[0].pid == 100);
+    CHECK(findings[0].file == "/s/v/dg/utils.py");
+    CHECK(findings[0].module_names == std::vector<std::string>{"v.dg.utils", "dg.utils", "dg2.utils"});
+}

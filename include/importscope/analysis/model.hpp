@@ -43,8 +43,9 @@ struct ModuleRecord {
     /// The module an extension's init gave back instead of making one (Cython's guard), by name.
     std::string existing_module;
     std::optional<double> duration_ms;
-    /// For a load that raised: the outermost frame its exception reached (journal::Caught).
-    std::optional<journal::Frame> caught_at;
+    /// For a load that raised: the outermost frame its exception reached (journal::Caught); null
+    /// for most records, which take a pointer's room for it.
+    journal::SharedFrame caught_at;
     /// Innermost last; back() is the call site. A journal's numbered frame is one object that
     /// all the stacks holding it share (journal::FrameTable::shared).
     std::vector<journal::SharedFrame> stack;
