@@ -2,9 +2,40 @@
 
 #include <fmt/compile.h>
 
+#include <array>
 #include <cmath>
+#include <cstdint>
 
 namespace importscope::json_writer {
+
+namespace {
+
+/// Appends `value` as number(double) writes it when it is a whole number of millionths from 0.001
+/// to 10^9, as a duration in milliseconds made from nanoseconds is; false for another value.
+/// Such a value is the double nearest to a decimal of at most 15 digits, which no other decimal
+/// of as few digits rounds to: that decimal, trailing zeros dropped, is its shortest form, found
+/// without the shortest-form search.
+bool append_millionths(std::string& out, double value)
+{
+    if (!(value >= 1e-3 && value < 1e9))
+        return false;
+    const auto millionths = static_cast<std::uint64_t>(std::llround(value * 1e6));
+    if (static_cast<double>(millionths) / 1e6 != value)
+        return false;
+    const fmt::format_int whole(millionths / 1'000'000);
+    out.append(whole.data(), whole.size());
+    std::uint64_t fraction = millionths % 1'000'000;
+    std::array<char, 7> decimals{'.', '0', '0', '0', '0', '0', '0'};
+    for (std::size_t i = 6; fraction != 0; --i, fraction /= 10)
+        decimals[i] = static_cast<char>('0' + fraction % 10);
+    std::size_t size = decimals.size();
+    while (size > 2 && decimals[size - 1] == '0')
+        --size; // ".0" stays: the number reads back as a double
+    out.append(decimals.data(), size);
+    return true;
+}
+
+} // namespace
 
 void Writer::number(double value)
 {
@@ -13,6 +44,8 @@ void Writer::number(double value)
         return;
     }
     before_value();
+    if (append_millionths(*m_out, value))
+        return;
     const std::size_t start = m_out->size();
     fmt::format_to(std::back_inserter(*m_out), FMT_COMPILE("{}"), value);
     if (m_out->find_first_of(".e", start) == std::string::npos)

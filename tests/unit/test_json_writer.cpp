@@ -3,11 +3,14 @@
 #include "importscope/util/json_writer.hpp"
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -116,6 +119,48 @@ TEST_CASE("the JSON writer's doubles read back the same, stay doubles, and NaN i
         Writer(text).number(value);
         CHECK(text == "null");
     }
+}
+
+TEST_CASE("the JSON writer's doubles are the shortest form that reads back the same, whatever path writes them",
+          "[json]")
+{
+    // The reference: fmt's shortest form, with ".0" where it would read as an integer.
+    const auto shortest = [](double value) {
+        std::string text = fmt::format("{}", value);
+        if (text.find_first_of(".e") == std::string::npos)
+            text += ".0";
+        return text;
+    };
+    const auto written = [](double value) {
+        std::string text;
+        Writer(text).number(value);
+        return text;
+    };
+    std::mt19937_64 random(42);
+    // Durations in milliseconds from nanoseconds, as the report's records have them, of every size.
+    for (int i = 0; i < 200'000; ++i) {
+        const std::uint64_t nanoseconds = random() >> (random() % 64);
+        const double value = static_cast<double>(nanoseconds) / 1e6;
+        INFO(nanoseconds);
+        REQUIRE(written(value) == shortest(value));
+    }
+    // Any double, by its bits, and the edges of the millionths' range.
+    for (int i = 0; i < 200'000; ++i) {
+        const std::uint64_t bits = random();
+        double value = 0;
+        std::memcpy(&value, &bits, sizeof value);
+        if (!std::isfinite(value))
+            continue;
+        INFO(bits);
+        REQUIRE(written(value) == shortest(value));
+    }
+    for (const double value : {1e-3, 0.000999999, 0.001000001, 1e9, 999999999.999999, 999999999.9999999, 0.5, 1.0,
+                               100.0, 0.1, 0.3, 12.3456789, 1e-4, 123456.000001}) {
+        INFO(value);
+        CHECK(written(value) == shortest(value));
+    }
+    CHECK(written(0.07714) == "0.07714");
+    CHECK(written(5.0) == "5.0");
 }
 
 TEST_CASE("a record written by a second writer into the first one's text sits in its array", "[json]")
