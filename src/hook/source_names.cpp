@@ -101,18 +101,22 @@ bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, b
         PyErr_Clear();
         return false;
     }
-    auto [found, inserted] = first_finds().try_emplace(std::hash<std::string_view>()(origin));
-    FirstFind& first = *found;
+    const std::uint64_t key = std::hash<std::string_view>()(origin);
+    auto [found, inserted] = first_finds().try_emplace(key);
     if (inserted) {
-        first.name = PyRef::borrow(name).release();
-        first.mono_ns = monotonic_ns();
-        first.recorded = recorded;
+        found->name = PyRef::borrow(name).release();
+        found->mono_ns = monotonic_ns();
+        found->recorded = recorded;
         return false;
     }
-    const int same_name = PyUnicode_Compare(first.name, name);
+    PyObject* const first_name = found->name; // the table's reference keeps it
+    const int same_name = PyUnicode_Compare(first_name, name);
     PyErr_Clear();
-    if (same_name == 0 || !loaded_from(first.name, origin))
+    if (same_name == 0 || !loaded_from(first_name, origin))
         return false; // found again under its own name (a reload, a retry), or a hash that only collided
+    // loaded_from() may run Python code (a spec's origin), and so an import that adds to the table,
+    // which moves its entries: the entry is looked up again.
+    FirstFind& first = *first_finds().find(key);
     if (!first.recorded) {
         record_late(first, origin, kind);
         first.recorded = true;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <random>
+#include <vector>
 
 using importscope::FlatMap;
 
@@ -80,4 +81,16 @@ TEST_CASE("a cleared flat map is empty and fills again", "[flat_map]")
     const auto [value, made] = map.try_emplace(7);
     CHECK(made);
     CHECK(*value == 0);
+}
+
+TEST_CASE("a flat map visits its entries in the order they came, through its growth", "[flat_map]")
+{
+    FlatMap<std::uint64_t, int> map;
+    for (std::uint64_t key = 0; key < 3000; ++key)
+        *map.try_emplace(key * 7919 % 3001).first = static_cast<int>(key);
+    std::vector<int> order;
+    map.for_each([&](std::uint64_t, int value) { order.push_back(value); });
+    REQUIRE(order.size() == 3000);
+    for (std::size_t i = 0; i < order.size(); ++i)
+        REQUIRE(order[i] == static_cast<int>(i));
 }
