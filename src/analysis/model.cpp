@@ -181,7 +181,7 @@ public:
     void operator()(journal::ImportBegin& e)
     {
         m_open[e.id] = {m_model.modules.size(), e.mono_ns};
-        ModuleRecord& r = m_model.modules.emplace_back(); // made in place: a record is some 600 bytes
+        ModuleRecord& r = m_model.modules.emplace_back(); // made in place: a record is some 500 bytes
         r.journal = m_journal;
         r.pid = e.pid;
         r.order = e.seq;
