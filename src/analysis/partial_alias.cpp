@@ -134,23 +134,20 @@ std::vector<Finding> find_duplicate_source_execs(const RunModel& model)
     // Nearly every file runs once: only records whose process ran their file again go further.
     // Sorted by file and process, the runs of a file in one process are neighbours (a list a
     // fraction of the size of a hash table of them; stable: each keeps the model's order).
-    struct Run {
-        journal::FileIdentity file;
-        int pid;
-        const ModuleRecord* record;
-    };
-    const auto place = [](const Run& run) { return std::tuple(run.file.dev, run.file.ino, run.pid); };
-    std::vector<Run> runs;
+    const auto place = [](const ModuleRecord* r) { return std::tuple(r->identity->dev, r->identity->ino, r->pid); };
+    std::vector<const ModuleRecord*> runs;
     for (const auto& r : model.modules)
         if (executed(r))
-            runs.push_back({*r.identity, r.pid, &r});
-    std::stable_sort(runs.begin(), runs.end(), [&](const Run& a, const Run& b) { return place(a) < place(b); });
+            runs.push_back(&r);
+    std::stable_sort(runs.begin(), runs.end(),
+                     [&](const ModuleRecord* a, const ModuleRecord* b) { return place(a) < place(b); });
     std::map<std::tuple<std::string, int, journal::FileIdentity>, std::vector<const ModuleRecord*>> by_file;
     for (auto first = runs.begin(); first != runs.end();) {
-        const auto last = std::find_if(first, runs.end(), [&](const Run& run) { return place(run) != place(*first); });
+        const auto last =
+            std::find_if(first, runs.end(), [&](const ModuleRecord* r) { return place(r) != place(*first); });
         if (last - first > 1)
             for (auto run = first; run != last; ++run)
-                by_file[{run->record->journal, run->pid, run->file}].push_back(run->record);
+                by_file[{(*run)->journal, (*run)->pid, *(*run)->identity}].push_back(*run);
         first = last;
     }
 
