@@ -15,6 +15,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <stdexcept>
 #include <string_view>
@@ -27,32 +28,38 @@ namespace importscope::report {
 
 namespace {
 
-/// The last strings of the model found valid UTF-8, clear of the secret rules and of anything JSON
-/// escapes: a module record repeats its path as origin and realpath, and the records of a run
-/// their loader, so those pass a comparison instead of the screen (unless --redact-paths is on).
-/// Short strings are screened as fast as compared.
-class RecentlyClean {
+/// The leading parts of the model's strings that is_plain_and_clear passed lately: a path's
+/// directory, through its last '/', or a whole string that has no '/' (a loader's name). The
+/// records of a run come from a few directories at a time and share their loader, so most
+/// strings are screened from their last '/' on, or not at all. That is the screen of the whole:
+/// no secret's shape reads past the byte after its word, and a '/' ends every word.
+class CleanPrefixes {
 public:
-    bool holds(std::string_view text) const
+    /// The part of `text` that this may hold.
+    static std::string_view prefix_of(std::string_view text)
     {
-        return text.size() >= k_shortest &&
-               std::any_of(m_texts.begin(), m_texts.end(), [&](const std::string& clean) { return clean == text; });
+        const void* slash = memrchr(text.data(), '/', text.size());
+        return slash ? text.substr(0, static_cast<const char*>(slash) - text.data() + 1) : text;
     }
 
-    /// Keeps `text`, valid and clear of the secret rules, when it is long enough and needs no
-    /// escape; returns whether it did.
-    bool add(std::string_view text)
+    bool holds(std::string_view prefix) const
     {
-        if (text.size() < k_shortest || json_writer::needs_escape(text))
-            return false;
-        m_texts[m_next].assign(text);
-        m_next = (m_next + 1) % m_texts.size();
-        return true;
+        return prefix.size() >= k_shortest && std::any_of(m_prefixes.begin(), m_prefixes.end(),
+                                                          [&](const std::string& clean) { return clean == prefix; });
+    }
+
+    /// Keeps `prefix`, which is_plain_and_clear passed, when it is long enough.
+    void add(std::string_view prefix)
+    {
+        if (prefix.size() < k_shortest)
+            return;
+        m_prefixes[m_next].assign(prefix);
+        m_next = (m_next + 1) % m_prefixes.size();
     }
 
 private:
-    static constexpr std::size_t k_shortest = 16;
-    std::array<std::string, 8> m_texts;
+    static constexpr std::size_t k_shortest = 16; ///< shorter ones are screened as fast as compared
+    std::array<std::string, 8> m_prefixes;
     std::size_t m_next = 0;
 };
 
@@ -78,25 +85,25 @@ public:
         m_writer.key(valid);
     }
 
-    /// A string of the model's: through the secret rules (docs/secrets.md; most strings, names
-    /// and paths, pass may_hold_secret's one scan and no more) and --redact-paths.
+    /// A string of the model's: through the secret rules (docs/secrets.md) and --redact-paths.
+    /// Most strings, names and paths, are plain ASCII that no rule touches, and pass one scan
+    /// (is_plain_and_clear) before they are copied between quotes.
     void string(std::string_view text)
     {
-        std::string_view valid = text;
-        // Known (or now found) clean and free of escapes: its escape check is not done again.
-        bool unescaped = m_clean.holds(text);
-        if (!unescaped) {
-            valid = valid_utf8(text, m_scratch);
-            if (may_hold_secret(valid)) {
-                m_unsecret = redact_text(valid);
-                valid = m_unsecret;
-            } else if (valid.data() == text.data()) {
-                unescaped = m_clean.add(text);
+        if (!m_redaction) {
+            const std::string_view prefix = CleanPrefixes::prefix_of(text);
+            const bool known = m_clean.holds(prefix);
+            if (is_plain_and_clear(known ? text.substr(prefix.size()) : text)) {
+                if (!known)
+                    m_clean.add(prefix);
+                m_writer.unescaped_string(text);
+                return;
             }
         }
-        if (unescaped && !m_redaction) {
-            m_writer.unescaped_string(text);
-            return;
+        std::string_view valid = valid_utf8(text, m_scratch);
+        if (may_hold_secret(valid)) {
+            m_unsecret = redact_text(valid);
+            valid = m_unsecret;
         }
         if (m_redaction) {
             if (valid.data() != m_scratch.data())
@@ -190,7 +197,7 @@ private:
     const PathRedaction* m_redaction;
     std::string m_scratch;
     std::string m_unsecret; ///< a string with its secrets redacted
-    RecentlyClean m_clean;
+    CleanPrefixes m_clean;
 };
 
 /// The report's top-level object, indented by two.

@@ -59,17 +59,21 @@ bool is_secret_name(std::string_view name)
 
 namespace {
 
-/// What a byte of a text is to may_hold_secret: a separator of a secret's shape ('=' ':' '@'), the
-/// first byte of a token's prefix, a JWT, a PEM block or an auth scheme, a token's byte, or else.
-enum class ByteClass : unsigned char { other, token, starts_shape, separator };
+/// What a byte of a text is to the screen: a separator of a secret's shape ('=' ':' '@'), the
+/// first byte of a token's prefix, a JWT, a PEM block or an auth scheme, a token's byte, a byte
+/// that JSON escapes or that starts or continues a multi-byte character (`unplain`), or else.
+enum class ByteClass : unsigned char { other, token, starts_shape, separator, unplain };
 
-constexpr std::array<ByteClass, 256> make_byte_classes()
+/// The classes of the bytes; `unplain` marked only when `mark_unplain` (else such a byte is `other`).
+constexpr std::array<ByteClass, 256> make_byte_classes(bool mark_unplain)
 {
     std::array<ByteClass, 256> classes{};
     for (int c = 0; c < 256; ++c) {
         const bool alnum = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
         if (alnum || c == '_' || c == '-')
             classes[c] = ByteClass::token;
+        else if (mark_unplain && (c < 0x20 || c >= 0x80 || c == '"' || c == '\\'))
+            classes[c] = ByteClass::unplain;
     }
     for (const unsigned char c : std::string_view("egxhsAbB-"))
         classes[c] = ByteClass::starts_shape;
@@ -78,19 +82,24 @@ constexpr std::array<ByteClass, 256> make_byte_classes()
     return classes;
 }
 
-constexpr std::array<ByteClass, 256> k_byte_classes = make_byte_classes();
+constexpr std::array<ByteClass, 256> k_byte_classes = make_byte_classes(false);
+constexpr std::array<ByteClass, 256> k_plain_byte_classes = make_byte_classes(true);
 
-} // namespace
+enum class Screen { clear, may_hold_secret, unplain };
 
-bool may_hold_secret(std::string_view text)
+/// One pass over `text` with the byte classes `classes`: the first of a secret's shape or an
+/// unplain byte it meets, or clear.
+Screen screen(std::string_view text, const std::array<ByteClass, 256>& classes)
 {
-    const auto class_of = [](char c) { return k_byte_classes[static_cast<unsigned char>(c)]; };
+    const auto class_of = [&](char c) { return classes[static_cast<unsigned char>(c)]; };
     const char* at = text.data();
     const char* const end = at + text.size();
     while (at != end) {
         ByteClass byte = class_of(*at);
         if (byte == ByteClass::separator)
-            return true; // pairs, URLs, user:password@host
+            return Screen::may_hold_secret; // pairs, URLs, user:password@host
+        if (byte == ByteClass::unplain)
+            return Screen::unplain;
         if (byte == ByteClass::other) {
             ++at;
             continue;
@@ -99,16 +108,28 @@ bool may_hold_secret(std::string_view text)
         // passed in a tight loop, since most of a path or a name is words.
         if (byte == ByteClass::starts_shape &&
             redaction::starts_secret_shape(std::string_view(at, static_cast<std::size_t>(end - at))))
-            return true;
+            return Screen::may_hold_secret;
         for (++at; at != end; ++at) {
             byte = class_of(*at);
             if (byte == ByteClass::separator)
-                return true;
-            if (byte == ByteClass::other)
+                return Screen::may_hold_secret;
+            if (byte == ByteClass::other || byte == ByteClass::unplain)
                 break;
         }
     }
-    return false;
+    return Screen::clear;
+}
+
+} // namespace
+
+bool may_hold_secret(std::string_view text)
+{
+    return screen(text, k_byte_classes) == Screen::may_hold_secret;
+}
+
+bool is_plain_and_clear(std::string_view text)
+{
+    return screen(text, k_plain_byte_classes) == Screen::clear;
 }
 
 std::string redact_text(std::string_view text)

@@ -1,8 +1,12 @@
 #include "importscope/report/escape.hpp"
 #include "importscope/report/redact_paths.hpp"
+#include "importscope/util/json_writer.hpp"
 #include "importscope/util/redact.hpp"
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <random>
 
 using importscope::is_secret_name;
 using importscope::redact_arguments;
@@ -144,6 +148,53 @@ TEST_CASE("may_hold_secret passes every string the rules would change", "[redact
                                    // a scheme's name followed by no space, or misspelt by a byte
                                    "Bearers x", "b`sic x"})
         CHECK_FALSE(importscope::may_hold_secret(text));
+}
+
+TEST_CASE("is_plain_and_clear is plain ASCII that may_hold_secret passes, also screened in two at a '/'", "[redact]")
+{
+    // The report screens a path's directory once and then only what follows its last '/': that
+    // must be the screen of the whole. Strings made of the pieces the rules look for, at random.
+    const std::vector<std::string> pieces = {"/",           "/",
+                                             "a",           "b",
+                                             "e",           "s",
+                                             "h",           "x",
+                                             "g",           "A",
+                                             "-",           "_",
+                                             ".",           " ",
+                                             "=",           ":",
+                                             "@",           "\"",
+                                             "\\",          "\n",
+                                             "\x7f",        "\xc3\xa9",
+                                             "eyJ",         "bearer",
+                                             "Basic",       " ",
+                                             "-----BEGIN",  "ghp_",
+                                             "hf_",         "sk-",
+                                             "AKIA",        "xoxb-",
+                                             "github_pat_", "site-packages",
+                                             "src",         "0123456789"};
+    const auto plain_and_clear = [](std::string_view text) {
+        const bool ascii =
+            std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+        return ascii && !importscope::json_writer::needs_escape(text) && !importscope::may_hold_secret(text);
+    };
+    std::mt19937_64 random(7);
+    std::size_t clear = 0;
+    for (int n = 0; n < 200'000; ++n) {
+        std::string text;
+        for (std::size_t count = random() % 9; count > 0; --count)
+            text += pieces[random() % pieces.size()];
+        INFO(text);
+        const bool whole = importscope::is_plain_and_clear(text);
+        REQUIRE(whole == plain_and_clear(text));
+        clear += whole ? 1 : 0;
+        for (std::size_t slash = text.find('/'); slash != std::string::npos; slash = text.find('/', slash + 1)) {
+            const std::string_view head = std::string_view(text).substr(0, slash + 1);
+            const std::string_view tail = std::string_view(text).substr(slash + 1);
+            REQUIRE((importscope::is_plain_and_clear(head) && importscope::is_plain_and_clear(tail)) == whole);
+        }
+    }
+    CHECK(clear > 10'000); // both answers were tried often
+    CHECK(clear < 190'000);
 }
 
 TEST_CASE("secret names are told by their words", "[redact]")

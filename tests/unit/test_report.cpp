@@ -311,6 +311,9 @@ TEST_CASE("every string of the records is screened for secrets, also after the s
     journal.end(journal.begin("pkg.b", "source", clean));
     journal.end(journal.begin("pkg.c", "source", secret));
     journal.end(journal.begin("pkg.d", "source", clean));
+    // After its directory was found clean: a secret, and a byte JSON escapes, in what follows it.
+    journal.end(journal.begin("pkg.e", "source", "/site/packages/pkg/ghp_0123456789abcdefABCDEF0123456789abcd.py"));
+    journal.end(journal.begin("pkg.f", "source", "/site/packages/pkg/odd\"name.py"));
     auto model = analysis::build_model(journal.contents());
     for (auto& module : model.modules)
         module.realpath = module.origin;
@@ -318,13 +321,15 @@ TEST_CASE("every string of the records is screened for secrets, also after the s
     const auto modules =
         nlohmann::json::parse(report::report_text(report::build_report(run, model, analysis::conclude(model, {})), model))
             .at("modules");
-    REQUIRE(modules.size() == 4);
+    REQUIRE(modules.size() == 6);
     for (const std::size_t i : {0, 1, 3}) {
         CHECK(modules[i].at("origin") == clean);
         CHECK(modules[i].at("realpath") == clean);
     }
     CHECK(modules[2].at("origin") == "/site/<redacted>/module_of_a_long_name.py");
     CHECK(modules[2].at("realpath") == "/site/<redacted>/module_of_a_long_name.py");
+    CHECK(modules[4].at("origin") == "/site/packages/pkg/<redacted>.py");
+    CHECK(modules[5].at("origin") == "/site/packages/pkg/odd\"name.py");
 }
 
 TEST_CASE("a report read back is written again with its keys escaped, whatever they hold", "[report]")

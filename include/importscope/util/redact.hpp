@@ -24,6 +24,10 @@ bool looks_like_credential(std::string_view value);
 /// written by the thousand (module names, frames), most of which cannot.
 bool may_hold_secret(std::string_view text);
 
+/// Whether `text` is ASCII that JSON copies as it is (no control character, '"' or '\\') and
+/// may_hold_secret passes: the same one pass, which stops at the first byte that is not plain.
+bool is_plain_and_clear(std::string_view text);
+
 /// The value to put in a report for this variable: itself, or "<redacted>".
 std::string redact_variable(std::string_view name, std::string_view value);
 
