@@ -54,27 +54,23 @@ void Writer::number(double value)
 
 void Writer::close(char bracket)
 {
-    const bool empty = m_levels.empty() || m_levels.back().count == 0;
-    if (!m_levels.empty())
-        m_levels.pop_back();
+    const bool empty = !m_filled;
+    if (m_depth > 0)
+        --m_depth;
     if (m_layout == Layout::indented && !empty)
-        new_line(m_levels.size());
+        new_line(m_depth);
     m_out->push_back(bracket);
+    m_filled = true; // the one that held it has it as an item or a key's value
+    m_after_key = false;
 }
 
-void Writer::before_value()
+void Writer::separate()
 {
-    if (m_levels.empty())
-        return;
-    Level& level = m_levels.back();
-    const bool after_key = level.object && level.count % 2 == 1;
-    if (!after_key) {
-        if (level.count > 0)
-            m_out->push_back(',');
-        if (m_layout == Layout::indented)
-            new_line(m_levels.size());
-    }
-    ++level.count;
+    if (m_filled)
+        m_out->push_back(',');
+    if (m_layout == Layout::indented)
+        new_line(m_depth);
+    m_filled = true;
 }
 
 void Writer::new_line(std::size_t depth)

@@ -89,12 +89,14 @@ public:
     void reset(std::string& out)
     {
         m_out = &out;
-        m_levels.clear();
+        m_depth = 0;
+        m_filled = false;
+        m_after_key = false;
     }
 
-    void start_object() { open('{', true); }
+    void start_object() { open('{'); }
     void end_object() { close('}'); }
-    void start_array() { open('[', false); }
+    void start_array() { open('['); }
     void end_array() { close(']'); }
 
     /// A key that is data (escaped when it needs it).
@@ -109,11 +111,10 @@ public:
     /// of records writes is keys.
     void literal_key(std::string_view name)
     {
-        if (m_layout == Layout::compact && !m_levels.empty() && name.size() <= k_short_key) {
-            Level& level = m_levels.back();
+        if (m_layout == Layout::compact && m_depth > 0 && name.size() <= k_short_key) {
             std::array<char, k_short_key + 4> piece; // NOLINT(cppcoreguidelines-pro-type-member-init): written before read
             std::size_t size = 0;
-            if (level.count > 0)
+            if (m_filled)
                 piece[size++] = ',';
             piece[size++] = '"';
             std::memcpy(piece.data() + size, name.data(), name.size());
@@ -121,7 +122,8 @@ public:
             piece[size++] = '"';
             piece[size++] = ':';
             m_out->append(piece.data(), size);
-            ++level.count;
+            m_filled = true;
+            m_after_key = true;
             return;
         }
         before_value();
@@ -132,11 +134,11 @@ public:
     /// A key of the code's (LiteralKey), in a compact object one copy with its comma and colon.
     void known_key(const LiteralKey& key)
     {
-        if (m_layout == Layout::compact && !m_levels.empty()) {
-            Level& level = m_levels.back();
-            const std::string_view text = level.count > 0 ? key.after_another() : key.first();
+        if (m_layout == Layout::compact && m_depth > 0) {
+            const std::string_view text = m_filled ? key.after_another() : key.first();
             m_out->append(text.data(), text.size());
-            ++level.count;
+            m_filled = true;
+            m_after_key = true;
             return;
         }
         before_value();
@@ -187,24 +189,34 @@ public:
     void item_follows() { before_value(); }
 
 private:
-    struct Level {
-        bool object = false;
-        std::size_t count = 0; ///< keys and values written in it
-    };
-
-    void open(char bracket, bool object)
+    void open(char bracket)
     {
         before_value();
         m_out->push_back(bracket);
-        m_levels.push_back({object, 0});
+        ++m_depth;
+        m_filled = false;
     }
     static constexpr std::size_t k_short_key = 60;
 
     void close(char bracket);
     /// The separator before a key, a value, or an item: a comma, a line break and indent; nothing
-    /// before a key's value, whose key wrote the colon.
-    void before_value();
-    void colon() { m_out->append(m_layout == Layout::indented ? ": " : ":"); }
+    /// before a key's value, whose key wrote the colon (most values of a record: inline).
+    void before_value()
+    {
+        if (m_after_key) {
+            m_after_key = false;
+            return;
+        }
+        if (m_depth > 0)
+            separate();
+    }
+    void separate();
+    /// After a key: its value comes next.
+    void colon()
+    {
+        m_out->append(m_layout == Layout::indented ? ": " : ":");
+        m_after_key = true;
+    }
     void new_line(std::size_t depth);
     void quoted(std::string_view text);
     /// `text` between quotes, in one append.
@@ -217,7 +229,9 @@ private:
 
     std::string* m_out;
     Layout m_layout;
-    std::vector<Level> m_levels;
+    std::size_t m_depth = 0;  ///< the arrays and objects open
+    bool m_filled = false;    ///< the innermost open one has a key or an item already
+    bool m_after_key = false; ///< a key was written: its value comes next
 };
 
 } // namespace importscope::json_writer
