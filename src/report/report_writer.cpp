@@ -42,25 +42,42 @@ public:
         return slash ? text.substr(0, static_cast<const char*>(slash) - text.data() + 1) : text;
     }
 
-    bool holds(std::string_view prefix) const
+    /// Whether `prefix` is held; one that is is kept over the next add()s.
+    bool holds(std::string_view prefix)
     {
-        return prefix.size() >= k_shortest && std::any_of(m_prefixes.begin(), m_prefixes.end(),
-                                                          [&](const std::string& clean) { return clean == prefix; });
+        if (prefix.size() < k_shortest)
+            return false;
+        for (Slot& slot : m_slots)
+            if (slot.text == prefix) {
+                slot.used = true;
+                return true;
+            }
+        return false;
     }
 
-    /// Keeps `prefix`, which is_plain_and_clear passed, when it is long enough.
+    /// Keeps `prefix`, which is_plain_and_clear passed, when it is long enough, in place of one
+    /// not found since it was last passed over (a clock): the loader that every record names and
+    /// the directories of the moment stay while the module names, each seen once, come and go.
     void add(std::string_view prefix)
     {
         if (prefix.size() < k_shortest)
             return;
-        m_prefixes[m_next].assign(prefix);
-        m_next = (m_next + 1) % m_prefixes.size();
+        while (m_slots[m_hand].used) {
+            m_slots[m_hand].used = false;
+            m_hand = (m_hand + 1) % m_slots.size();
+        }
+        m_slots[m_hand].text.assign(prefix);
+        m_hand = (m_hand + 1) % m_slots.size();
     }
 
 private:
     static constexpr std::size_t k_shortest = 16; ///< shorter ones are screened as fast as compared
-    std::array<std::string, 8> m_prefixes;
-    std::size_t m_next = 0;
+    struct Slot {
+        std::string text;
+        bool used = false;
+    };
+    std::array<Slot, 8> m_slots;
+    std::size_t m_hand = 0;
 };
 
 /// A writer, its buffer, and what each string of the model passes through: valid UTF-8 (invalid
