@@ -14,9 +14,14 @@ namespace importscope::journal {
 void FrameTable::define(Frame&& frame)
 {
     const std::uint32_t number = frame.number;
-    if (m_frames.contains(number))
+    const bool taken = (number >= 1 && number <= m_in_order.size()) || m_out_of_order.contains(number);
+    if (taken)
         throw std::invalid_argument("frame " + std::to_string(number) + " is numbered twice");
-    m_frames.emplace(number, std::make_shared<const Frame>(std::move(frame)));
+    auto shared = std::make_shared<const Frame>(std::move(frame));
+    if (number == m_in_order.size() + 1)
+        m_in_order.push_back(std::move(shared));
+    else
+        m_out_of_order.emplace(number, std::move(shared));
 }
 
 void FrameTable::charge(const Frame& frame)
@@ -30,8 +35,10 @@ void FrameTable::charge(const Frame& frame)
 
 const SharedFrame& FrameTable::shared(std::uint32_t number) const
 {
-    const auto it = m_frames.find(number);
-    if (it == m_frames.end())
+    if (number >= 1 && number <= m_in_order.size())
+        return m_in_order[number - 1];
+    const auto it = m_out_of_order.find(number);
+    if (it == m_out_of_order.end())
         throw std::invalid_argument("frame " + std::to_string(number) + " is not written whole earlier in the journal");
     return it->second;
 }

@@ -167,6 +167,28 @@ TEST_CASE("a reader that shares the table's frames gets each numbered frame by n
     CHECK_THROWS_WITH(journal::decode_record(first, &frames, by_number), "frame 1 is numbered twice");
 }
 
+TEST_CASE("a frame table holds frames numbered in any order, each number once", "[journal][records]")
+{
+    // The hooks number a journal's frames 1, 2, 3, ...; a journal of other hands may not.
+    journal::FrameTable frames;
+    for (const std::uint32_t number : {1U, 2U, 7U, 3U, 4294967295U, 4U, 5U, 6U}) {
+        journal::Frame frame{"/f" + std::to_string(number) + ".py", 1, "<module>", "m", number};
+        frames.define(std::move(frame));
+    }
+    for (const std::uint32_t number : {1U, 2U, 3U, 4U, 5U, 6U, 7U, 4294967295U})
+        CHECK(frames.at(number).file == "/f" + std::to_string(number) + ".py");
+    for (const std::uint32_t number : {1U, 3U, 6U, 7U, 4294967295U}) {
+        const journal::Frame again{"/again.py", 1, "<module>", "m", number};
+        CHECK_THROWS_WITH(frames.define(again), "frame " + std::to_string(number) + " is numbered twice");
+    }
+    for (const std::uint32_t number : {0U, 8U, 9U, 4294967294U})
+        CHECK_THROWS_WITH(frames.at(number),
+                          "frame " + std::to_string(number) + " is not written whole earlier in the journal");
+    frames.define(journal::Frame{"/f8.py", 1, "<module>", "m", 8}); // after 7, which came early
+    CHECK(frames.at(8).file == "/f8.py");
+    CHECK(frames.at(7).file == "/f7.py");
+}
+
 TEST_CASE("the records of a journal file and of the shared journal read back as the same events, numbered "
           "frames and all",
           "[journal][records]")

@@ -82,7 +82,10 @@ public:
     static constexpr std::size_t k_copies_per_byte = 32;
 
 private:
-    std::unordered_map<std::uint32_t, SharedFrame> m_frames;
+    /// Frames 1, 2, 3, ..., as importscope's hooks number them, by number - 1; any other number
+    /// (a journal not of the hooks') in the map.
+    std::vector<SharedFrame> m_in_order;
+    std::unordered_map<std::uint32_t, SharedFrame> m_out_of_order;
     std::size_t m_copied_bytes = 0;
     std::size_t m_budget = k_base_budget;
 };
