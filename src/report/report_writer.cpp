@@ -42,7 +42,7 @@ public:
         return slash ? text.substr(0, static_cast<const char*>(slash) - text.data() + 1) : text;
     }
 
-    /// Whether `prefix` is held; one that is is kept over the next add()s.
+    /// Whether `prefix` is held; a prefix found is kept over the next add()s.
     bool holds(std::string_view prefix)
     {
         if (prefix.size() < k_shortest)

@@ -16,7 +16,6 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
-#include <vector>
 
 namespace importscope::json_writer {
 
