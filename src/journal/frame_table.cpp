@@ -14,8 +14,7 @@ namespace importscope::journal {
 void FrameTable::define(Frame&& frame)
 {
     const std::uint32_t number = frame.number;
-    const bool taken = (number >= 1 && number <= m_in_order.size()) || m_out_of_order.contains(number);
-    if (taken)
+    if (find(number) != nullptr)
         throw std::invalid_argument("frame " + std::to_string(number) + " is numbered twice");
     auto shared = std::make_shared<const Frame>(std::move(frame));
     if (number == m_in_order.size() + 1)
@@ -33,14 +32,20 @@ void FrameTable::charge(const Frame& frame)
                                                 m_budget >> 20, k_copies_per_byte));
 }
 
-const SharedFrame& FrameTable::shared(std::uint32_t number) const
+const SharedFrame* FrameTable::find(std::uint32_t number) const
 {
     if (number >= 1 && number <= m_in_order.size())
-        return m_in_order[number - 1];
+        return &m_in_order[number - 1];
     const auto it = m_out_of_order.find(number);
-    if (it == m_out_of_order.end())
+    return it != m_out_of_order.end() ? &it->second : nullptr;
+}
+
+const SharedFrame& FrameTable::shared(std::uint32_t number) const
+{
+    const SharedFrame* frame = find(number);
+    if (frame == nullptr)
         throw std::invalid_argument("frame " + std::to_string(number) + " is not written whole earlier in the journal");
-    return it->second;
+    return *frame;
 }
 
 } // namespace importscope::journal

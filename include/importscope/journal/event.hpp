@@ -82,6 +82,9 @@ public:
     static constexpr std::size_t k_copies_per_byte = 32;
 
 private:
+    /// The frame with that number, or null when the table has none.
+    const SharedFrame* find(std::uint32_t number) const;
+
     /// Frames 1, 2, 3, ..., as importscope's hooks number them, by number - 1; any other number
     /// (a journal not of the hooks') in the map.
     std::vector<SharedFrame> m_in_order;
