@@ -98,13 +98,10 @@ private:
     void grow()
     {
         m_slots.assign(m_slots.empty() ? 1024 : m_slots.size() * 2, 0);
-        const std::size_t mask = m_slots.size() - 1;
         for (std::size_t at = 0; at < m_entries.size(); ++at) {
-            const std::uint64_t hash = hash_of(m_entries[at].first);
-            std::size_t i = home(hash, m_slots.size());
-            while (m_slots[i] != 0)
-                i = (i + 1) & mask;
-            m_slots[i] = slot_of(hash, at);
+            const Key& key = m_entries[at].first;
+            const std::uint64_t hash = hash_of(key);
+            m_slots[find_slot(key, hash)] = slot_of(hash, at);
         }
     }
 
