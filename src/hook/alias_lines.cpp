@@ -5,11 +5,17 @@
 #include "capi/py_ref.hpp"
 #include "capi/python_error.hpp"
 
+#include "importscope/util/unique_fd.hpp"
+
 #include <algorithm>
 #include <array>
-#include <fstream>
+#include <cerrno>
+#include <fcntl.h>
 #include <set>
 #include <string_view>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <unordered_map>
 
 namespace importscope::hook {
 
@@ -20,21 +26,84 @@ constexpr std::size_t k_file_bytes = 2u << 20;  // a larger source file is not r
 constexpr std::size_t k_total_bytes = 64u << 20; // all files together, so that a huge program costs little
 constexpr std::size_t k_files = 10'000;
 
+/// A line of a source file that names `modules`: the only lines that can store into sys.modules
+/// (stores_key), whatever the key.
+struct ModulesLine {
+    int number = 0;
+    std::string text;
+};
+
 /// The file's text, or nothing when it is missing, unreadable or larger than `limit`.
 std::string read_small_file(const std::string& path, std::size_t limit)
 {
-    std::string text;
-    std::ifstream file(path, std::ios::binary);
-    std::array<char, 65536> buffer{};
-    while (file) {
-        file.read(buffer.data(), buffer.size());
-        const auto got = static_cast<std::size_t>(file.gcount());
-        if (text.size() + got > limit)
-            return {};
-        text.append(buffer.data(), got);
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    struct stat facts {};
+    if (!fd || ::fstat(fd.get(), &facts) != 0 || !S_ISREG(facts.st_mode) ||
+        static_cast<std::size_t>(facts.st_size) > limit)
+        return {};
+    std::string text(static_cast<std::size_t>(facts.st_size), '\0');
+    std::size_t got = 0;
+    while (got < text.size()) {
+        const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break; // shorter than it was: what was read
+        got += static_cast<std::size_t>(n);
     }
+    text.resize(got);
     return text;
 }
+
+/// The lines of `text` that name `modules`, numbered from 1.
+std::vector<ModulesLine> modules_lines(std::string_view text)
+{
+    std::vector<ModulesLine> lines;
+    std::size_t counted_to = 0; // newlines before here are in `number`
+    int number = 1;
+    for (std::size_t at = text.find("modules"); at != std::string_view::npos; at = text.find("modules", at)) {
+        number += static_cast<int>(std::count(text.begin() + static_cast<std::ptrdiff_t>(counted_to),
+                                              text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
+        const std::size_t last_newline = text.rfind('\n', at);
+        const std::size_t start = last_newline == std::string_view::npos ? 0 : last_newline + 1;
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        lines.push_back({number, std::string(text.substr(start, end - start))});
+        counted_to = at;
+        at = end; // the next line's first occurrence
+    }
+    return lines;
+}
+
+/// The lines naming `modules` of each source file read so far, so that a file is read once per
+/// process however many aliases are looked for in it: the files of a program that aliases often
+/// (setuptools' vendored packages make four aliases) would otherwise be read again for each.
+/// Never destroyed, like the hooks' other tables; a forked child keeps its parent's.
+class ModulesLineIndex {
+public:
+    static ModulesLineIndex& instance()
+    {
+        static auto* index = new ModulesLineIndex; // NOLINT(cppcoreguidelines-owning-memory): never freed
+        return *index;
+    }
+
+    /// The lines of `file` that name `modules`, the file read the first time it is asked for; null
+    /// once the process has read k_total_bytes.
+    const std::vector<ModulesLine>* lines_of(const std::string& file)
+    {
+        if (const auto known = m_files.find(file); known != m_files.end())
+            return &known->second;
+        if (m_bytes >= k_total_bytes)
+            return nullptr;
+        const std::string text = read_small_file(file, std::min(k_file_bytes, k_total_bytes - m_bytes));
+        m_bytes += text.size();
+        return &m_files.emplace(file, modules_lines(text)).first->second;
+    }
+
+private:
+    ModulesLineIndex() = default;
+    std::unordered_map<std::string, std::vector<ModulesLine>> m_files;
+    std::size_t m_bytes = 0; ///< read so far, by the whole process
+};
 
 std::string_view after_spaces(std::string_view text, std::size_t from)
 {
@@ -67,25 +136,6 @@ bool stores_key(std::string_view line, std::string_view quoted)
     return false;
 }
 
-/// The lines of `text` that store a module under `key` (stores_key), appended to `found`.
-void find_lines(const std::string& text, const std::string& key, const std::string& file, const std::string& module,
-                std::vector<journal::Frame>& found)
-{
-    const std::array<std::string, 2> quoted{'"' + key + '"', '\'' + key + '\''};
-    std::size_t line_start = 0;
-    int line = 1;
-    while (line_start < text.size() && found.size() < k_lines_kept) {
-        std::size_t line_end = text.find('\n', line_start);
-        if (line_end == std::string::npos)
-            line_end = text.size();
-        const std::string_view here(text.data() + line_start, line_end - line_start);
-        if (std::any_of(quoted.begin(), quoted.end(), [&](const std::string& q) { return stores_key(here, q); }))
-            found.push_back({file, line, "", module});
-        line_start = line_end + 1;
-        ++line;
-    }
-}
-
 /// A module's `__file__` from its dict (no attribute look-up, so no module __getattr__ runs), or "".
 std::string file_of(PyObject* module)
 {
@@ -104,10 +154,11 @@ std::vector<journal::Frame> alias_lines_in_code(const std::string& key)
         PyErr_Clear();
         return found;
     }
-    std::size_t bytes = 0;
-    std::set<std::string> read;
+    const std::array<std::string, 2> quoted{'"' + key + '"', '\'' + key + '\''};
+    ModulesLineIndex& index = ModulesLineIndex::instance();
+    std::set<std::string> seen;
     const Py_ssize_t count = std::min<Py_ssize_t>(PyList_GET_SIZE(modules.get()), k_files);
-    for (Py_ssize_t i = 0; i < count && found.size() < k_lines_kept && bytes < k_total_bytes; ++i) {
+    for (Py_ssize_t i = 0; i < count && found.size() < k_lines_kept; ++i) {
         PyObject* item = PyList_GET_ITEM(modules.get(), i); // borrowed
         PyObject* name = PyTuple_GET_ITEM(item, 0);
         PyObject* module = PyTuple_GET_ITEM(item, 1);
@@ -117,12 +168,18 @@ std::vector<journal::Frame> alias_lines_in_code(const std::string& key)
         if (is_stdlib_name(module_name))
             continue;
         std::string file = file_of(module);
-        if (!file.ends_with(".py") || !read.insert(file).second) // a file loaded under two names is read once
+        if (!file.ends_with(".py") || !seen.insert(file).second) // a file loaded under two names counts once
             continue;
-        const std::string text = read_small_file(file, std::min(k_file_bytes, k_total_bytes - bytes));
-        bytes += text.size();
-        if (text.find(key) != std::string::npos)
-            find_lines(text, key, file, module_name, found);
+        const std::vector<ModulesLine>* lines = index.lines_of(file);
+        if (!lines)
+            break; // the process has read all it may
+        for (const ModulesLine& line : *lines) {
+            if (found.size() == k_lines_kept)
+                break;
+            if (std::any_of(quoted.begin(), quoted.end(),
+                            [&](const std::string& q) { return stores_key(line.text, q); }))
+                found.push_back({file, line.number, "", module_name});
+        }
     }
     PyErr_Clear();
     return found;

@@ -2,6 +2,7 @@
 
 #include "importscope/analysis/finding.hpp"
 #include "importscope/journal/event.hpp"
+#include "hook/alias_lines.hpp"
 #include "hook/process_tracking.hpp"
 
 #include <catch2/catch.hpp>
@@ -359,6 +360,39 @@ TEST_CASE("a recorded stack is the one Python's traceback module sees at the imp
             recorded.push_back({f.file, f.function, f.line});
         CHECK(recorded == seen.at(name));
     }
+}
+
+TEST_CASE("the lines that store an alias are found in the loaded code, each file read once per process", "[hooks]")
+{
+    // CPython 3.10 and 3.11 tell no program of a store into sys.modules: the lines are looked for
+    // in the loaded modules' files. A program that makes several aliases (setuptools' vendored
+    // packages make four) has each file read at the first look only.
+    const auto dir = testing::make_package_dir();
+    const auto setter = dir / "alias_setter_a.py";
+    write_file(setter, "import sys\n"
+                       "\n"
+                       "def expose(module):\n"
+                       "    sys.modules.setdefault('alias_key_one', module)\n"
+                       "    sys.modules[\"alias_key_two\"] = module\n"
+                       "    assert sys.modules['alias_key_one'] is module\n");
+    REQUIRE(testing::run_python("import alias_setter_a"));
+    const auto one = hook::alias_lines_in_code("alias_key_one");
+    REQUIRE(one.size() == 1); // the read on line 6 stores nothing
+    CHECK(one[0].file == setter.string());
+    CHECK(one[0].line == 4);
+    CHECK(one[0].module == "alias_setter_a");
+
+    // Gone from the disk, the file still answers: what the first look read of it is kept.
+    std::filesystem::remove(setter);
+    write_file(dir / "alias_setter_b.py", "import sys\nsys.modules.update({'alias_key_two': sys})\n");
+    REQUIRE(testing::run_python("import alias_setter_b"));
+    const auto two = hook::alias_lines_in_code("alias_key_two");
+    REQUIRE(two.size() == 2); // in the order of sys.modules: the module loaded first, first
+    CHECK(two[0].file == setter.string());
+    CHECK(two[0].line == 5);
+    CHECK(two[1].file == (dir / "alias_setter_b.py").string());
+    CHECK(two[1].line == 2);
+    CHECK(two[1].module == "alias_setter_b");
 }
 
 TEST_CASE("the end record, made without allocating for a signal handler, reads back as a process end", "[hooks]")
