@@ -33,10 +33,11 @@ struct ModulesLine {
     std::string text;
 };
 
-/// The file's text, or nothing when it is missing, unreadable or larger than `limit`.
+/// The file's text, or nothing when it is missing, unreadable, not a regular file or larger than
+/// `limit`. Opened without blocking, so that a FIFO named like a module cannot hold the import up.
 std::string read_small_file(const std::string& path, std::size_t limit)
 {
-    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
     struct stat facts {};
     if (!fd || ::fstat(fd.get(), &facts) != 0 || !S_ISREG(facts.st_mode) ||
         static_cast<std::size_t>(facts.st_size) > limit)

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <optional>
 
@@ -393,6 +394,17 @@ TEST_CASE("the lines that store an alias are found in the loaded code, each file
     CHECK(two[1].file == (dir / "alias_setter_b.py").string());
     CHECK(two[1].line == 2);
     CHECK(two[1].module == "alias_setter_b");
+
+    // A module whose __file__ names a FIFO is passed over, not waited on.
+    const auto fifo = dir / "alias_setter_fifo.py";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    REQUIRE(testing::run_python("import sys, types\n"
+                                "m = types.ModuleType('alias_setter_fifo')\n"
+                                "m.__file__ = " +
+                                ("'" + fifo.string() + "'") +
+                                "\n"
+                                "sys.modules['alias_setter_fifo'] = m\n"));
+    CHECK(hook::alias_lines_in_code("alias_key_two").size() == 2);
 }
 
 TEST_CASE("the end record, made without allocating for a signal handler, reads back as a process end", "[hooks]")
