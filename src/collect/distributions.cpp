@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <optional>
 #include <string_view>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace importscope::collect {
@@ -17,13 +18,28 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The text of `file`, read until its end or until `enough(text)` says so; none when it cannot be
-/// opened. POSIX calls, not a stream: a run reads the metadata of every distribution of a site
-/// directory, a few hundred files, and a stream's set-up cost more than their reading.
+/// A directory held open for the files read in it: each is opened by its name under the
+/// directory's descriptor, so the kernel looks up the directory's path once, not once per file (a
+/// site directory's metadata is a few hundred files). AT_FDCWD (paths as given) when it cannot be
+/// opened.
+class Directory {
+public:
+    explicit Directory(const std::string& path) : m_fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
+    int fd() const { return m_fd ? m_fd.get() : AT_FDCWD; }
+    explicit operator bool() const { return static_cast<bool>(m_fd); }
+
+private:
+    UniqueFd m_fd;
+};
+
+/// The text of `file` (relative to `directory`), read until its end or until `enough(text)` says
+/// so; none when it cannot be opened. POSIX calls, not a stream: a run reads the metadata of every
+/// distribution of a site directory, a few hundred files, and a stream's set-up cost more than
+/// their reading.
 template <typename Enough>
-std::optional<std::string> read_text_until(const std::string& file, Enough&& enough)
+std::optional<std::string> read_text_until(int directory, const std::string& file, Enough&& enough)
 {
-    const UniqueFd fd(::open(file.c_str(), O_RDONLY | O_CLOEXEC));
+    const UniqueFd fd(::openat(directory, file.c_str(), O_RDONLY | O_CLOEXEC));
     if (!fd)
         return std::nullopt;
     std::string text;
@@ -39,9 +55,29 @@ std::optional<std::string> read_text_until(const std::string& file, Enough&& eno
     return text;
 }
 
-std::optional<std::string> read_text(const std::string& file)
+/// The whole text of `file` (relative to `directory`), in as few reads as its size allows (a
+/// RECORD can be a megabyte); none when it cannot be opened.
+std::optional<std::string> read_text(int directory, const std::string& file)
 {
-    return read_text_until(file, [](const std::string&) { return false; });
+    const UniqueFd fd(::openat(directory, file.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd)
+        return std::nullopt;
+    struct stat st {};
+    std::string text;
+    text.resize(::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) + 1 : 4096);
+    std::size_t used = 0;
+    for (;;) {
+        if (used == text.size())
+            text.resize(text.size() * 2); // the file grew since fstat()
+        const ssize_t n = ::read(fd.get(), text.data() + used, text.size() - used);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        used += static_cast<std::size_t>(n);
+    }
+    text.resize(used);
+    return text;
 }
 
 /// Calls `take(line)` for each line of `text`, as std::getline() cuts them: at each '\n', with
@@ -58,34 +94,36 @@ void for_each_line(std::string_view text, Take&& take)
 
 /// Name and Version from the header of a METADATA or PKG-INFO file (RFC 822 style, up to the
 /// first empty line: the description after it, often most of the file, is not read).
-std::optional<analysis::Distribution> read_metadata(const std::string& file)
+std::optional<analysis::Distribution> read_metadata(int directory, const std::string& file)
 {
-    const std::optional<std::string> text = read_text_until(file, [](const std::string& read) {
+    const std::optional<std::string> text = read_text_until(directory, file, [](const std::string& read) {
         return read.starts_with("\n") || read.find("\n\n") != std::string::npos ||
                read.find("\n\r\n") != std::string::npos;
     });
     if (!text)
         return std::nullopt;
     analysis::Distribution found;
-    bool header = true;
-    for_each_line(*text, [&](std::string_view line) {
-        if (!header || line.empty() || line == "\r") {
-            header = false;
-            return;
-        }
-        if (line.back() == '\r')
+    // The header's lines until its end, or until both are found (they come first, as
+    // Metadata-Version, Name, Version).
+    for (std::string_view rest = *text; !rest.empty() && (found.name.empty() || found.version.empty());) {
+        const std::size_t end = rest.find('\n');
+        std::string_view line = rest.substr(0, end);
+        rest.remove_prefix(end == std::string_view::npos ? rest.size() : end + 1);
+        if (!line.empty() && line.back() == '\r')
             line.remove_suffix(1);
+        if (line.empty())
+            break;
         if (line.starts_with("Name: ") && found.name.empty())
             found.name = line.substr(6);
         else if (line.starts_with("Version: ") && found.version.empty())
             found.version = line.substr(9);
-    });
+    }
     if (found.name.empty())
         return std::nullopt;
     return found;
 }
 
-/// The `*.dist-info` and `*.egg-info` directories of `directory`, in order of their names.
+/// The names of the `*.dist-info` and `*.egg-info` directories in `directory`, sorted.
 std::vector<std::string> metadata_directories_in(const std::string& directory)
 {
     // readdir() itself: the directories of a run's top-level modules include the standard
@@ -104,13 +142,13 @@ std::vector<std::string> metadata_directories_in(const std::string& directory)
         ::closedir(listing);
     }
     std::sort(names.begin(), names.end());
-    // The paths, as fs::path's operator/ joins them.
-    std::string prefix = directory;
-    if (!prefix.empty() && !prefix.ends_with('/'))
-        prefix += '/';
-    for (std::string& name : names)
-        name.insert(0, prefix);
     return names;
+}
+
+/// `name` in `directory`, as fs::path's operator/ joins them.
+std::string joined(const std::string& directory, const std::string& name)
+{
+    return directory.empty() || directory.ends_with('/') ? directory + name : directory + '/' + name;
 }
 
 /// A metadata directory's header file: METADATA, or an egg's PKG-INFO.
@@ -121,11 +159,11 @@ std::string metadata_file(const std::string& metadata)
 
 /// The top-level name a path of RECORD or of an importable directory gives: "pkg/x.py" -> "pkg",
 /// "mod.py" -> "mod", "_ext.cpython-311-x86_64-linux-gnu.so" -> "_ext".
-std::string top_level_of(std::string_view path)
+std::string_view top_level_of(std::string_view path)
 {
     if (const std::size_t slash = path.find('/'); slash != std::string_view::npos)
-        return std::string(path.substr(0, slash));
-    return std::string(path.substr(0, path.find('.')));
+        return path.substr(0, slash);
+    return path.substr(0, path.find('.'));
 }
 
 std::vector<std::string> lines_of(std::string_view text)
@@ -139,24 +177,34 @@ std::vector<std::string> lines_of(std::string_view text)
 }
 
 /// The top-level names a distribution's metadata directory lists, less the namespace packages it
-/// declares (namespace_packages.txt), which several distributions share by design.
-std::vector<std::string> top_level_names(const std::string& metadata)
+/// declares (namespace_packages.txt), which several distributions share by design. `metadata` is
+/// the name of the metadata directory in `directory`.
+std::vector<std::string> top_level_names(int directory, const std::string& metadata)
 {
     std::vector<std::string> names;
-    if (const std::optional<std::string> top_level = read_text(metadata + "/top_level.txt")) {
-        const std::vector<std::string> namespaces = lines_of(read_text(metadata + "/namespace_packages.txt").value_or(""));
+    if (const std::optional<std::string> top_level = read_text(directory, metadata + "/top_level.txt")) {
+        const std::vector<std::string> namespaces =
+            lines_of(read_text(directory, metadata + "/namespace_packages.txt").value_or(""));
         for (const std::string& name : lines_of(*top_level))
             if (std::find(namespaces.begin(), namespaces.end(), name) == namespaces.end())
                 names.push_back(name);
         return names;
     }
-    for_each_line(read_text(metadata + "/RECORD").value_or(""), [&](std::string_view line) {
+    const std::string record = read_text(directory, metadata + "/RECORD").value_or("");
+    // A package's files come one after another in a RECORD (a megabyte for the largest): a line
+    // of the name last taken adds nothing, and is passed over before any other test.
+    std::string_view taken;
+    for_each_line(record, [&](std::string_view line) {
         const std::string_view path = line.substr(0, line.find(','));
-        if (path.empty() || path.find(".dist-info/") != std::string_view::npos || path.starts_with(".."))
+        const std::string_view name = top_level_of(path);
+        if (name == taken || path.empty() || path.find(".dist-info/") != std::string_view::npos ||
+            path.starts_with(".."))
             return;
-        if (const std::string name = top_level_of(path); !name.empty() && name != "__pycache__" &&
-                                                          std::find(names.begin(), names.end(), name) == names.end())
-            names.push_back(name);
+        if (name.empty() || name == "__pycache__")
+            return;
+        if (std::find(names.begin(), names.end(), name) == names.end())
+            names.emplace_back(name);
+        taken = name;
     });
     return names;
 }
@@ -165,7 +213,7 @@ std::vector<std::string> top_level_names(const std::string& metadata)
 /// true without a RECORD (egg-info), where top_level.txt is all there is to go by.
 bool record_lists(const std::string& metadata, const std::string& file)
 {
-    const std::optional<std::string> record = read_text(metadata + "/RECORD");
+    const std::optional<std::string> record = read_text(AT_FDCWD, metadata + "/RECORD");
     if (!record)
         return true;
     // A line that begins with the file and a comma; the search stops at the first.
@@ -180,15 +228,18 @@ const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const 
     auto [it, inserted] = m_directories.try_emplace(directory);
     if (!inserted)
         return it->second;
-    for (const std::string& path : metadata_directories_in(directory)) {
-        const auto distribution = read_metadata(metadata_file(path));
+    const Directory opened(directory);
+    if (!opened)
+        return it->second;
+    for (const std::string& metadata : metadata_directories_in(directory)) {
+        const auto distribution = read_metadata(opened.fd(), metadata_file(metadata));
         if (!distribution)
             continue;
-        for (const std::string& name : top_level_names(path)) {
+        for (const std::string& name : top_level_names(opened.fd(), metadata)) {
             std::vector<Claim>& claims = it->second[name];
             if (std::none_of(claims.begin(), claims.end(),
                              [&](const Claim& c) { return c.distribution.name == distribution->name; }))
-                claims.push_back({*distribution, path});
+                claims.push_back({*distribution, joined(directory, metadata)});
         }
     }
     return it->second;
@@ -215,13 +266,14 @@ std::map<std::string, std::optional<std::string>> installed_versions(const std::
         wanted[normalized(name)].push_back(name);
     }
     for (const std::string& directory : path) {
-        for (const std::string& metadata : metadata_directories_in(directory)) {
+        const Directory opened(directory);
+        for (const std::string& metadata : opened ? metadata_directories_in(directory) : std::vector<std::string>{}) {
             // "<name>-<version>.dist-info", "<name>.egg-info": only a name asked for is read.
             const std::string stem = fs::path(metadata).stem().string();
             const auto asked = wanted.find(normalized(stem.substr(0, stem.find('-'))));
             if (asked == wanted.end() || versions[asked->second.front()])
                 continue;
-            if (const auto found = read_metadata(metadata_file(metadata)))
+            if (const auto found = read_metadata(opened.fd(), metadata_file(metadata)))
                 for (const std::string& name : asked->second)
                     versions[name] = found->version;
         }
@@ -234,7 +286,8 @@ std::vector<analysis::Distribution> DistributionIndex::owners_of(const std::stri
     const fs::path path(origin);
     const bool package = path.filename().string().starts_with("__init__.");
     const fs::path importable = package ? path.parent_path() : path;
-    const std::string name = package ? importable.filename().string() : top_level_of(importable.filename().string());
+    const std::string name =
+        package ? importable.filename().string() : std::string(top_level_of(importable.filename().string()));
     const TopLevelNames& names = read_directory(importable.parent_path().string());
     const auto it = names.find(name);
     if (it == names.end())

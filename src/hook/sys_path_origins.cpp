@@ -11,6 +11,8 @@
 #include <Python.h>
 
 #include <algorithm>
+#include <array>
+#include <climits>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -53,14 +55,26 @@ std::string absolute(const std::string& entry)
     return ec ? entry : path.lexically_normal().string();
 }
 
+/// An entry as the file system resolves it, as weakly_canonical() would: its nearest existing
+/// ancestor's realpath() (the entry's own, nearly always), then the rest as written, lexically
+/// normal. realpath() rather than weakly_canonical(), whose path object per component cost most
+/// of a child's start-up in the hooks.
 std::string resolved(const std::string& entry)
 {
-    std::error_code ec;
-    const fs::path path = fs::weakly_canonical(absolute(entry), ec);
-    std::string text = ec ? absolute(entry) : path.string();
-    while (text.size() > 1 && text.back() == '/')
-        text.pop_back();
-    return text;
+    std::array<char, PATH_MAX> real{};
+    if (::realpath(entry.empty() ? "." : entry.c_str(), real.data()))
+        return real.data();
+    std::string path = absolute(entry);
+    while (path.size() > 1 && path.back() == '/')
+        path.pop_back();
+    std::string rest; // the components not there, as written
+    for (std::size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0; slash = path.rfind('/')) {
+        rest.insert(0, path, slash, std::string::npos);
+        path.resize(slash);
+        if (::realpath(path.c_str(), real.data()))
+            return real.data() + (std::string_view(real.data()) == "/" ? rest.substr(1) : rest);
+    }
+    return path + rest;
 }
 
 std::vector<std::string> text_list(PyObject* list)

@@ -4,11 +4,13 @@
 #include "importscope/journal/event.hpp"
 #include "hook/alias_lines.hpp"
 #include "hook/process_tracking.hpp"
+#include "hook/sys_path_origins.hpp"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <optional>
@@ -418,4 +420,34 @@ TEST_CASE("the end record, made without allocating for a signal handler, reads b
     CHECK(end.code == 6);
     CHECK(end.pid == static_cast<int>(::getpid()));
     CHECK(end.wall_ns > 0);
+}
+
+TEST_CASE("a sys.path entry is recorded with the directory it resolves to, whether it is there or not", "[hooks]")
+{
+    namespace fs = std::filesystem;
+    const auto dir = testing::make_package_dir();
+    fs::create_directories(dir / "real");
+    fs::create_directory_symlink(dir / "real", dir / "link");
+    write_file(dir / "deep_gemm_path_probe.py", "");
+    const std::string link = (dir / "link").string();
+    const std::string missing = (dir / "link" / "not_there" / "deeper").string();
+    const std::string relative = "rel_" + dir.filename().string(); // below the working directory, not there
+    hook::record_sys_path_at_start(); // as a traced process's start does: later entries are compared with it
+    REQUIRE(testing::run_python("import sys\nsys.path[1:1] = [" + nlohmann::json(link).dump() + ", " +
+                                nlohmann::json(missing + "/").dump() + ", " + nlohmann::json(relative).dump() +
+                                "]\nimport deep_gemm_path_probe\n"));
+
+    std::map<std::string, journal::PathEntry> entries;
+    for (const auto& e : events_of<journal::SysPathEntries>(testing::recorded()))
+        for (const journal::PathEntry& entry : e.entries)
+            entries[entry.path] = entry;
+    const fs::path real = fs::canonical(dir / "real");
+    REQUIRE(entries.count(link));
+    CHECK(entries[link].realpath == real.string());
+    CHECK(entries[link].origin == "program");
+    // Not there: its nearest existing directory resolved, then the rest as written.
+    REQUIRE(entries.count(missing + "/"));
+    CHECK(entries[missing + "/"].realpath == (real / "not_there" / "deeper").string());
+    REQUIRE(entries.count(relative));
+    CHECK(entries[relative].realpath == (fs::canonical(fs::current_path()) / relative).string());
 }

@@ -122,3 +122,31 @@ TEST_CASE("metadata is read as pip writes it, whatever its line ends and its len
     CHECK(recorded_owners[0].name == "recorded");
     CHECK(index.owners_of((site.path / "unowned.py").string()).empty());
 }
+
+TEST_CASE("a RECORD without top_level.txt gives every top-level name it installs, in any order", "[distributions]")
+{
+    testing::TempDir site;
+    const fs::path metadata = site.path / "mixed-3.0.dist-info";
+    write(metadata / "METADATA", "Metadata-Version: 2.1\nSummary: fields before the name\nVersion: 3.0\nName: mixed\n");
+    write(metadata / "RECORD", "mixed-3.0.dist-info/METADATA,sha256=x,1\n"
+                               "alpha/__init__.py,sha256=x,1\n"
+                               "alpha/_vendor/dep-1.0.dist-info/RECORD,sha256=x,1\n"
+                               "beta.py,sha256=x,1\n"
+                               "__pycache__/beta.cpython-311.pyc,,\n"
+                               "alpha/core.py,sha256=x,1\n"
+                               "../../../bin/mixed-tool,sha256=x,1\n"
+                               "gamma/__init__.py,sha256=x,1\n"
+                               "_ext.cpython-311-x86_64-linux-gnu.so,sha256=x,1\n");
+    collect::DistributionIndex index;
+    for (const std::string file :
+         {"alpha/__init__.py", "beta.py", "gamma/__init__.py", "_ext.cpython-311-x86_64-linux-gnu.so"}) {
+        INFO(file);
+        const auto owners = index.owners_of((site.path / file).string());
+        REQUIRE(owners.size() == 1);
+        CHECK(owners[0].name == "mixed");
+        CHECK(owners[0].version == "3.0");
+    }
+    // Paths outside the directory, bytecode caches and the metadata's own files name nothing.
+    for (const std::string file : {"bin/__init__.py", "__pycache__/__init__.py", "mixed-3.0.dist-info/__init__.py"})
+        CHECK(index.owners_of((site.path / file).string()).empty());
+}
