@@ -9,7 +9,7 @@ read. Forms:
   - `src/cli/run_command.{hpp,cpp}`: each file of the braces;
   - `tests/e2e/`: a trailing slash names a directory;
   - `include/importscope/*`, `tests/unit/test_*.cpp`: a glob that matches at least one path;
-  - `tools/ray-venv.sh`, `tools/ray-requirements.txt`: each code span on its own.
+  - `tools/pypi-venv.sh`, `tools/ray-requirements.txt`: each code span on its own.
 Words with a placeholder (`<`, `>`, `{rank}`-style braces without a comma) or a space are not
 paths. Standard library only, run by /usr/bin/python3.
 

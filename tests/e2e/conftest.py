@@ -82,6 +82,17 @@ def importscope(tmp_path):
     return run
 
 
+def pypi_python(requirements):
+    """The python of a venv of PYTHON with the pinned wheels of tools/<requirements> from PyPI
+    (tools/pypi-venv.sh, cached outside the tree); the test is skipped when none can be made."""
+    made = subprocess.run(["sh", str(SOURCE / "tools" / "pypi-venv.sh"), PYTHON, str(SOURCE / "tools" / requirements)],
+                          capture_output=True, text=True, timeout=900)
+    if made.returncode != 0:
+        pytest.skip(f"no venv of tools/{requirements} could be made (tools/pypi-venv.sh installs it from PyPI): " +
+                    made.stderr[-400:])
+    return made.stdout.strip()
+
+
 def probe(variant, script="broken.py"):
     return PROBES / variant / script
 

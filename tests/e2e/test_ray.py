@@ -1,4 +1,4 @@
-"""Ray for real: `ray` from PyPI in a venv of the build's Python (tools/ray-venv.sh, cached outside
+"""Ray for real: `ray` from PyPI in a venv of the build's Python (tools/pypi-venv.sh, cached outside
 the tree), on loopback, with a cluster of the test's own.
 
 Ray's raylet, a native program, starts the workers with its own environment, which it had from the
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import BIN, PYTHON, SANITIZED, SOURCE, Run
+from conftest import BIN, SANITIZED, Run, pypi_python
 
 pytestmark = pytest.mark.skipif(
     SANITIZED, reason="Ray's daemons and every worker under AddressSanitizer's preload take minutes, not seconds")
@@ -98,11 +98,7 @@ print(json.dumps(result), flush=True)
 
 @pytest.fixture(scope="module")
 def ray_python():
-    made = subprocess.run(["sh", str(SOURCE / "tools" / "ray-venv.sh"), PYTHON], capture_output=True, text=True,
-                          timeout=900)
-    if made.returncode != 0:
-        pytest.skip("no venv with Ray could be made (tools/ray-venv.sh installs it from PyPI): " + made.stderr[-400:])
-    return made.stdout.strip()
+    return pypi_python("ray-requirements.txt")
 
 
 @pytest.fixture(scope="module")
