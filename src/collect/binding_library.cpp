@@ -17,7 +17,8 @@ class MappedFile {
 public:
     explicit MappedFile(const std::string& path)
     {
-        const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        // O_NONBLOCK: a FIFO put where the extension was is not waited on (fstat then passes it over).
+        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
         if (fd < 0)
             return;
         struct stat st {};

@@ -1,10 +1,14 @@
 #include "importscope/util/sha256.hpp"
+#include "importscope/util/unique_fd.hpp"
 
 #include <fmt/format.h>
 #include <nettle/sha2.h>
 
 #include <array>
-#include <fstream>
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace importscope {
 
@@ -45,18 +49,24 @@ std::string sha256_hex(std::string_view data)
 
 std::optional<std::string> sha256_file(const std::filesystem::path& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    // O_NONBLOCK and a regular file alone: a FIFO put where a loaded extension was (a target can
+    // replace the file after loading it) is passed over, never waited on for a writer.
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+    struct stat st {};
+    if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
         return std::nullopt;
     Digest digest;
     std::array<char, 1 << 16> chunk{};
-    while (in) {
-        in.read(chunk.data(), chunk.size());
-        digest.update(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    for (;;) {
+        const ssize_t n = ::read(fd.get(), chunk.data(), chunk.size());
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return std::nullopt;
+        if (n == 0)
+            return digest.hex();
+        digest.update(chunk.data(), static_cast<std::size_t>(n));
     }
-    if (in.bad())
-        return std::nullopt;
-    return digest.hex();
 }
 
 } // namespace importscope

@@ -338,6 +338,35 @@ def test_a_child_that_closes_its_descriptors_keeps_its_journal_out_of_its_files(
     assert any("opened the journal again" in p for p in run.report["problems"])
 
 
+def test_files_the_target_swaps_for_fifos_are_never_waited_on(importscope, tmp_path):
+    # After the run, the supervisor reads what the target left: the extensions it loaded (their
+    # content hashed, their binding library read) and the metadata beside its modules. A FIFO put
+    # there would make each open wait for a writer, and the report would never come.
+    found = subprocess.run([PYTHON, "-c", "import _bisect; print(_bisect.__file__)"], capture_output=True, text=True)
+    if found.returncode != 0:
+        pytest.skip("this Python's _bisect is built in")
+    extension = Path(found.stdout.strip())
+    (tmp_path / "copies").mkdir()
+    copy = tmp_path / "copies" / extension.name
+    copy.write_bytes(extension.read_bytes())
+    site = tmp_path / "site"
+    (site / "swapped-1.0.dist-info").mkdir(parents=True)
+    os.mkfifo(site / "swapped-1.0.dist-info" / "METADATA")
+    (site / "swapped_mod.py").write_text("")
+    code = ("import importlib.util as u, os, sys\n"
+            f"path = {str(copy)!r}\n"
+            "for name in ('one._bisect', 'two._bisect'):\n"  # one file initialized under two names
+            "    u.module_from_spec(u.spec_from_file_location(name, path))\n"
+            "import swapped_mod\n"
+            "os.remove(path)\n"
+            "os.mkfifo(path)\n")
+    run = importscope("-c", code, env=dict(os.environ, PYTHONPATH=str(site)), timeout=60)
+    assert run.status == 3, run.stderr
+    [finding] = run.findings("duplicate-extension-init")
+    assert finding["file"] == str(copy)
+    assert stat.S_ISFIFO(os.stat(copy).st_mode)
+
+
 # 4. Bounded everything.
 
 def test_a_huge_sparse_journal_in_the_run_directory_does_not_stop_the_report(importscope):

@@ -4,9 +4,14 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <future>
+#include <memory>
 #include <string>
+#include <sys/stat.h>
+#include <thread>
 
 using namespace importscope;
 namespace fs = std::filesystem;
@@ -149,4 +154,30 @@ TEST_CASE("a RECORD without top_level.txt gives every top-level name it installs
     // Paths outside the directory, bytecode caches and the metadata's own files name nothing.
     for (const std::string file : {"bin/__init__.py", "__pycache__/__init__.py", "mixed-3.0.dist-info/__init__.py"})
         CHECK(index.owners_of((site.path / file).string()).empty());
+}
+
+TEST_CASE("metadata that is a FIFO is passed over, not waited on", "[distributions]")
+{
+    testing::TempDir site;
+    dist_info(site.path, "plain", "1.0", "plain", {"plain.py"});
+    write(site.path / "plain.py", "");
+    // A METADATA that is a FIFO, and a RECORD that is one where no top_level.txt names the module:
+    // opening either for reading would wait for a writer that never comes.
+    fs::create_directories(site.path / "fifo_meta-1.0.dist-info");
+    REQUIRE(::mkfifo((site.path / "fifo_meta-1.0.dist-info" / "METADATA").c_str(), 0600) == 0);
+    const fs::path fifo_record = site.path / "fifo_record-1.0.dist-info";
+    write(fifo_record / "METADATA", "Metadata-Version: 2.1\nName: fifo-record\nVersion: 1.0\n");
+    REQUIRE(::mkfifo((fifo_record / "RECORD").c_str(), 0600) == 0);
+
+    // The look-up on a thread of its own, so that a regression fails the case instead of hanging it.
+    auto looked_up = std::make_shared<std::promise<std::vector<analysis::Distribution>>>();
+    std::future<std::vector<analysis::Distribution>> owners = looked_up->get_future();
+    std::thread([looked_up, origin = (site.path / "plain.py").string()] {
+        collect::DistributionIndex index;
+        looked_up->set_value(index.owners_of(origin));
+    }).detach();
+    REQUIRE(owners.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    const auto found = owners.get();
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].name == "plain");
 }

@@ -10,7 +10,8 @@ namespace importscope {
 /// SHA-256 of `data` as 64 lowercase hex digits (FIPS 180-4), computed by nettle.
 std::string sha256_hex(std::string_view data);
 
-/// SHA-256 of a file's content, read in blocks; nullopt when it cannot be read.
+/// SHA-256 of a regular file's content, read in blocks; nullopt when it cannot be read or is no
+/// regular file (a FIFO is not waited on).
 std::optional<std::string> sha256_file(const std::filesystem::path& path);
 
 } // namespace importscope
