@@ -1,12 +1,11 @@
 #include "importscope/collect/binding_library.hpp"
+#include "importscope/util/regular_file.hpp"
 
 #include <array>
 #include <cstring>
-#include <fcntl.h>
+#include <optional>
 #include <string_view>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace importscope::collect {
 
@@ -17,19 +16,15 @@ class MappedFile {
 public:
     explicit MappedFile(const std::string& path)
     {
-        // O_NONBLOCK: a FIFO put where the extension was is not waited on (fstat then passes it over).
-        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd < 0)
+        // A regular file alone: a FIFO put where the extension was is not waited on.
+        const std::optional<RegularFile> file = open_regular_file(path.c_str());
+        if (!file || file->size == 0)
             return;
-        struct stat st {};
-        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-            void* data = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
-            if (data != MAP_FAILED) {
-                m_data = static_cast<const char*>(data);
-                m_size = static_cast<std::size_t>(st.st_size);
-            }
+        void* data = ::mmap(nullptr, file->size, PROT_READ, MAP_PRIVATE, file->fd.get(), 0);
+        if (data != MAP_FAILED) {
+            m_data = static_cast<const char*>(data);
+            m_size = file->size;
         }
-        ::close(fd);
     }
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;

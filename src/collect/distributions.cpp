@@ -1,4 +1,5 @@
 #include "importscope/collect/distributions.hpp"
+#include "importscope/util/regular_file.hpp"
 #include "importscope/util/unique_fd.hpp"
 
 #include <algorithm>
@@ -9,8 +10,6 @@
 #include <filesystem>
 #include <optional>
 #include <string_view>
-#include <sys/stat.h>
-#include <utility>
 #include <unistd.h>
 
 namespace importscope::collect {
@@ -33,29 +32,18 @@ private:
     UniqueFd m_fd;
 };
 
-/// `file` (relative to `directory`) opened for reading, and its size; none when it cannot be opened
-/// or is not a regular file: a FIFO named like metadata is passed over, never waited on (O_NONBLOCK
-/// keeps the open itself from waiting for a writer).
-std::optional<std::pair<UniqueFd, std::size_t>> open_regular(int directory, const std::string& file)
-{
-    UniqueFd fd(::openat(directory, file.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-    struct stat st {};
-    if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
-        return std::nullopt;
-    return std::pair{std::move(fd), static_cast<std::size_t>(st.st_size)};
-}
-
 /// The text of `file` (relative to `directory`), read until its end or until `enough(text)` says
-/// so; none when it cannot be opened. POSIX calls, not a stream: a run reads the metadata of every
+/// so; none when it cannot be opened or is no regular file (a FIFO named like metadata is not
+/// waited on). POSIX calls, not a stream: a run reads the metadata of every
 /// distribution of a site directory, a few hundred files, and a stream's set-up cost more than
 /// their reading.
 template <typename Enough>
 std::optional<std::string> read_text_until(int directory, const std::string& file, Enough&& enough)
 {
-    const auto opened = open_regular(directory, file);
+    const std::optional<RegularFile> opened = open_regular_file(file.c_str(), directory);
     if (!opened)
         return std::nullopt;
-    const UniqueFd& fd = opened->first;
+    const UniqueFd& fd = opened->fd;
     std::string text;
     std::array<char, 4096> buffer; // NOLINT(cppcoreguidelines-pro-type-member-init): read() fills it
     while (!enough(text)) {
@@ -73,15 +61,15 @@ std::optional<std::string> read_text_until(int directory, const std::string& fil
 /// RECORD can be a megabyte); none when it cannot be opened.
 std::optional<std::string> read_text(int directory, const std::string& file)
 {
-    const auto opened = open_regular(directory, file);
+    const std::optional<RegularFile> opened = open_regular_file(file.c_str(), directory);
     if (!opened)
         return std::nullopt;
-    const UniqueFd& fd = opened->first;
-    std::string text(opened->second + 1, '\0');
+    const UniqueFd& fd = opened->fd;
+    std::string text(opened->size + 1, '\0');
     std::size_t used = 0;
     for (;;) {
         if (used == text.size())
-            text.resize(text.size() * 2); // the file grew since fstat()
+            text.resize(text.size() * 2); // the file grew since it was opened
         const ssize_t n = ::read(fd.get(), text.data() + used, text.size() - used);
         if (n < 0 && errno == EINTR)
             continue;

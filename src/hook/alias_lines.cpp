@@ -5,15 +5,14 @@
 #include "capi/py_ref.hpp"
 #include "capi/python_error.hpp"
 
-#include "importscope/util/unique_fd.hpp"
+#include "importscope/util/regular_file.hpp"
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
-#include <fcntl.h>
+#include <optional>
 #include <set>
 #include <string_view>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -37,12 +36,11 @@ struct ModulesLine {
 /// `limit`. Opened without blocking, so that a FIFO named like a module cannot hold the import up.
 std::string read_small_file(const std::string& path, std::size_t limit)
 {
-    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
-    struct stat facts {};
-    if (!fd || ::fstat(fd.get(), &facts) != 0 || !S_ISREG(facts.st_mode) ||
-        static_cast<std::size_t>(facts.st_size) > limit)
+    const std::optional<RegularFile> file = open_regular_file(path.c_str());
+    if (!file || file->size > limit)
         return {};
-    std::string text(static_cast<std::size_t>(facts.st_size), '\0');
+    const UniqueFd& fd = file->fd;
+    std::string text(file->size, '\0');
     std::size_t got = 0;
     while (got < text.size()) {
         const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);

@@ -1,13 +1,11 @@
 #include "importscope/util/sha256.hpp"
-#include "importscope/util/unique_fd.hpp"
+#include "importscope/util/regular_file.hpp"
 
 #include <fmt/format.h>
 #include <nettle/sha2.h>
 
 #include <array>
 #include <cerrno>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace importscope {
@@ -49,12 +47,10 @@ std::string sha256_hex(std::string_view data)
 
 std::optional<std::string> sha256_file(const std::filesystem::path& path)
 {
-    // O_NONBLOCK and a regular file alone: a FIFO put where a loaded extension was (a target can
-    // replace the file after loading it) is passed over, never waited on for a writer.
-    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
-    struct stat st {};
-    if (!fd || ::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode))
+    const std::optional<RegularFile> file = open_regular_file(path.c_str());
+    if (!file)
         return std::nullopt;
+    const UniqueFd& fd = file->fd;
     Digest digest;
     std::array<char, 1 << 16> chunk{};
     for (;;) {
