@@ -32,11 +32,16 @@ private:
     UniqueFd m_fd;
 };
 
-/// The text of `file` (relative to `directory`), read until its end or until `enough(text)` says
-/// so; none when it cannot be opened or is no regular file (a FIFO named like metadata is not
-/// waited on). POSIX calls, not a stream: a run reads the metadata of every
-/// distribution of a site directory, a few hundred files, and a stream's set-up cost more than
-/// their reading.
+/// The most of a metadata file read: a RECORD is a few megabytes at the most (torch's), and a file
+/// of a terabyte put where one was expected (sparse, it costs its maker nothing) is not read to
+/// its end.
+constexpr std::size_t k_largest_metadata = std::size_t{64} << 20;
+
+/// The text of `file` (relative to `directory`), read until its end, until `enough(text)` says
+/// so or up to k_largest_metadata; none when it cannot be opened or is no regular file (a FIFO
+/// named like metadata is not waited on). POSIX calls, not a stream: a run reads the metadata of
+/// every distribution of a site directory, a few hundred files, and a stream's set-up cost more
+/// than their reading.
 template <typename Enough>
 std::optional<std::string> read_text_until(int directory, const std::string& file, Enough&& enough)
 {
@@ -46,7 +51,7 @@ std::optional<std::string> read_text_until(int directory, const std::string& fil
     const UniqueFd& fd = opened->fd;
     std::string text;
     std::array<char, 4096> buffer; // NOLINT(cppcoreguidelines-pro-type-member-init): read() fills it
-    while (!enough(text)) {
+    while (!enough(text) && text.size() < k_largest_metadata) {
         const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
         if (n < 0 && errno == EINTR)
             continue;
@@ -58,18 +63,21 @@ std::optional<std::string> read_text_until(int directory, const std::string& fil
 }
 
 /// The whole text of `file` (relative to `directory`), in as few reads as its size allows (a
-/// RECORD can be a megabyte); none when it cannot be opened.
+/// RECORD can be a megabyte); none when it cannot be opened or is larger than k_largest_metadata.
 std::optional<std::string> read_text(int directory, const std::string& file)
 {
     const std::optional<RegularFile> opened = open_regular_file(file.c_str(), directory);
-    if (!opened)
+    if (!opened || opened->size > k_largest_metadata)
         return std::nullopt;
     const UniqueFd& fd = opened->fd;
     std::string text(opened->size + 1, '\0');
     std::size_t used = 0;
     for (;;) {
-        if (used == text.size())
-            text.resize(text.size() * 2); // the file grew since it was opened
+        if (used == text.size()) { // the file grew since it was opened
+            if (used > k_largest_metadata)
+                return std::nullopt;
+            text.resize(std::min(text.size() * 2, k_largest_metadata + 1));
+        }
         const ssize_t n = ::read(fd.get(), text.data() + used, text.size() - used);
         if (n < 0 && errno == EINTR)
             continue;

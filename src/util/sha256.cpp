@@ -48,12 +48,12 @@ std::string sha256_hex(std::string_view data)
 std::optional<std::string> sha256_file(const std::filesystem::path& path)
 {
     const std::optional<RegularFile> file = open_regular_file(path.c_str());
-    if (!file)
+    if (!file || file->size > k_largest_hashed)
         return std::nullopt;
     const UniqueFd& fd = file->fd;
     Digest digest;
     std::array<char, 1 << 16> chunk{};
-    for (;;) {
+    for (std::size_t hashed = 0; hashed <= k_largest_hashed;) {
         const ssize_t n = ::read(fd.get(), chunk.data(), chunk.size());
         if (n < 0 && errno == EINTR)
             continue;
@@ -62,7 +62,9 @@ std::optional<std::string> sha256_file(const std::filesystem::path& path)
         if (n == 0)
             return digest.hex();
         digest.update(chunk.data(), static_cast<std::size_t>(n));
+        hashed += static_cast<std::size_t>(n);
     }
+    return std::nullopt; // it grew past the bound while it was read
 }
 
 } // namespace importscope

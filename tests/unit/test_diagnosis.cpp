@@ -1,4 +1,5 @@
 #include "journal_builder.hpp"
+#include "temp_dir.hpp"
 
 #include "importscope/analysis/finding.hpp"
 #include "importscope/analysis/known_issues.hpp"
@@ -8,7 +9,9 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 
 using namespace importscope;
 
@@ -38,6 +41,22 @@ TEST_CASE("sha256 matches the FIPS 180-4 test vectors", "[sha256]")
     CHECK(sha256_hex(std::string(1'000'000, 'a')) ==
           "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
     CHECK_FALSE(sha256_file("/nonexistent/file"));
+}
+
+TEST_CASE("a file is hashed only when it is regular and no larger than the bound", "[sha256]")
+{
+    testing::TempDir dir;
+    const auto small = dir.path / "small.so";
+    std::ofstream(small) << "abc";
+    CHECK(sha256_file(small) == sha256_hex("abc"));
+    // Sparse, a file past the bound costs nothing to make, and reading it whole would take minutes.
+    const auto huge = dir.path / "huge.so";
+    std::ofstream(huge).close();
+    std::filesystem::resize_file(huge, k_largest_hashed + 1);
+    CHECK_FALSE(sha256_file(huge));
+    const auto fifo = dir.path / "fifo.so";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_FALSE(sha256_file(fifo)); // not waited on for a writer
 }
 
 TEST_CASE("secret names and credential-like values are redacted, ordinary values kept", "[redact]")

@@ -181,3 +181,22 @@ TEST_CASE("metadata that is a FIFO is passed over, not waited on", "[distributio
     REQUIRE(found.size() == 1);
     CHECK(found[0].name == "plain");
 }
+
+TEST_CASE("a metadata file larger than 64 MiB is not read", "[distributions]")
+{
+    // A RECORD that names the module on its first line, then zeros to past the bound: sparse, it
+    // costs its maker nothing, and one of a terabyte must not be read to its end.
+    testing::TempDir site;
+    const fs::path metadata = site.path / "huge-1.0.dist-info";
+    write(metadata / "METADATA", "Metadata-Version: 2.1\nName: huge\nVersion: 1.0\n");
+    write(metadata / "RECORD", "huge_mod.py,sha256=x,1\n");
+    fs::resize_file(metadata / "RECORD", (std::uintmax_t{64} << 20) + 1);
+    write(site.path / "huge_mod.py", "");
+    dist_info(site.path, "small", "2.0", "small_mod", {"small_mod.py"});
+    write(site.path / "small_mod.py", "");
+    collect::DistributionIndex index;
+    CHECK(index.owners_of((site.path / "huge_mod.py").string()).empty());
+    const auto small = index.owners_of((site.path / "small_mod.py").string());
+    REQUIRE(small.size() == 1);
+    CHECK(small[0].name == "small");
+}
