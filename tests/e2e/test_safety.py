@@ -358,6 +358,9 @@ def test_files_the_target_swaps_for_fifos_are_never_waited_on(importscope, tmp_p
             "for name in ('one._bisect', 'two._bisect'):\n"  # one file initialized under two names
             "    u.module_from_spec(u.spec_from_file_location(name, path))\n"
             "import swapped_mod\n"
+            # The supervisor takes the file's identity as it reads the journal, every 20 ms: the
+            # swap waits for it, or the two inits would look like two files.
+            "import time; time.sleep(1)\n"
             "os.remove(path)\n"
             "os.mkfifo(path)\n")
     run = importscope("-c", code, env=dict(os.environ, PYTHONPATH=str(site)), timeout=60)
