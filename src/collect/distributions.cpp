@@ -37,8 +37,9 @@ private:
 /// its end.
 constexpr std::size_t k_largest_metadata = std::size_t{64} << 20;
 
-/// The text of `file` (relative to `directory`), read until its end, until `enough(text)` says
-/// so or up to k_largest_metadata; none when it cannot be opened or is no regular file (a FIFO
+/// The text of `file` (relative to `directory`), read until its end, until `enough(text, seen)`
+/// says so (`seen`: how much of the text it was shown before, so that it need not look there
+/// again) or up to k_largest_metadata; none when it cannot be opened or is no regular file (a FIFO
 /// named like metadata is not waited on). POSIX calls, not a stream: a run reads the metadata of
 /// every distribution of a site directory, a few hundred files, and a stream's set-up cost more
 /// than their reading.
@@ -51,7 +52,8 @@ std::optional<std::string> read_text_until(int directory, const std::string& fil
     const UniqueFd& fd = opened->fd;
     std::string text;
     std::array<char, 4096> buffer; // NOLINT(cppcoreguidelines-pro-type-member-init): read() fills it
-    while (!enough(text) && text.size() < k_largest_metadata) {
+    for (std::size_t seen = 0; text.size() < k_largest_metadata && !enough(std::string_view(text), seen);) {
+        seen = text.size();
         const ssize_t n = ::read(fd.get(), buffer.data(), buffer.size());
         if (n < 0 && errno == EINTR)
             continue;
@@ -105,10 +107,12 @@ void for_each_line(std::string_view text, Take&& take)
 /// first empty line: the description after it, often most of the file, is not read).
 std::optional<analysis::Distribution> read_metadata(int directory, const std::string& file)
 {
-    const std::optional<std::string> text = read_text_until(directory, file, [](const std::string& read) {
-        return read.starts_with("\n") || read.find("\n\n") != std::string::npos ||
-               read.find("\n\r\n") != std::string::npos;
-    });
+    const std::optional<std::string> text =
+        read_text_until(directory, file, [](std::string_view read, std::size_t seen) {
+            const std::size_t from = seen < 2 ? 0 : seen - 2; // a blank line may straddle two reads
+            return read.starts_with("\n") || read.find("\n\n", from) != std::string_view::npos ||
+                   read.find("\n\r\n", from) != std::string_view::npos;
+        });
     if (!text)
         return std::nullopt;
     analysis::Distribution found;

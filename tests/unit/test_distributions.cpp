@@ -194,6 +194,25 @@ TEST_CASE("a metadata file larger than 64 MiB is not read", "[distributions]")
     write(site.path / "huge_mod.py", "");
     dist_info(site.path, "small", "2.0", "small_mod", {"small_mod.py"});
     write(site.path / "small_mod.py", "");
+    // A METADATA of zeros past the bound, with no blank line to end its header: read to the bound
+    // once, not looked through again after every read.
+    const fs::path zeros = site.path / "zeros-1.0.dist-info";
+    write(zeros / "METADATA", "Metadata-Version: 2.1\nName: zeros\n");
+    fs::resize_file(zeros / "METADATA", (std::uintmax_t{64} << 20) + 1);
+    write(zeros / "top_level.txt", "zeros_mod\n");
+    write(site.path / "zeros_mod.py", "");
+    auto looked_up = std::make_shared<std::promise<std::vector<analysis::Distribution>>>();
+    std::future<std::vector<analysis::Distribution>> zeros_owners = looked_up->get_future();
+    std::thread([looked_up, origin = (site.path / "zeros_mod.py").string()] {
+        collect::DistributionIndex index;
+        looked_up->set_value(index.owners_of(origin));
+    }).detach();
+    REQUIRE(zeros_owners.wait_for(std::chrono::seconds(20)) == std::future_status::ready);
+    const auto named = zeros_owners.get();
+    REQUIRE(named.size() == 1); // its Name was read; no Version came before the zeros
+    CHECK(named[0].name == "zeros");
+    CHECK(named[0].version.empty());
+
     collect::DistributionIndex index;
     CHECK(index.owners_of((site.path / "huge_mod.py").string()).empty());
     const auto small = index.owners_of((site.path / "small_mod.py").string());
