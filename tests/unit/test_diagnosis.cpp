@@ -2,6 +2,7 @@
 #include "temp_dir.hpp"
 
 #include "importscope/analysis/finding.hpp"
+#include "importscope/collect/binding_library.hpp"
 #include "importscope/analysis/known_issues.hpp"
 #include "importscope/journal/pybind11_message.hpp"
 #include "importscope/util/redact.hpp"
@@ -57,6 +58,25 @@ TEST_CASE("a file is hashed only when it is regular and no larger than the bound
     const auto fifo = dir.path / "fifo.so";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     CHECK_FALSE(sha256_file(fifo)); // not waited on for a writer
+}
+
+TEST_CASE("an extension's binding library is read from a regular file of a bounded size", "[binding]")
+{
+    testing::TempDir dir;
+    const auto pybind = dir.path / "pybind.so";
+    std::ofstream(pybind) << "ELF... __pybind11_internals_v4_gcc_libstdcpp_cxxabi1016 ...";
+    CHECK(collect::binding_library_of(pybind.string()) == "pybind11");
+    const auto plain = dir.path / "plain.so";
+    std::ofstream(plain) << "ELF... PyInit_plain ...";
+    CHECK(collect::binding_library_of(plain.string()) == "C API");
+    // What a target can put where its extension was: neither waited on nor scanned.
+    const auto fifo = dir.path / "fifo.so";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK(collect::binding_library_of(fifo.string()).empty());
+    const auto huge = dir.path / "huge.so";
+    std::ofstream(huge).close();
+    std::filesystem::resize_file(huge, (std::uintmax_t{4} << 30) + 1);
+    CHECK(collect::binding_library_of(huge.string()).empty());
 }
 
 TEST_CASE("secret names and credential-like values are redacted, ordinary values kept", "[redact]")
