@@ -4,6 +4,7 @@
 #include "importscope/collect/binding_library.hpp"
 #include "importscope/collect/distributions.hpp"
 #include "importscope/supervisor/environment.hpp"
+#include "importscope/util/regular_file.hpp"
 #include "importscope/util/sha256.hpp"
 
 #include "importscope/journal/run_layout.hpp"
@@ -14,10 +15,10 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
-#include <fstream>
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string_view>
 #include <unistd.h>
@@ -35,6 +36,9 @@ std::vector<int> traced_minors(const InstallLayout& layout)
 
 namespace {
 
+/// A child's note is a few hundred bytes: its pid, version, executable and argv.
+constexpr std::size_t k_largest_hookless_note = std::size_t{1} << 20;
+
 /// The Python children that had no hooks of their version and said so in the run directory
 /// (journal::k_hookless_prefix), as processes seen, with their minor.
 std::vector<ObservedPython> hookless_children(const std::filesystem::path& run_dir)
@@ -44,8 +48,9 @@ std::vector<ObservedPython> hookless_children(const std::filesystem::path& run_d
     for (std::filesystem::directory_iterator it(run_dir, ec), end; !ec && it != end; it.increment(ec)) {
         if (!it->path().filename().string().starts_with(journal::k_hookless_prefix))
             continue;
-        std::ifstream in(it->path());
-        const nlohmann::json facts = nlohmann::json::parse(in, nullptr, false);
+        // The target can write into the run directory: a FIFO is not waited on, a huge file not read.
+        const std::optional<std::string> text = read_regular_file(it->path().c_str(), k_largest_hookless_note);
+        const nlohmann::json facts = nlohmann::json::parse(text.value_or(""), nullptr, false);
         if (!facts.is_object())
             continue;
         ObservedPython child;

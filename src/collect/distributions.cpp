@@ -64,31 +64,11 @@ std::optional<std::string> read_text_until(int directory, const std::string& fil
     return text;
 }
 
-/// The whole text of `file` (relative to `directory`), in as few reads as its size allows (a
-/// RECORD can be a megabyte); none when it cannot be opened or is larger than k_largest_metadata.
+/// The whole text of `file` (relative to `directory`); none when it cannot be opened, is no
+/// regular file or is larger than k_largest_metadata.
 std::optional<std::string> read_text(int directory, const std::string& file)
 {
-    const std::optional<RegularFile> opened = open_regular_file(file.c_str(), directory);
-    if (!opened || opened->size > k_largest_metadata)
-        return std::nullopt;
-    const UniqueFd& fd = opened->fd;
-    std::string text(opened->size + 1, '\0');
-    std::size_t used = 0;
-    for (;;) {
-        if (used == text.size()) { // the file grew since it was opened
-            if (used > k_largest_metadata)
-                return std::nullopt;
-            text.resize(std::min(text.size() * 2, k_largest_metadata + 1));
-        }
-        const ssize_t n = ::read(fd.get(), text.data() + used, text.size() - used);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        used += static_cast<std::size_t>(n);
-    }
-    text.resize(used);
-    return text;
+    return read_regular_file(file.c_str(), k_largest_metadata, directory);
 }
 
 /// Calls `take(line)` for each line of `text`, as std::getline() cuts them: at each '\n', with

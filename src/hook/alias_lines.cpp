@@ -32,28 +32,6 @@ struct ModulesLine {
     std::string text;
 };
 
-/// The file's text, or nothing when it is missing, unreadable, not a regular file or larger than
-/// `limit`. Opened without blocking, so that a FIFO named like a module cannot hold the import up.
-std::string read_small_file(const std::string& path, std::size_t limit)
-{
-    const std::optional<RegularFile> file = open_regular_file(path.c_str());
-    if (!file || file->size > limit)
-        return {};
-    const UniqueFd& fd = file->fd;
-    std::string text(file->size, '\0');
-    std::size_t got = 0;
-    while (got < text.size()) {
-        const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break; // shorter than it was: what was read
-        got += static_cast<std::size_t>(n);
-    }
-    text.resize(got);
-    return text;
-}
-
 /// The lines of `text` that name `modules`, numbered from 1.
 std::vector<ModulesLine> modules_lines(std::string_view text)
 {
@@ -93,7 +71,9 @@ public:
             return &known->second;
         if (m_bytes >= k_total_bytes)
             return nullptr;
-        const std::string text = read_small_file(file, std::min(k_file_bytes, k_total_bytes - m_bytes));
+        // Opened without blocking: a FIFO named like a module cannot hold the import up.
+        const std::string text =
+            read_regular_file(file.c_str(), std::min(k_file_bytes, k_total_bytes - m_bytes)).value_or(std::string());
         m_bytes += text.size();
         return &m_files.emplace(file, modules_lines(text)).first->second;
     }

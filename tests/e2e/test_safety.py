@@ -370,6 +370,19 @@ def test_files_the_target_swaps_for_fifos_are_never_waited_on(importscope, tmp_p
     assert stat.S_ISFIFO(os.stat(copy).st_mode)
 
 
+def test_notes_the_target_fakes_in_the_run_directory_are_never_waited_on(importscope):
+    # A child without hooks of its version leaves a note in the run directory, which the target
+    # can write into too: a FIFO there, and a sparse file of a terabyte, named like such notes.
+    code = ("import os\n"
+            "run_dir = os.environ['IMPORTSCOPE_RUN_DIR']\n"
+            "os.mkfifo(os.path.join(run_dir, 'hookless-1.json'))\n"
+            "with open(os.path.join(run_dir, 'hookless-2.json'), 'wb') as f:\n"
+            "    f.truncate(1 << 40)\n")
+    run = importscope("-c", code, timeout=60)
+    assert run.status == 0, run.stderr
+    assert run.report["untraced"] == []
+
+
 # 4. Bounded everything.
 
 def test_a_huge_sparse_journal_in_the_run_directory_does_not_stop_the_report(importscope):

@@ -6,6 +6,7 @@
 #include "importscope/analysis/known_issues.hpp"
 #include "importscope/journal/pybind11_message.hpp"
 #include "importscope/util/redact.hpp"
+#include "importscope/util/regular_file.hpp"
 #include "importscope/util/sha256.hpp"
 
 #include <catch2/catch.hpp>
@@ -58,6 +59,23 @@ TEST_CASE("a file is hashed only when it is regular and no larger than the bound
     const auto fifo = dir.path / "fifo.so";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
     CHECK_FALSE(sha256_file(fifo)); // not waited on for a writer
+}
+
+TEST_CASE("a file someone else controls is read only when regular, and only up to its bound", "[regular_file]")
+{
+    testing::TempDir dir;
+    const auto text = dir.path / "text.json";
+    std::ofstream(text) << "{\"pid\": 7}";
+    CHECK(read_regular_file(text.c_str(), 64) == "{\"pid\": 7}");
+    CHECK_FALSE(read_regular_file(text.c_str(), 4)); // more than the bound: nothing
+    const auto empty = dir.path / "empty";
+    std::ofstream(empty).close();
+    CHECK(read_regular_file(empty.c_str(), 64) == "");
+    const auto fifo = dir.path / "fifo";
+    REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+    CHECK_FALSE(read_regular_file(fifo.c_str(), 64));     // not waited on for a writer
+    CHECK_FALSE(read_regular_file(dir.path.c_str(), 64)); // a directory
+    CHECK_FALSE(read_regular_file("/nonexistent/file", 64));
 }
 
 TEST_CASE("an extension's binding library is read from a regular file of a bounded size", "[binding]")

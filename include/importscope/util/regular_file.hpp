@@ -1,12 +1,13 @@
 #pragma once
 
-// Opening a file that someone else controls for reading.
+// Opening and reading a file that someone else controls.
 
 #include "importscope/util/unique_fd.hpp"
 
 #include <cstddef>
 #include <fcntl.h>
 #include <optional>
+#include <string>
 
 namespace importscope {
 
@@ -21,5 +22,10 @@ struct RegularFile {
 /// block: a FIFO put where a file was expected (a target can replace what it loaded) is passed
 /// over, never waited on for a writer. Every call is async-signal-safe.
 std::optional<RegularFile> open_regular_file(const char* path, int directory = AT_FDCWD);
+
+/// The whole text of the regular file `path` (as open_regular_file() finds it), read in as few
+/// calls as its size allows; none when it cannot be opened, is no regular file, or holds more
+/// than `limit` bytes (a sparse file of a terabyte costs its maker nothing).
+std::optional<std::string> read_regular_file(const char* path, std::size_t limit, int directory = AT_FDCWD);
 
 } // namespace importscope
