@@ -4,6 +4,7 @@
 #include "importscope/util/run_program.hpp"
 
 #include "importscope/util/atomic_file.hpp"
+#include "importscope/util/regular_file.hpp"
 #include "importscope/util/clock.hpp"
 #include "importscope/util/sha256.hpp"
 
@@ -12,6 +13,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -189,8 +191,11 @@ nlohmann::json Fingerprint::finish(std::map<int, ProcessExit>& reaped, double ti
     m_pid = -1;
     if (!ok)
         return nullptr;
-    std::ifstream in(m_output_path);
-    auto facts = nlohmann::json::parse(in, nullptr, false);
+    // In the run directory, which the target can write into: a FIFO put in its place is not
+    // waited on, nor a huge file read.
+    constexpr std::size_t k_largest_facts = std::size_t{16} << 20;
+    const std::optional<std::string> text = read_regular_file(m_output_path.c_str(), k_largest_facts);
+    auto facts = nlohmann::json::parse(text.value_or(""), nullptr, false);
     if (!facts.is_object())
         return nullptr;
     if (!m_cache_path.empty()) {

@@ -383,6 +383,22 @@ def test_notes_the_target_fakes_in_the_run_directory_are_never_waited_on(imports
     assert run.report["untraced"] == []
 
 
+def test_a_fingerprint_the_target_swaps_for_a_fifo_is_never_waited_on(importscope, tmp_path):
+    # With no cached answer, fingerprint.py runs beside the target and writes its facts into the
+    # run directory; the target waits for that file and puts a FIFO in its place.
+    code = ("import os, time\n"
+            "facts = os.path.join(os.environ['IMPORTSCOPE_RUN_DIR'], 'fingerprint.json')\n"
+            "for _ in range(500):\n"
+            "    if os.path.exists(facts):\n"
+            "        break\n"
+            "    time.sleep(0.01)\n"
+            "os.remove(facts)\n"
+            "os.mkfifo(facts)\n")
+    run = importscope("-c", code, env=dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache")), timeout=60)
+    assert run.status == 0, run.stderr
+    assert run.report["environment"]["machine"] is None  # the facts were not read
+
+
 # 4. Bounded everything.
 
 def test_a_huge_sparse_journal_in_the_run_directory_does_not_stop_the_report(importscope):
