@@ -11,11 +11,6 @@ namespace importscope::collect {
 
 namespace {
 
-/// The largest file searched for a binding library's marks: the largest extension modules (CUDA
-/// kernels and all) are hundreds of megabytes, and a sparse file of a terabyte put where one was
-/// is not scanned (as sha256_file() does not hash it).
-constexpr std::size_t k_largest_searched = std::size_t{4} << 30;
-
 /// A file mapped read-only, unmapped and closed with its owner.
 class MappedFile {
 public:
@@ -23,7 +18,7 @@ public:
     {
         // A regular file alone: a FIFO put where the extension was is not waited on.
         const std::optional<RegularFile> file = open_regular_file(path.c_str());
-        if (!file || file->size == 0 || file->size > k_largest_searched)
+        if (!file || file->size == 0 || file->size > k_largest_extension_file)
             return;
         void* data = ::mmap(nullptr, file->size, PROT_READ, MAP_PRIVATE, file->fd.get(), 0);
         if (data != MAP_FAILED) {

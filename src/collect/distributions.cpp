@@ -20,12 +20,11 @@ namespace fs = std::filesystem;
 
 /// A directory held open for the files read in it: each is opened by its name under the
 /// directory's descriptor, so the kernel looks up the directory's path once, not once per file (a
-/// site directory's metadata is a few hundred files). AT_FDCWD (paths as given) when it cannot be
-/// opened.
+/// site directory's metadata is a few hundred files).
 class Directory {
 public:
     explicit Directory(const std::string& path) : m_fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC)) {}
-    int fd() const { return m_fd ? m_fd.get() : AT_FDCWD; }
+    int fd() const { return m_fd.get(); }
     explicit operator bool() const { return static_cast<bool>(m_fd); }
 
 private:

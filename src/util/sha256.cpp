@@ -48,12 +48,12 @@ std::string sha256_hex(std::string_view data)
 std::optional<std::string> sha256_file(const std::filesystem::path& path)
 {
     const std::optional<RegularFile> file = open_regular_file(path.c_str());
-    if (!file || file->size > k_largest_hashed)
+    if (!file || file->size > k_largest_extension_file)
         return std::nullopt;
     const UniqueFd& fd = file->fd;
     Digest digest;
     std::array<char, 1 << 16> chunk{};
-    for (std::size_t hashed = 0; hashed <= k_largest_hashed;) {
+    for (std::size_t hashed = 0; hashed <= k_largest_extension_file;) {
         const ssize_t n = ::read(fd.get(), chunk.data(), chunk.size());
         if (n < 0 && errno == EINTR)
             continue;

@@ -54,7 +54,7 @@ TEST_CASE("a file is hashed only when it is regular and no larger than the bound
     // Sparse, a file past the bound costs nothing to make, and reading it whole would take minutes.
     const auto huge = dir.path / "huge.so";
     std::ofstream(huge).close();
-    std::filesystem::resize_file(huge, k_largest_hashed + 1);
+    std::filesystem::resize_file(huge, k_largest_extension_file + 1);
     CHECK_FALSE(sha256_file(huge));
     const auto fifo = dir.path / "fifo.so";
     REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);

@@ -11,6 +11,11 @@
 
 namespace importscope {
 
+/// The largest extension module file read after a run (hashed, searched for its binding library's
+/// marks): the largest (CUDA kernels and all) are hundreds of megabytes, and a sparse file of a
+/// terabyte put where one was must not be read whole.
+inline constexpr std::size_t k_largest_extension_file = std::size_t{4} << 30;
+
 /// A regular file open for reading, and its size when it was opened.
 struct RegularFile {
     UniqueFd fd;
