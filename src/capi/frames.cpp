@@ -11,7 +11,9 @@
 
 #include "capi/frames.hpp"
 
+#include <array>
 #include <cassert>
+#include <cstdint>
 
 #ifdef IMPORTSCOPE_INTERPRETER_FRAMES
 #include <internal/pycore_frame.h>
@@ -39,6 +41,51 @@ _PyInterpreterFrame* as_frame(void* frame)
     return static_cast<_PyInterpreterFrame*>(frame);
 }
 
+/// Walks of the line tables of the last few code objects asked about. A module's imports are
+/// looked up as it runs, from its top down, and PyCode_Addr2Line() reads the line table from its
+/// start for each one: a walk kept per code object goes on from where it stopped, forward or
+/// back (_PyCode_CheckLineNumber), as the frames of a nested import's stack come and go. Each
+/// walk holds its code object, whose line table it points into. Never destroyed: it holds Python
+/// references, which must not be released after the interpreter has finalized.
+class LineTableWalks {
+public:
+    static LineTableWalks& instance()
+    {
+        static auto* walks = new LineTableWalks; // NOLINT(cppcoreguidelines-owning-memory): see above
+        return *walks;
+    }
+
+    int line(PyCodeObject* code, int address) { return _PyCode_CheckLineNumber(address, &walk_of(code)); }
+
+private:
+    struct Walk {
+        PyCodeObject* code = nullptr; ///< a strong reference
+        PyCodeAddressRange bounds{};
+    };
+
+    PyCodeAddressRange& walk_of(PyCodeObject* code)
+    {
+        for (Walk& walk : m_walks)
+            if (walk.code == code)
+                return walk.bounds;
+        Walk& walk = m_walks[m_next++ % m_walks.size()];
+        Py_INCREF(code);
+        Py_XSETREF(walk.code, code);
+        // What CPython's _PyCode_InitAddressRange() does (not exported): the walk before the
+        // first range of the table.
+        walk.bounds.opaque.lo_next = reinterpret_cast<const std::uint8_t*>(PyBytes_AS_STRING(code->co_linetable));
+        walk.bounds.opaque.limit = walk.bounds.opaque.lo_next + PyBytes_GET_SIZE(code->co_linetable);
+        walk.bounds.opaque.computed_line = code->co_firstlineno;
+        walk.bounds.ar_start = -1;
+        walk.bounds.ar_end = 0;
+        walk.bounds.ar_line = -1;
+        return walk.bounds;
+    }
+
+    std::array<Walk, 8> m_walks;
+    std::size_t m_next = 0;
+};
+
 } // namespace
 
 FrameWalk::FrameWalk()
@@ -65,7 +112,9 @@ int FrameWalk::line(const FrameView& view)
     _PyInterpreterFrame* frame = as_frame(view.frame);
     if (frame->frame_obj && frame->frame_obj->f_lineno != 0)
         return frame->frame_obj->f_lineno; // set by a tracer
-    return PyCode_Addr2Line(frame->f_code, view.last_instruction);
+    if (view.last_instruction < 0 || frame->f_code->_co_linearray)
+        return PyCode_Addr2Line(frame->f_code, view.last_instruction); // no walk, or a tracer's array
+    return LineTableWalks::instance().line(frame->f_code, view.last_instruction);
 }
 
 #else
