@@ -310,6 +310,19 @@ def table(modules, times, rss, cpu, faults, sizes):
     return "\n".join(lines)
 
 
+def dentry_cache():
+    """How many directory entries the kernel caches: every path component an import or the
+    supervisor looks up walks a hash chain of them, and a long-running machine's cache (hundreds
+    of thousands, most of them negative) makes each look-up cost several times what it does after
+    a `drop_caches`, for python and importscope both, but importscope's `lstat` of each module
+    file more (docs/benchmarks.md, run AJ)."""
+    try:
+        count = int(Path("/proc/sys/fs/dentry-state").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return "dentry cache unknown"
+    return f"{count:,} dentries cached"
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("build")
@@ -327,7 +340,7 @@ def main():
                              capture_output=True, text=True).stdout.strip()
     header = (f"Machine: {platform.machine()}, {os.cpu_count()} cores, {platform.platform()}; Python {version}; "
               f"{args.python}; {time.strftime('%Y-%m-%d')}; {3 * args.rounds} interleaved rounds up to 5,000 modules, "
-              f"{max(3, args.rounds // 2)} above, after one warm-up run each.\n")
+              f"{max(3, args.rounds // 2)} above, after one warm-up run each; {dentry_cache()}.\n")
     sections = [header, startup(args.importscope, args.python, 4 * args.rounds)]
     print(sections[-1], flush=True)
     sections.append(spawn_tree(args.importscope, args.python, 3 * args.rounds))
