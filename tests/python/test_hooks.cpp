@@ -321,6 +321,41 @@ TEST_CASE("frames shared by many stacks are described once and read back whole",
     CHECK(frames == expected);
 }
 
+namespace {
+
+/// Python that notes, in SEEN, what traceback.extract_stack() sees where `here(name)` is called
+/// just before the import of `name`, without the frames of the import machinery.
+constexpr const char* k_note_stacks =
+    "import importlib, json, traceback\n"
+    "SEEN = {}\n"
+    "def here(name):\n"
+    "    SEEN[name] = [[f.filename, f.name, f.lineno] for f in traceback.extract_stack()[:-1]\n"
+    "                  if not f.filename.startswith('<frozen importlib')]\n";
+
+/// Python that writes SEEN to `path`, as the last lines of an importer.
+std::string dump_noted_stacks(const std::filesystem::path& path)
+{
+    return "with open(" + nlohmann::json(path.string()).dump() + ", 'w') as out:\n    json.dump(SEEN, out)\n";
+}
+
+/// Each of `names`' recorded import stacks is the one traceback saw (k_note_stacks, written to `seen_path`).
+void check_stacks_against_traceback(const std::filesystem::path& seen_path, const std::vector<std::string>& names)
+{
+    const nlohmann::json seen = nlohmann::json::parse(std::ifstream(seen_path));
+    const auto begins = events_of<journal::ImportBegin>(testing::recorded());
+    for (const std::string& name : names) {
+        INFO(name);
+        const auto* b = find_begin(begins, name);
+        REQUIRE(b);
+        nlohmann::json recorded = nlohmann::json::array();
+        for (const auto& f : b->stack)
+            recorded.push_back({f.file, f.function, f.line});
+        CHECK(recorded == seen.at(name));
+    }
+}
+
+} // namespace
+
 TEST_CASE("a recorded stack is the one Python's traceback module sees at the import", "[hooks]")
 {
     // Imports from a generator, a class body, a comprehension inside a nested function (through
@@ -332,38 +367,22 @@ TEST_CASE("a recorded stack is the one Python's traceback module sees at the imp
         write_file(dir / ("deep_gemm_w" + std::to_string(i) + ".py"), "X = 1\n");
     const auto seen_path = dir / "seen.json";
     write_file(dir / "importer_w.py",
-               "import importlib, json, traceback\n"
-               "SEEN = {}\n"
-               "def here(name):\n"
-               "    SEEN[name] = [[f.filename, f.name, f.lineno] for f in traceback.extract_stack()[:-1]\n"
-               "                  if not f.filename.startswith('<frozen importlib')]\n"
-               "def gen():\n"
-               "    here('deep_gemm_w1'); import deep_gemm_w1\n"
-               "    yield 1\n"
-               "class Body:\n"
-               "    here('deep_gemm_w2'); import deep_gemm_w2\n"
-               "def nested():\n"
-               "    def inner():\n"
-               "        return [here('deep_gemm_w3') or importlib.import_module('deep_gemm_w3') for _ in '1']\n"
-               "    return inner()\n"
-               "next(gen())\n"
-               "nested()\n"
-               "here('deep_gemm_w4'); __import__('deep_gemm_w4')\n"
-               "with open(" + nlohmann::json(seen_path.string()).dump() + ", 'w') as out:\n"
-               "    json.dump(SEEN, out)\n");
+               std::string(k_note_stacks) +
+                   "def gen():\n"
+                   "    here('deep_gemm_w1'); import deep_gemm_w1\n"
+                   "    yield 1\n"
+                   "class Body:\n"
+                   "    here('deep_gemm_w2'); import deep_gemm_w2\n"
+                   "def nested():\n"
+                   "    def inner():\n"
+                   "        return [here('deep_gemm_w3') or importlib.import_module('deep_gemm_w3') for _ in '1']\n"
+                   "    return inner()\n"
+                   "next(gen())\n"
+                   "nested()\n"
+                   "here('deep_gemm_w4'); __import__('deep_gemm_w4')\n" +
+                   dump_noted_stacks(seen_path));
     REQUIRE(testing::run_python("import importer_w"));
-    const nlohmann::json seen = nlohmann::json::parse(std::ifstream(seen_path));
-    const auto begins = events_of<journal::ImportBegin>(testing::recorded());
-    for (int i = 1; i <= 4; ++i) {
-        const std::string name = "deep_gemm_w" + std::to_string(i);
-        INFO(name);
-        const auto* b = find_begin(begins, name);
-        REQUIRE(b);
-        nlohmann::json recorded = nlohmann::json::array();
-        for (const auto& f : b->stack)
-            recorded.push_back({f.file, f.function, f.line});
-        CHECK(recorded == seen.at(name));
-    }
+    check_stacks_against_traceback(seen_path, {"deep_gemm_w1", "deep_gemm_w2", "deep_gemm_w3", "deep_gemm_w4"});
 }
 
 TEST_CASE("the lines of a recorded stack are right in whatever order a code object's imports run", "[hooks]")
@@ -375,11 +394,7 @@ TEST_CASE("the lines of a recorded stack are right in whatever order a code obje
     // traceback.extract_stack() at the import.
     const auto dir = testing::make_package_dir();
     const auto seen_path = dir / "seen.json";
-    std::string importer = "import json, traceback\n"
-                           "SEEN = {}\n"
-                           "def here(name):\n"
-                           "    SEEN[name] = [[f.filename, f.name, f.lineno] for f in traceback.extract_stack()[:-1]\n"
-                           "                  if not f.filename.startswith('<frozen importlib')]\n";
+    std::string importer = k_note_stacks;
     std::vector<std::string> names;
     for (int f = 0; f < 12; ++f) {
         importer += fmt::format("def turn_{}(step):\n", f);
@@ -394,24 +409,11 @@ TEST_CASE("the lines of a recorded stack are right in whatever order a code obje
                 "    for step in (0, 1):\n"
                 "        globals()[f'turn_{f}'](step)\n"
                 "for f in range(12):\n"
-                "    globals()[f'turn_{f}'](2)\n"
-                "with open(" +
-                nlohmann::json(seen_path.string()).dump() +
-                ", 'w') as out:\n"
-                "    json.dump(SEEN, out)\n";
+                "    globals()[f'turn_{f}'](2)\n";
+    importer += dump_noted_stacks(seen_path);
     write_file(dir / "importer_t.py", importer);
     REQUIRE(testing::run_python("import importer_t"));
-    const nlohmann::json seen = nlohmann::json::parse(std::ifstream(seen_path));
-    const auto begins = events_of<journal::ImportBegin>(testing::recorded());
-    for (const std::string& name : names) {
-        INFO(name);
-        const auto* b = find_begin(begins, name);
-        REQUIRE(b);
-        nlohmann::json recorded = nlohmann::json::array();
-        for (const auto& f : b->stack)
-            recorded.push_back({f.file, f.function, f.line});
-        CHECK(recorded == seen.at(name));
-    }
+    check_stacks_against_traceback(seen_path, names);
 }
 
 TEST_CASE("the lines that store an alias are found in the loaded code, each file read once per process", "[hooks]")
