@@ -1,10 +1,12 @@
-// The stack walk of frames.hpp: the one place that uses CPython's internal headers, on 3.11 only.
-// There it reads _PyInterpreterFrame directly, because PyFrame_GetBack makes a frame object for
-// each of the about 22 frames of an import that has none: measured with `make bench` (callgrind,
-// 5,000 modules, --match '*'), 15.6 million instructions less in the worker (docs/benchmarks.md).
-// 3.10, 3.12 and 3.13 use the public API (PyEval_GetFrame, PyFrame_GetBack, PyFrame_GetCode).
+// The stack walk of frames.hpp: the one place that uses CPython's internal headers, on 3.11 and
+// 3.12. There it reads _PyInterpreterFrame directly, because PyFrame_GetBack makes a frame object
+// for each of the about 22 frames of an import that has none: measured with `make bench`
+// (callgrind, 5,000 modules, --match '*'), 15.6 million instructions less in the worker on 3.11
+// (docs/benchmarks.md). 3.10 and 3.13 use the public API (PyEval_GetFrame, PyFrame_GetBack,
+// PyFrame_GetCode): 3.13 moved the frame's code object (f_executable) and its thread state's
+// current frame.
 #include <patchlevel.h>
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000
 #define IMPORTSCOPE_INTERPRETER_FRAMES 1
 #define Py_BUILD_CORE
 #endif
@@ -39,6 +41,17 @@ _PyInterpreterFrame* complete(_PyInterpreterFrame* frame)
 _PyInterpreterFrame* as_frame(void* frame)
 {
     return static_cast<_PyInterpreterFrame*>(frame);
+}
+
+/// Whether a tracer made the code object an array of every instruction's line (3.11), which
+/// PyCode_Addr2Line() reads instead of the table.
+bool has_line_array([[maybe_unused]] PyCodeObject* code)
+{
+#if PY_VERSION_HEX < 0x030C0000
+    return code->_co_linearray != nullptr;
+#else
+    return false;
+#endif
 }
 
 /// Walks of the line tables of the last few code objects asked about. A module's imports are
@@ -112,7 +125,7 @@ int FrameWalk::line(const FrameView& view)
     _PyInterpreterFrame* frame = as_frame(view.frame);
     if (frame->frame_obj && frame->frame_obj->f_lineno != 0)
         return frame->frame_obj->f_lineno; // set by a tracer
-    if (view.last_instruction < 0 || frame->f_code->_co_linearray)
+    if (view.last_instruction < 0 || has_line_array(frame->f_code))
         return PyCode_Addr2Line(frame->f_code, view.last_instruction); // no walk, or a tracer's array
     return LineTableWalks::instance().line(frame->f_code, view.last_instruction);
 }
