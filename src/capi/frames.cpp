@@ -6,7 +6,7 @@
 // PyFrame_GetCode): 3.13 moved the frame's code object (f_executable) and its thread state's
 // current frame.
 #include <patchlevel.h>
-#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030D0000
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030E0000
 #define IMPORTSCOPE_INTERPRETER_FRAMES 1
 #define Py_BUILD_CORE
 #endif
@@ -41,6 +41,26 @@ _PyInterpreterFrame* complete(_PyInterpreterFrame* frame)
 _PyInterpreterFrame* as_frame(void* frame)
 {
     return static_cast<_PyInterpreterFrame*>(frame);
+}
+
+/// The frame's code object (3.13 keeps it as f_executable).
+PyCodeObject* code_of(_PyInterpreterFrame* frame)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return _PyFrame_GetCode(frame);
+#else
+    return frame->f_code;
+#endif
+}
+
+/// The running thread's innermost frame (3.13 keeps it in the thread state itself).
+_PyInterpreterFrame* current_frame()
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyThreadState_Get()->current_frame;
+#else
+    return PyThreadState_Get()->cframe->current_frame;
+#endif
 }
 
 /// Whether a tracer made the code object an array of every instruction's line (3.11), which
@@ -104,15 +124,14 @@ private:
 FrameWalk::FrameWalk()
 {
     assert(PyGILState_Check());
-    m_frame = complete(PyThreadState_Get()->cframe->current_frame);
+    m_frame = complete(current_frame());
 }
 
 FrameView FrameWalk::view() const
 {
     _PyInterpreterFrame* frame = as_frame(m_frame);
     const int last = _PyInterpreterFrame_LASTI(frame);
-    return {frame->f_code, frame->f_globals,
-            last < 0 ? -1 : last * static_cast<int>(sizeof(_Py_CODEUNIT)), m_frame};
+    return {code_of(frame), frame->f_globals, last < 0 ? -1 : last * static_cast<int>(sizeof(_Py_CODEUNIT)), m_frame};
 }
 
 void FrameWalk::next()
@@ -125,9 +144,10 @@ int FrameWalk::line(const FrameView& view)
     _PyInterpreterFrame* frame = as_frame(view.frame);
     if (frame->frame_obj && frame->frame_obj->f_lineno != 0)
         return frame->frame_obj->f_lineno; // set by a tracer
-    if (view.last_instruction < 0 || has_line_array(frame->f_code))
-        return PyCode_Addr2Line(frame->f_code, view.last_instruction); // no walk, or a tracer's array
-    return LineTableWalks::instance().line(frame->f_code, view.last_instruction);
+    PyCodeObject* code = code_of(frame);
+    if (view.last_instruction < 0 || has_line_array(code))
+        return PyCode_Addr2Line(code, view.last_instruction); // no walk, or a tracer's array
+    return LineTableWalks::instance().line(code, view.last_instruction);
 }
 
 #else
