@@ -1,8 +1,8 @@
 #pragma once
 
 // Every difference between the supported CPython versions (3.10 to 3.13) lives here, but for the
-// stack walk (frames.cpp), which reads the interpreter's frames on 3.11 and 3.12 with their internal
-// headers.
+// stack walk (frames.cpp), which reads the interpreter's frames on 3.11 to 3.13 with their
+// internal headers.
 
 #include <Python.h>
 #include <frameobject.h>

@@ -1,10 +1,11 @@
-// The stack walk of frames.hpp: the one place that uses CPython's internal headers, on 3.11 and
-// 3.12. There it reads _PyInterpreterFrame directly, because PyFrame_GetBack makes a frame object
-// for each of the about 22 frames of an import that has none: measured with `make bench`
-// (callgrind, 5,000 modules, --match '*'), 15.6 million instructions less in the worker on 3.11
-// (docs/benchmarks.md). 3.10 and 3.13 use the public API (PyEval_GetFrame, PyFrame_GetBack,
-// PyFrame_GetCode): 3.13 moved the frame's code object (f_executable) and its thread state's
-// current frame.
+// The stack walk of frames.hpp: the one place that uses CPython's internal headers, on 3.11 to
+// 3.13. There it reads _PyInterpreterFrame directly, because PyFrame_GetBack makes a frame object
+// for each of the about 22 frames of an import that has none: with callgrind (5,000 modules,
+// --match '*'), 15.6 million instructions less in the worker on 3.11, 28 million on 3.12 and 31
+// million on 3.13 (docs/benchmarks.md). The versions differ in where the frame's code object
+// (3.13: f_executable) and the thread's current frame (3.13: in the thread state) are kept, and in
+// 3.11's line array. 3.10, whose frames are frame objects already, uses the public API
+// (PyEval_GetFrame, PyFrame_GetBack, PyFrame_GetCode).
 #include <patchlevel.h>
 #if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030E0000
 #define IMPORTSCOPE_INTERPRETER_FRAMES 1

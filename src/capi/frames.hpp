@@ -14,7 +14,7 @@ struct FrameView {
 };
 
 /// Walks the running thread's Python frames, innermost first, as PyEval_GetFrame() and
-/// PyFrame_GetBack() do. On CPython 3.11 and 3.12 it reads the interpreter's own frames
+/// PyFrame_GetBack() do. On CPython 3.11 to 3.13 it reads the interpreter's own frames
 /// (frames.cpp is the one file that sees their layout), where PyFrame_GetBack() would make a
 /// frame object for each frame that has none yet: an import's stack is about 22 frames, most of
 /// them importlib's, made anew for every import. Elsewhere it uses the public calls. Needs the GIL.

@@ -388,10 +388,10 @@ TEST_CASE("a recorded stack is the one Python's traceback module sees at the imp
 TEST_CASE("the lines of a recorded stack are right in whatever order a code object's imports run", "[hooks]")
 {
     // A line is found by walking the code's line table on from where the last look in the same
-    // code object stopped (on 3.11 and 3.12, for the last few code objects): here each of twelve functions
-    // imports from its last line, then one up; then each from its first line, after eleven other
-    // functions' walks, more code objects than the walks kept. Each stack is checked against
-    // traceback.extract_stack() at the import.
+    // code object stopped (on 3.11 to 3.13, for the last few code objects): here each of twelve
+    // functions imports from its last line, then one up; then each from its first line, after
+    // eleven other functions' walks, more code objects than the walks kept. Each stack is checked
+    // against traceback.extract_stack() at the import.
     const auto dir = testing::make_package_dir();
     const auto seen_path = dir / "seen.json";
     std::string importer = k_note_stacks;
