@@ -416,6 +416,42 @@ TEST_CASE("the lines of a recorded stack are right in whatever order a code obje
     check_stacks_against_traceback(seen_path, names);
 }
 
+TEST_CASE("the lines of a recorded stack are right under a line tracer, as coverage.py runs a suite", "[hooks]")
+{
+    // While a tracer's callback runs, the traced frame's f_lineno holds its line, which the walk
+    // reads instead of the line table; and on 3.11 a tracer makes the code keep an array of its
+    // instructions' lines, which PyCode_Addr2Line() reads instead of the walk. The imports run in
+    // a traced function, lines apart, in the tracer's callback on a line of it, and after the
+    // tracer is gone.
+    const auto dir = testing::make_package_dir();
+    const auto seen_path = dir / "seen.json";
+    for (int i = 1; i <= 4; ++i)
+        write_file(dir / ("deep_gemm_u" + std::to_string(i) + ".py"), "X = 1\n");
+    write_file(dir / "importer_u.py", std::string(k_note_stacks) +
+                                          "import sys\n"
+                                          "def tracer(frame, event, arg):\n"
+                                          "    if (event == 'line' and frame.f_code is traced.__code__\n"
+                                          "            and frame.f_lineno == traced.__code__.co_firstlineno + 5):\n"
+                                          "        here('deep_gemm_u4'); import deep_gemm_u4\n"
+                                          "    return tracer\n"
+                                          "def traced(last):\n"
+                                          "    if last:\n"
+                                          "        here('deep_gemm_u3'); import deep_gemm_u3\n"
+                                          "        return\n"
+                                          "    here('deep_gemm_u1'); import deep_gemm_u1\n"
+                                          "    total = sum(range(3))\n"
+                                          "    here('deep_gemm_u2'); import deep_gemm_u2\n"
+                                          "sys.settrace(tracer)\n"
+                                          "try:\n"
+                                          "    traced(False)\n"
+                                          "finally:\n"
+                                          "    sys.settrace(None)\n"
+                                          "traced(True)\n" +
+                                          dump_noted_stacks(seen_path));
+    REQUIRE(testing::run_python("import importer_u"));
+    check_stacks_against_traceback(seen_path, {"deep_gemm_u1", "deep_gemm_u2", "deep_gemm_u3", "deep_gemm_u4"});
+}
+
 TEST_CASE("the lines that store an alias are found in the loaded code, each file read once per process", "[hooks]")
 {
     // CPython 3.10 and 3.11 tell no program of a store into sys.modules: the lines are looked for
