@@ -332,15 +332,20 @@ constexpr const char* k_note_stacks =
     "    SEEN[name] = [[f.filename, f.name, f.lineno] for f in traceback.extract_stack()[:-1]\n"
     "                  if not f.filename.startswith('<frozen importlib')]\n";
 
-/// Python that writes SEEN to `path`, as the last lines of an importer.
-std::string dump_noted_stacks(const std::filesystem::path& path)
+/// Writes `importer` (k_note_stacks, then `body`, then the writing of what it noted) beside a
+/// module of `X = 1` for each of `names`, imports it, and checks that each name's recorded import
+/// stack is the one traceback saw.
+void check_stacks_against_traceback(const std::string& importer, const std::string& body,
+                                    const std::vector<std::string>& names)
 {
-    return "with open(" + nlohmann::json(path.string()).dump() + ", 'w') as out:\n    json.dump(SEEN, out)\n";
-}
-
-/// Each of `names`' recorded import stacks is the one traceback saw (k_note_stacks, written to `seen_path`).
-void check_stacks_against_traceback(const std::filesystem::path& seen_path, const std::vector<std::string>& names)
-{
+    const auto dir = testing::make_package_dir();
+    for (const std::string& name : names)
+        write_file(dir / (name + ".py"), "X = 1\n");
+    const auto seen_path = dir / "seen.json";
+    write_file(dir / (importer + ".py"), std::string(k_note_stacks) + body + "with open(" +
+                                             nlohmann::json(seen_path.string()).dump() +
+                                             ", 'w') as out:\n    json.dump(SEEN, out)\n");
+    REQUIRE(testing::run_python("import " + importer));
     const nlohmann::json seen = nlohmann::json::parse(std::ifstream(seen_path));
     const auto begins = events_of<journal::ImportBegin>(testing::recorded());
     for (const std::string& name : names) {
@@ -362,27 +367,21 @@ TEST_CASE("a recorded stack is the one Python's traceback module sees at the imp
     // importlib.import_module) and __import__; each line first notes traceback.extract_stack(),
     // without the frames of the import machinery (of the import of importer_w itself), which a
     // recorded stack leaves out.
-    const auto dir = testing::make_package_dir();
-    for (int i = 1; i <= 4; ++i)
-        write_file(dir / ("deep_gemm_w" + std::to_string(i) + ".py"), "X = 1\n");
-    const auto seen_path = dir / "seen.json";
-    write_file(dir / "importer_w.py",
-               std::string(k_note_stacks) +
-                   "def gen():\n"
-                   "    here('deep_gemm_w1'); import deep_gemm_w1\n"
-                   "    yield 1\n"
-                   "class Body:\n"
-                   "    here('deep_gemm_w2'); import deep_gemm_w2\n"
-                   "def nested():\n"
-                   "    def inner():\n"
-                   "        return [here('deep_gemm_w3') or importlib.import_module('deep_gemm_w3') for _ in '1']\n"
-                   "    return inner()\n"
-                   "next(gen())\n"
-                   "nested()\n"
-                   "here('deep_gemm_w4'); __import__('deep_gemm_w4')\n" +
-                   dump_noted_stacks(seen_path));
-    REQUIRE(testing::run_python("import importer_w"));
-    check_stacks_against_traceback(seen_path, {"deep_gemm_w1", "deep_gemm_w2", "deep_gemm_w3", "deep_gemm_w4"});
+    check_stacks_against_traceback(
+        "importer_w",
+        "def gen():\n"
+        "    here('deep_gemm_w1'); import deep_gemm_w1\n"
+        "    yield 1\n"
+        "class Body:\n"
+        "    here('deep_gemm_w2'); import deep_gemm_w2\n"
+        "def nested():\n"
+        "    def inner():\n"
+        "        return [here('deep_gemm_w3') or importlib.import_module('deep_gemm_w3') for _ in '1']\n"
+        "    return inner()\n"
+        "next(gen())\n"
+        "nested()\n"
+        "here('deep_gemm_w4'); __import__('deep_gemm_w4')\n",
+        {"deep_gemm_w1", "deep_gemm_w2", "deep_gemm_w3", "deep_gemm_w4"});
 }
 
 TEST_CASE("the lines of a recorded stack are right in whatever order a code object's imports run", "[hooks]")
@@ -392,28 +391,22 @@ TEST_CASE("the lines of a recorded stack are right in whatever order a code obje
     // functions imports from its last line, then one up; then each from its first line, after
     // eleven other functions' walks, more code objects than the walks kept. Each stack is checked
     // against traceback.extract_stack() at the import.
-    const auto dir = testing::make_package_dir();
-    const auto seen_path = dir / "seen.json";
-    std::string importer = k_note_stacks;
+    std::string body;
     std::vector<std::string> names;
     for (int f = 0; f < 12; ++f) {
-        importer += fmt::format("def turn_{}(step):\n", f);
+        body += fmt::format("def turn_{}(step):\n", f);
         for (int step = 2; step >= 0; --step) { // step 0 last in the text, and first to run
             const std::string name = fmt::format("deep_gemm_t{}_{}", f, step);
-            write_file(dir / (name + ".py"), "X = 1\n");
             names.push_back(name);
-            importer += fmt::format("    if step == {0}:\n        here('{1}'); import {1}\n", step, name);
+            body += fmt::format("    if step == {0}:\n        here('{1}'); import {1}\n", step, name);
         }
     }
-    importer += "for f in range(12):\n"
-                "    for step in (0, 1):\n"
-                "        globals()[f'turn_{f}'](step)\n"
-                "for f in range(12):\n"
-                "    globals()[f'turn_{f}'](2)\n";
-    importer += dump_noted_stacks(seen_path);
-    write_file(dir / "importer_t.py", importer);
-    REQUIRE(testing::run_python("import importer_t"));
-    check_stacks_against_traceback(seen_path, names);
+    body += "for f in range(12):\n"
+            "    for step in (0, 1):\n"
+            "        globals()[f'turn_{f}'](step)\n"
+            "for f in range(12):\n"
+            "    globals()[f'turn_{f}'](2)\n";
+    check_stacks_against_traceback("importer_t", body, names);
 }
 
 TEST_CASE("the lines of a recorded stack are right under a line tracer, as coverage.py runs a suite", "[hooks]")
@@ -423,33 +416,27 @@ TEST_CASE("the lines of a recorded stack are right under a line tracer, as cover
     // instructions' lines, which PyCode_Addr2Line() reads instead of the walk. The imports run in
     // a traced function, lines apart, in the tracer's callback on a line of it, and after the
     // tracer is gone.
-    const auto dir = testing::make_package_dir();
-    const auto seen_path = dir / "seen.json";
-    for (int i = 1; i <= 4; ++i)
-        write_file(dir / ("deep_gemm_u" + std::to_string(i) + ".py"), "X = 1\n");
-    write_file(dir / "importer_u.py", std::string(k_note_stacks) +
-                                          "import sys\n"
-                                          "def tracer(frame, event, arg):\n"
-                                          "    if (event == 'line' and frame.f_code is traced.__code__\n"
-                                          "            and frame.f_lineno == traced.__code__.co_firstlineno + 5):\n"
-                                          "        here('deep_gemm_u4'); import deep_gemm_u4\n"
-                                          "    return tracer\n"
-                                          "def traced(last):\n"
-                                          "    if last:\n"
-                                          "        here('deep_gemm_u3'); import deep_gemm_u3\n"
-                                          "        return\n"
-                                          "    here('deep_gemm_u1'); import deep_gemm_u1\n"
-                                          "    total = sum(range(3))\n"
-                                          "    here('deep_gemm_u2'); import deep_gemm_u2\n"
-                                          "sys.settrace(tracer)\n"
-                                          "try:\n"
-                                          "    traced(False)\n"
-                                          "finally:\n"
-                                          "    sys.settrace(None)\n"
-                                          "traced(True)\n" +
-                                          dump_noted_stacks(seen_path));
-    REQUIRE(testing::run_python("import importer_u"));
-    check_stacks_against_traceback(seen_path, {"deep_gemm_u1", "deep_gemm_u2", "deep_gemm_u3", "deep_gemm_u4"});
+    check_stacks_against_traceback("importer_u",
+                                   "import sys\n"
+                                   "def tracer(frame, event, arg):\n"
+                                   "    if (event == 'line' and frame.f_code is traced.__code__\n"
+                                   "            and frame.f_lineno == traced.__code__.co_firstlineno + 5):\n"
+                                   "        here('deep_gemm_u4'); import deep_gemm_u4\n"
+                                   "    return tracer\n"
+                                   "def traced(last):\n"
+                                   "    if last:\n"
+                                   "        here('deep_gemm_u3'); import deep_gemm_u3\n"
+                                   "        return\n"
+                                   "    here('deep_gemm_u1'); import deep_gemm_u1\n"
+                                   "    total = sum(range(3))\n"
+                                   "    here('deep_gemm_u2'); import deep_gemm_u2\n"
+                                   "sys.settrace(tracer)\n"
+                                   "try:\n"
+                                   "    traced(False)\n"
+                                   "finally:\n"
+                                   "    sys.settrace(None)\n"
+                                   "traced(True)\n",
+                                   {"deep_gemm_u1", "deep_gemm_u2", "deep_gemm_u3", "deep_gemm_u4"});
 }
 
 TEST_CASE("the lines that store an alias are found in the loaded code, each file read once per process", "[hooks]")
