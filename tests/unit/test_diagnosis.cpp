@@ -93,7 +93,7 @@ TEST_CASE("an extension's binding library is read from a regular file of a bound
     CHECK(collect::binding_library_of(fifo.string()).empty());
     const auto huge = dir.path / "huge.so";
     std::ofstream(huge).close();
-    std::filesystem::resize_file(huge, (std::uintmax_t{4} << 30) + 1);
+    std::filesystem::resize_file(huge, k_largest_extension_file + 1);
     CHECK(collect::binding_library_of(huge.string()).empty());
 }
 
