@@ -34,19 +34,25 @@ Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journa
     if (request.options.timeout_given)
         supervise_options.timeout_s = request.options.timeout_s;
     // The journals are read as they grow, whether or not a status line shows them, and often: what
-    // is left to read when the target ends is what it wrote since the last tick.
+    // is left to read when the target ends is what it wrote since the last tick. While they gain
+    // nothing (a server between requests), the ticks slow down to idle_tick_s.
     supervise_options.tick_s = 0.02;
+    supervise_options.idle_tick_s = 0.1;
     Launched launched;
     auto take_inbox = [&] {
         auto messages = inbox.take();
         launched.inbox.insert(launched.inbox.end(), messages.begin(), messages.end());
+        return messages.size();
     };
-    supervise_options.on_tick = [&] {
-        take_inbox();
+    supervise_options.on_tick = [&, bytes_before = std::uint64_t{0}]() mutable {
+        const std::size_t messages = take_inbox();
         const bool error_found = live.update();
         if (polled)
             polled();
-        return error_found && request.options.stop_on_finding;
+        const std::uint64_t bytes = live.journal_bytes_read();
+        const bool busy = messages > 0 || bytes != bytes_before;
+        bytes_before = bytes;
+        return supervisor::Tick{error_found && request.options.stop_on_finding, busy};
     };
     launched.started_ns = wall_ns();
     launched.end = supervisor::supervise(

@@ -37,6 +37,7 @@ bool JournalTail::read(const std::filesystem::path& path)
     }
     state.offset += chunk->size();
     state.contents.bytes += chunk->size();
+    m_bytes_read += chunk->size();
     state.parser->feed(*chunk);
     return true;
 }
@@ -56,6 +57,7 @@ void JournalTail::read_shared(bool to_end)
     const std::string_view chunk = m_shared->records(state.offset);
     state.offset += chunk.size();
     state.contents.bytes += chunk.size();
+    m_bytes_read += chunk.size();
     state.parser->feed_records(chunk);
     if (to_end && m_shared->cut_short(state.offset))
         state.parser->cut_short();

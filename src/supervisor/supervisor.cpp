@@ -158,7 +158,8 @@ private:
             TerminalForeground::give_to(pid);
         const std::int64_t now = monotonic_ns();
         m_timeout_at = m_options.timeout_s ? now + seconds_to_ns(*m_options.timeout_s) : k_never;
-        m_next_tick = m_options.on_tick ? now + seconds_to_ns(m_options.tick_s) : k_never;
+        m_tick_ns = seconds_to_ns(m_options.tick_s);
+        m_next_tick = m_options.on_tick ? now + m_tick_ns : k_never;
         m_next_watch = now + k_watch_ns;
     }
 
@@ -268,8 +269,12 @@ private:
             m_ending->kill_now();
         }
         if (now >= m_next_tick) {
-            m_next_tick = now + seconds_to_ns(m_options.tick_s);
-            if (m_options.on_tick() && !m_ending->started()) {
+            const Tick tick = m_options.on_tick();
+            m_tick_ns = tick.busy ? seconds_to_ns(m_options.tick_s)
+                                  : std::max(seconds_to_ns(m_options.tick_s),
+                                             std::min(2 * m_tick_ns, seconds_to_ns(m_options.idle_tick_s)));
+            m_next_tick = now + m_tick_ns;
+            if (tick.end_tree && !m_ending->started()) {
                 m_end.stop.stopped_on_finding = true;
                 m_ending->start(SIGTERM);
             }
@@ -362,6 +367,7 @@ private:
     int m_start_fd = -1;
     std::int64_t m_timeout_at = k_never;
     std::int64_t m_next_tick = k_never;
+    std::int64_t m_tick_ns = 0; ///< the interval to the next tick: tick_s, longer while the ticks find nothing
     std::int64_t m_next_watch = k_never;
 };
 

@@ -120,11 +120,17 @@ TEST_CASE("the tail reads the shared journal under its name, instead of the empt
     std::ofstream(scratch.path / "journal-7-0.isj").close();
     std::ofstream(scratch.path / "journal-9-0.isj") << file_of(record_for(9, 1)); // a child's file
     tail.poll();
+    const std::uint64_t child_bytes = tail.bytes_read();
+    CHECK(child_bytes > 0);
+    tail.poll(); // nothing new: what tells the supervisor that the run is idle
+    CHECK(tail.bytes_read() == child_bytes);
     journal::SharedJournalWriter writer = shared.writer();
     writer.publish_name("journal-7-0.isj");
     for (std::uint64_t seq = 1; seq <= 3; ++seq) {
+        const std::uint64_t before = tail.bytes_read();
         REQUIRE(writer.append(record_for(7, seq)));
         tail.poll();
+        CHECK(tail.bytes_read() > before);
     }
     // A last record cut short by the worker's death: no size, ever.
     const std::size_t end = SharedJournal::k_header + shared.records(SharedJournal::k_header).size();

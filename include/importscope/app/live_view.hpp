@@ -20,6 +20,9 @@ public:
     /// Polls the collector and redraws the status line; true once an error finding exists.
     bool update();
 
+    /// How many bytes the journals gave so far: a tick that did not change it found the run idle.
+    std::uint64_t journal_bytes_read() const { return m_collector.journal_bytes_read(); }
+
     /// Erases the status line and gives its row back to the scrolling text.
     void clear();
 

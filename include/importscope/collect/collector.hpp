@@ -35,6 +35,9 @@ public:
     /// Findings::at_the_end).
     bool poll();
 
+    /// How many bytes the journals gave so far (journal::JournalTail::bytes_read).
+    std::uint64_t journal_bytes_read() const { return m_tail.bytes_read(); }
+
     /// The findings so far, and the counts a status line shows (none with Findings::at_the_end).
     const analysis::LiveFindings& findings() const { return m_findings; }
 

@@ -40,6 +40,9 @@ public:
     /// size), for the sink or for finish().
     void poll();
 
+    /// How many bytes the journals gave so far, all together: unchanged by a poll that found nothing.
+    std::uint64_t bytes_read() const { return m_bytes_read; }
+
     /// After the run, once: reads the rest, ends each journal (a last record cut short is a
     /// problem), and gives every journal's contents in file-name order (without events when a
     /// sink took them).
@@ -66,6 +69,7 @@ private:
     KnownFrames m_known;
     const SharedJournal* m_shared = nullptr;
     std::map<std::string, FileState> m_files; ///< by file name, the order of list_journals()
+    std::uint64_t m_bytes_read = 0;
 };
 
 } // namespace importscope::journal

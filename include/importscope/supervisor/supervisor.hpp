@@ -15,13 +15,21 @@
 
 namespace importscope::supervisor {
 
+/// What a tick found (SuperviseOptions::on_tick).
+struct Tick {
+    bool end_tree = false; ///< end the tree (SIGTERM, then SIGKILL after the grace period), as --stop-on-finding does
+    bool busy = true;      ///< it found something new to do: the next tick comes after the shortest interval
+};
+
 struct SuperviseOptions {
     std::optional<double> timeout_s; ///< end the target after this long
     double grace_s = 3.0;            ///< after the first signal that ends the tree, wait this long before SIGKILL
-    /// Called about every `tick_s` while the target runs; returning true ends the tree (SIGTERM,
-    /// then SIGKILL after the grace period), as --stop-on-finding does.
-    std::function<bool()> on_tick;
+    /// Called while the target runs: `tick_s` after a busy tick; after each tick that was not, the
+    /// interval doubles, up to `idle_tick_s` (when it is longer), so that a target that sits idle
+    /// (a server between requests) wakes importscope a few times a second, not fifty.
+    std::function<Tick()> on_tick;
     double tick_s = 0.25;
+    double idle_tick_s = 0.0;
     /// After the main process ends by itself, how long to wait for the rest of its group.
     double linger_s = 1.0;
     /// Called once, right after the main process is started, for what need not delay its start;
