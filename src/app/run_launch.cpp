@@ -25,6 +25,14 @@ std::unique_ptr<journal::SharedJournal> make_shared_journal()
     }
 }
 
+bool RunActivity::busy(std::uint64_t journal_bytes, std::size_t datagrams)
+{
+    const bool busy = journal_bytes != m_journal_bytes || datagrams != m_datagrams;
+    m_journal_bytes = journal_bytes;
+    m_datagrams = datagrams;
+    return busy;
+}
+
 Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journal::ProblemInbox& inbox,
                 LiveView& live, const std::function<std::set<int>()>& after_start,
                 const std::function<void()>& polled)
@@ -42,17 +50,15 @@ Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journa
     auto take_inbox = [&] {
         auto messages = inbox.take();
         launched.inbox.insert(launched.inbox.end(), messages.begin(), messages.end());
-        return messages.size();
     };
-    supervise_options.on_tick = [&, bytes_before = std::uint64_t{0}]() mutable {
-        const std::size_t messages = take_inbox();
+    RunActivity activity;
+    supervise_options.on_tick = [&] {
+        take_inbox();
         const bool error_found = live.update();
         if (polled)
             polled();
-        const std::uint64_t bytes = live.journal_bytes_read();
-        const bool busy = messages > 0 || bytes != bytes_before;
-        bytes_before = bytes;
-        return supervisor::Tick{error_found && request.options.stop_on_finding, busy};
+        return supervisor::Tick{error_found && request.options.stop_on_finding,
+                                activity.busy(live.journal_bytes_read(), inbox.received())};
     };
     launched.started_ns = wall_ns();
     launched.end = supervisor::supervise(

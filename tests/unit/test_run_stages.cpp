@@ -96,6 +96,17 @@ TEST_CASE("request: the worker's plan and the report's run come from the one req
     CHECK(app::make_worker_plan(request, run_dir, inbox, &shared).shared_journal);
 }
 
+TEST_CASE("launch: a tick is busy while the journals grow or the problem inbox reads datagrams", "[stages]")
+{
+    app::RunActivity activity;
+    CHECK_FALSE(activity.busy(0, 0)); // the worker has not started writing
+    CHECK(activity.busy(4096, 0));
+    CHECK_FALSE(activity.busy(4096, 0)); // a server between requests: the ticks slow down
+    CHECK(activity.busy(4096, 10));      // a flood past the messages kept: drained at the short interval
+    CHECK(activity.busy(4096, 20));
+    CHECK_FALSE(activity.busy(4096, 20));
+}
+
 TEST_CASE("launch: the handshake says whether the target was started", "[stages]")
 {
     ProcessExit exited;

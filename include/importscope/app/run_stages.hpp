@@ -89,9 +89,23 @@ struct Launched {
 /// the target's address space is limited: then a file.
 std::unique_ptr<journal::SharedJournal> make_shared_journal();
 
-/// The worker under the supervisor, `live` polled every 20 ms meanwhile (and the run ended at its
-/// first error finding with --stop-on-finding), `polled` called after each poll. `after_start`
-/// runs once the worker is started, so as not to delay it (SuperviseOptions::after_start).
+/// Whether a tick of the launch stage found the run busy: the journals gave bytes, or the problem
+/// inbox datagrams (also those past the messages it keeps: a flood is drained at the short
+/// interval, its senders blocked on the socket's full queue), since the tick before.
+class RunActivity {
+public:
+    /// `journal_bytes` and `datagrams`: the totals so far (JournalTail, ProblemInbox::received).
+    bool busy(std::uint64_t journal_bytes, std::size_t datagrams);
+
+private:
+    std::uint64_t m_journal_bytes = 0;
+    std::size_t m_datagrams = 0;
+};
+
+/// The worker under the supervisor, `live` polled every 20 ms meanwhile (every 100 ms while the
+/// run is not busy: RunActivity), and the run ended at its first error finding with
+/// --stop-on-finding; `polled` called after each poll. `after_start` runs once the worker is
+/// started, so as not to delay it (SuperviseOptions::after_start).
 Launched launch(const RunRequest& request, const embed::WorkerPlan& plan, journal::ProblemInbox& inbox,
                 LiveView& live, const std::function<std::set<int>()>& after_start,
                 const std::function<void()>& polled = {});

@@ -34,6 +34,9 @@ public:
     /// How many datagrams from another user were refused (a note: nobody else can make the run
     /// fail), or "" when none.
     std::string refused() const;
+    /// How many datagrams take() has read so far, kept, dropped or refused: what tells the
+    /// supervisor that the traced processes are still sending, after the first k_problems_kept.
+    std::size_t received() const { return m_kept + m_dropped + m_refused; }
 
     static constexpr std::size_t k_problems_kept = 100;
 
