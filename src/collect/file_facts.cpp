@@ -53,8 +53,12 @@ std::string child(std::string_view directory, std::string_view name)
 void complete_file(FileFacts& facts, const std::string& path, std::string& realpath,
                    std::optional<journal::FileIdentity>& identity)
 {
-    if (!realpath.empty() || identity)
+    if (!realpath.empty())
         return; // the writer knew them
+    if (identity) { // the writer's lstat: not a symlink
+        realpath = facts.realpath_of_file(path);
+        return;
+    }
     FileFacts::Facts found = facts.of(path);
     realpath = std::move(found.realpath);
     identity = found.identity;
@@ -82,6 +86,15 @@ const std::optional<std::string>& FileFacts::resolved_directory(std::string_view
         resolved = resolve(path.c_str()); // the root, a symlink, dots, or something that is not there
     }
     return m_directories.try_emplace(path, std::move(resolved)).first->second;
+}
+
+std::string FileFacts::realpath_of_file(std::string_view path)
+{
+    const auto parts = split(path);
+    if (!parts)
+        return {};
+    const std::optional<std::string>& directory = resolved_directory(parts->first);
+    return directory ? child(*directory, parts->second) : std::string();
 }
 
 FileFacts::Facts FileFacts::of(const std::string& path)

@@ -4,6 +4,7 @@
 
 #include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
+#include "hook/importlib_stats.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/process_tracking.hpp"
 #include "hook/stack.hpp"
@@ -53,6 +54,7 @@ void record_extension_load(PyObject* args)
     journal.stamp(e);
     e.name = capi::to_utf8(PyTuple_GET_ITEM(args, 0));
     e.path = capi::to_utf8(PyTuple_GET_ITEM(args, 1));
+    e.identity = identity_importlib_found(PyTuple_GET_ITEM(args, 1));
     e.no_init = !exports_init(e.path, e.name);
     e.stack = capture_import_stack();
     append_with_stack(std::move(e));

@@ -6,6 +6,7 @@
 #include "hook/installations.hpp"
 #include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
+#include "hook/importlib_stats.hpp"
 #include "hook/loader.hpp"
 #include "hook/source_names.hpp"
 #include "hook/sys_path_origins.hpp"
@@ -141,6 +142,7 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
         return nullptr;
     }
     PyObject* name = args[0];
+    capture_importlib_stats();
     note_sys_path_changes();
     PyObject* answered = nullptr; // borrowed
     PyRef spec = PyRef::steal(delegate_find_spec(self, args, nargs, answered));

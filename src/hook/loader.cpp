@@ -4,6 +4,7 @@
 #include "hook/installations.hpp"
 #include "hook/failed_loads.hpp"
 #include "hook/hooks.hpp"
+#include "hook/importlib_stats.hpp"
 #include "hook/init_warnings.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/stack.hpp"
@@ -175,9 +176,15 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     e.id = self->load.id;
     capi::to_utf8_into(e.name, self->load.name.get());
     e.kind.assign(to_string(self->load.kind));
-    capi::attribute_text_into(e.origin, spec, "origin");
-    e.realpath.clear();
-    e.identity.reset();
+    PyRef origin = PyRef::steal(capi::get_attribute(spec, "origin"));
+    if (origin && PyUnicode_Check(origin.get())) {
+        capi::to_utf8_into(e.origin, origin.get());
+    } else {
+        PyErr_Clear();
+        e.origin.clear();
+    }
+    e.realpath.clear(); // the supervisor's to find (collect::FileFacts), off the import's path
+    e.identity = identity_importlib_found(origin.get());
     spec_parent_into(e.parent, spec, e.name);
     loader_type_name_into(e.loader, self->load.wrapped.get());
     e.stdlib = is_stdlib_name(e.name);

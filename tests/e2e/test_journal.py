@@ -1,6 +1,7 @@
 """The journals as traced processes write them: binary records in files with a versioned header, a
 child's end recorded from a signal handler or os._exit, and `importscope journal dump` for people."""
 import json
+import os
 import struct
 import subprocess
 
@@ -53,12 +54,15 @@ def test_journal_dump_prints_a_childs_journal_one_json_object_per_record(imports
     assert begin["pid"] == pid and begin["kind"] == "source"
     assert all(isinstance(frame, dict) for frame in begin["stack"])  # every frame whole
     # Every declared field, empty or not: a frame's, after its number when it has one (`id`); a
-    # begin's, but for its file's identity, which the hooks leave to importscope.
+    # begin's, with its file's identity from importlib's own stat and the real path left to the
+    # supervisor.
     for frame in begin["stack"]:
         keys = list(frame)
         assert keys[-4:] == ["file", "line", "function", "module"] and keys[:-4] in ([], ["id"]), frame
     assert {"origin", "realpath", "loader", "parent", "stack", "stdlib", "late", "by_path"} <= set(begin), begin
-    assert begin["late"] is False and "identity" not in begin, begin
+    assert begin["late"] is False and begin["realpath"] == "", begin
+    found = os.stat(begin["origin"])
+    assert begin["identity"] == {"dev": found.st_dev, "ino": found.st_ino}, begin
     assert [e["seq"] for e in events[1:]] == sorted(e["seq"] for e in events[1:])
 
     # Cut short inside its last record, as a process killed mid-write leaves it: the rest is

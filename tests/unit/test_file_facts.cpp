@@ -122,5 +122,23 @@ TEST_CASE("the collector completes the file facts an event's writer left out, an
     facts.complete(given);
     CHECK(std::get<journal::ImportBegin>(given).realpath == "/elsewhere/mod.py");
     CHECK(std::get<journal::ImportBegin>(given).identity == journal::FileIdentity{1, 2});
+
+    // An identity alone is the hooks' lstat of a file that is not a symlink (importlib's own stat):
+    // kept, and the real path is its directory's, whether the file is still there or not.
+    fs::remove(root / "real" / "pkg" / "mod.py");
+    journal::ImportBegin found_by_importlib;
+    found_by_importlib.origin = (root / "link" / "pkg" / "mod.py").string();
+    found_by_importlib.identity = journal::FileIdentity{3, 4};
+    journal::Event found = found_by_importlib;
+    facts.complete(found);
+    CHECK(std::get<journal::ImportBegin>(found).realpath == (root / "real" / "pkg" / "mod.py").string());
+    CHECK(std::get<journal::ImportBegin>(found).identity == journal::FileIdentity{3, 4});
+    journal::ExtensionLoad relative;
+    relative.path = "pkg/_C.so";
+    relative.identity = journal::FileIdentity{5, 6};
+    journal::Event relative_load = relative;
+    facts.complete(relative_load);
+    CHECK(std::get<journal::ExtensionLoad>(relative_load).realpath.empty()); // the traced process's cwd
+    CHECK(std::get<journal::ExtensionLoad>(relative_load).identity == journal::FileIdentity{5, 6});
     fs::remove_all(root);
 }

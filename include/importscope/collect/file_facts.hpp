@@ -22,11 +22,17 @@ public:
         std::optional<journal::FileIdentity> identity; ///< when stat() works
     };
 
-    /// Fills in the real paths and identities that `event`'s writer left out.
+    /// Fills in the real paths and identities that `event`'s writer left out. An identity
+    /// without a real path is the writer's lstat() of a file that is not a symlink.
     void complete(journal::Event& event);
 
     /// The facts of `path`; none for a relative path or one that is not there.
     Facts of(const std::string& path);
+
+    /// The real path of `path`, a file that is not a symlink (whoever said so took its identity
+    /// with lstat()): its directory's real path and its own name, without a look at the file. Empty
+    /// for a relative path or a directory that is not there.
+    std::string realpath_of_file(std::string_view path);
 
 private:
     /// Hashes a directory's path as a view, so that a lookup builds no string.

@@ -110,6 +110,9 @@ struct ExceptionInfo {
 };
 
 /// File identity of an imported file: (st_dev, st_ino) names one file whatever path reached it.
+/// In an event, the writer gives it when importlib's own stat of the file told it (hook/
+/// importlib_stats.hpp), with no real path: the file is then not a symlink, and the supervisor
+/// resolves its directory alone (collect::FileFacts); otherwise the supervisor finds both.
 struct FileIdentity {
     std::uint64_t dev = 0;
     std::uint64_t ino = 0;
