@@ -101,3 +101,25 @@ def test_a_journal_of_another_version_in_the_run_directory_is_named_and_skipped(
     run = importscope("-c", code)
     assert run.status == 0, run.stderr
     assert any(p.startswith("journal-999997-0.isj: a journal of format version 99") for p in run.report["problems"])
+
+
+def test_a_module_file_deleted_right_after_its_import_keeps_its_identity(importscope, tmp_path):
+    # The identity comes from importlib's own stat at the import, not from a look the supervisor
+    # takes when it reads the journal: a suite that imports from a temporary directory and removes
+    # it at once still has its files named by identity, which tells one file under two names.
+    scratch = tmp_path / "scratch"
+    (scratch / "tmp_pkg").mkdir(parents=True)
+    (scratch / "tmp_pkg" / "__init__.py").write_text("")
+    (scratch / "tmp_pkg" / "mod.py").write_text("")
+    expected = {name: os.stat(scratch / "tmp_pkg" / name) for name in ("__init__.py", "mod.py")}
+    code = ("import shutil, sys\n"
+            f"sys.path.insert(0, {str(scratch)!r})\n"
+            "import tmp_pkg.mod\n"
+            f"shutil.rmtree({str(scratch)!r})\n")
+    run = importscope("--match", "tmp_pkg", "-c", code)
+    assert run.status == 0, run.stderr
+    assert not scratch.exists()
+    for name, file in (("tmp_pkg", "__init__.py"), ("tmp_pkg.mod", "mod.py")):
+        [record] = run.modules(name)
+        assert record["origin"] == str(scratch / "tmp_pkg" / file)
+        assert record["file_identity"] == {"dev": expected[file].st_dev, "ino": expected[file].st_ino}, record
