@@ -15,6 +15,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace importscope::testing {
@@ -45,6 +46,13 @@ std::filesystem::path make_package_dir()
 {
     run_python("import sys; sys.path.insert(0, " + ("'" + g_scratch.string() + "'") + ")");
     return g_scratch;
+}
+
+journal::FileIdentity identity_of(const std::filesystem::path& path)
+{
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
 }
 
 } // namespace importscope::testing

@@ -21,4 +21,7 @@ bool run_python(const std::string& code);
 /// A new directory with a package tree for the test, put first on sys.path.
 std::filesystem::path make_package_dir();
 
+/// The identity (st_dev, st_ino) of the file `path` names, symlinks followed.
+journal::FileIdentity identity_of(const std::filesystem::path& path);
+
 } // namespace importscope::testing

@@ -56,13 +56,6 @@ std::optional<journal::Installation> recorded_installation(const std::string& na
     return found;
 }
 
-journal::FileIdentity identity_of(const std::filesystem::path& path)
-{
-    struct stat st {};
-    REQUIRE(::stat(path.c_str(), &st) == 0);
-    return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
-}
-
 } // namespace
 
 TEST_CASE("the finder is first on sys.meta_path", "[hooks]")
@@ -115,7 +108,7 @@ TEST_CASE("a matching module is recorded with kind, origin and call site", "[hoo
     CHECK(b->kind == "source");
     CHECK(b->origin == (dir / "deep_gemm_a" / "__init__.py").string());
     // The identity importlib's own stat found; the real path is the supervisor's (collect::FileFacts).
-    CHECK(b->identity == identity_of(dir / "deep_gemm_a" / "__init__.py"));
+    CHECK(b->identity == testing::identity_of(dir / "deep_gemm_a" / "__init__.py"));
     CHECK(b->realpath.empty());
     CHECK(b->loader.find("SourceFileLoader") != std::string::npos);
     REQUIRE_FALSE(b->stack.empty());

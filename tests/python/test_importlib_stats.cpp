@@ -9,19 +9,11 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sys/stat.h>
 
 using namespace importscope;
 namespace fs = std::filesystem;
 
 namespace {
-
-journal::FileIdentity identity_of(const fs::path& path)
-{
-    struct stat st {};
-    REQUIRE(::stat(path.c_str(), &st) == 0);
-    return {static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino)};
-}
 
 const journal::ImportBegin* begin_of(const journal::JournalContents& contents, const std::string& name)
 {
@@ -84,7 +76,7 @@ TEST_CASE("a record takes its file's identity from importlib's stat, and leaves 
 
     const journal::ImportBegin* package = begin_of(contents, "deep_gemm_stats");
     REQUIRE(package);
-    CHECK(package->identity == identity_of(dir / "deep_gemm_stats" / "__init__.py"));
+    CHECK(package->identity == testing::identity_of(dir / "deep_gemm_stats" / "__init__.py"));
     const journal::ImportBegin* plain = begin_of(contents, "deep_gemm_stats.plain");
     REQUIRE(plain);
     CHECK(plain->origin == (dir / "deep_gemm_stats" / "plain.py").string());
