@@ -15,6 +15,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A temporary's events would leave the returned pointer dangling.
+const journal::ImportBegin* begin_of(const journal::JournalContents&& contents, const std::string& name) = delete;
 const journal::ImportBegin* begin_of(const journal::JournalContents& contents, const std::string& name)
 {
     const journal::ImportBegin* found = nullptr;
@@ -110,7 +112,8 @@ TEST_CASE("a target that gives importlib another _os gets importlib's own behavi
                                 "finally:\n"
                                 "    e._os = real_os\n"
                                 "assert CountingOs.stats > 0, CountingOs.stats\n"));
-    const journal::ImportBegin* begin = begin_of(testing::recorded(), "deep_gemm_fake_os");
+    const journal::JournalContents contents = testing::recorded();
+    const journal::ImportBegin* begin = begin_of(contents, "deep_gemm_fake_os");
     REQUIRE(begin);
     CHECK_FALSE(begin->identity); // the fake's answer is not taken for the file's
 }

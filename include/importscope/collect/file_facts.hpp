@@ -12,9 +12,11 @@ namespace importscope::collect {
 
 /// What the file system says of the files a run's events name: each one's real path (symlinks
 /// resolved) and identity (st_dev, st_ino), which tell that two paths are one file. The supervisor
-/// finds them as it reads the journals, on its own core, instead of each traced process stopping
-/// for a stat() per import. Only absolute paths are resolved: a relative one meant the traced
-/// process's working directory, which is not the supervisor's.
+/// finds what the writer left out as it reads the journals, on its own core, instead of each
+/// traced process stopping for a stat() per import; the identity of a file importlib found comes
+/// with its record (hook/importlib_stats.hpp), and only its directory is resolved here. Only
+/// absolute paths are resolved: a relative one meant the traced process's working directory,
+/// which is not the supervisor's.
 class FileFacts {
 public:
     struct Facts {
