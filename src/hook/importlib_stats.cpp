@@ -102,7 +102,8 @@ PyObject* path_stat(PyObject*, PyObject* path)
         // The target gave importlib another _os (a fake file system): importlib's own behaviour.
         if (!os)
             return PyErr_Occurred() ? nullptr : PyObject_CallOneArg(parts.stat.get(), path);
-        return PyObject_CallMethodOneArg(os, capi::interned("stat"), path);
+        PyObject* stat_name = capi::interned("stat");
+        return stat_name ? PyObject_CallMethodOneArg(os, stat_name, path) : nullptr;
     }
     PyObject* result = PyObject_CallOneArg(parts.lstat.get(), path);
     if (!result || !is_symlink(result)) {
