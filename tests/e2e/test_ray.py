@@ -138,13 +138,16 @@ def alias_pids(run):
 
 
 def living(pids):
+    """The processes of `pids` still running. A zombie has ended: one whose parent died before it
+    waits for init to reap it (seen under load: `ray::IDLE`, state Z, parent 1)."""
     alive = []
     for pid in pids:
         try:
-            os.kill(pid, 0)
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        if stat[stat.rfind(")") + 2:][:1] not in ("Z", "X"):
             alive.append(pid)
-        except ProcessLookupError:
-            pass
     return alive
 
 
