@@ -226,9 +226,17 @@ std::string executable_of(int pid)
 /// (/proc/PID/stat fields 28 and 48 to 51), which a program retitling itself (setproctitle) keeps.
 std::string image_of(int pid)
 {
+    // The executable is read on both sides of the fields: an exec between two reads of /proc
+    // would otherwise join one program's executable to the next one's fields.
     std::string image = executable_of(pid);
     std::string stat;
-    (void)read_proc_file(fmt::format("/proc/{}/stat", pid).c_str(), stat); // gone: no fields
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        (void)read_proc_file(fmt::format("/proc/{}/stat", pid).c_str(), stat); // gone: no fields
+        std::string after = executable_of(pid);
+        if (after == image)
+            break;
+        image = std::move(after);
+    }
     // "pid (comm) state ...": comm, field 2, may hold spaces and parentheses; fields from its ')' on.
     const std::size_t close = stat.rfind(')');
     if (close == std::string::npos)
@@ -301,9 +309,14 @@ void ProgramWatch::look(const std::vector<int>& descendants)
         if (!inserted && it->second == image)
             continue;
         it->second = std::move(image);
-        if (auto seen = describe_if_python(pid))
-            m_pythons.push_back(std::move(*seen));
-        else if (auto launcher = describe_if_launcher(pid))
+        if (auto seen = describe_if_python(pid)) {
+            // One process seen once while it runs one program: a change of its image that
+            // leaves everything importscope tells of it as it was adds no second entry.
+            const auto same_pid = [&](const ObservedPython& other) { return other.pid == pid; };
+            const auto last = std::find_if(m_pythons.rbegin(), m_pythons.rend(), same_pid);
+            if (last == m_pythons.rend() || !(*last == *seen))
+                m_pythons.push_back(std::move(*seen));
+        } else if (auto launcher = describe_if_launcher(pid))
             m_launchers[pid] = std::move(*launcher);
     }
 }

@@ -344,6 +344,24 @@ def test_identical_untraced_workers_of_a_native_launcher_are_one_entry_each(impo
     assert "0 of 6 Python processes traced" in run.stderr
 
 
+def test_an_untraced_python_that_execs_its_own_command_line_again_is_one_entry(importscope, tmp_path):
+    # The re-exec idiom (os.execv(sys.executable, sys.orig_argv)): /proc shows a new image before and
+    # after, of one process running one program, which importscope names once.
+    marker = tmp_path / "exec-d"
+    code = ("import os, sys, time\n"
+            "time.sleep(1.0)\n"
+            f"if not os.path.exists({str(marker)!r}):\n"
+            f"    open({str(marker)!r}, 'w').close()\n"
+            "    os.execv(sys.executable, sys.orig_argv)\n")
+    run = importscope("--", "env", "-i", PYTHON, "-c", code, python=None)
+    assert run.status == 0, run.stderr
+    assert marker.exists()
+    seen = [u for u in run.report["untraced"] if u["via"] == "seen running"]
+    assert len(seen) == 1, run.report["untraced"]
+    assert run.report["summary"]["python_processes"] == 1
+    assert "0 of 1 Python processes traced" in run.stderr
+
+
 def test_a_command_that_ran_no_traced_python_says_so(importscope):
     run = importscope("--", "env", "-i", PYTHON, "-c", "pass", python=None)
     assert run.status == 0, run.stderr

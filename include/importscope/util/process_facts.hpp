@@ -59,6 +59,8 @@ struct ObservedPython {
     /// "kept", "no-bootstrap-path" (it names the run, but PYTHONPATH lost the bootstrap), "dropped".
     std::string environment;
     std::optional<int> minor; ///< its Python 3 minor, when it said so (a child with no hooks of its version)
+
+    bool operator==(const ObservedPython&) const = default;
 };
 
 /// A task launcher (task_launcher.hpp: srun, mpirun) of the run outside the journals: its tasks are
