@@ -1,8 +1,8 @@
 """importscope's import benchmark: a synthetic tree of .py modules and C extensions, timed under
-plain python (the floor), importscope (default --match and --match '*'), python -X importtime,
-python -v and a pure-Python sys.meta_path recorder, in interleaved rounds (A B C ... A B C ...) so
-that drift on the machine cancels, each round starting one configuration later; ratios are taken
-round by round against plain python.
+plain python (the floor), importscope (default --match and --match '*'), plain python again (the
+control), python -X importtime, python -v and a pure-Python sys.meta_path recorder, in interleaved
+rounds (A B C ... A B C ...) so that drift on the machine cancels, each round starting one
+configuration later; ratios are taken round by round against plain python.
 
 Usage: run_bench.py BUILD_DIR IMPORTSCOPE PYTHON [--sizes 500,5000,50000] [--rounds N] [--out FILE]
                     [--instructions SIZE]
@@ -148,6 +148,10 @@ def configurations(importscope, python, target, scratch):
         ("importscope", [importscope, "run", "-q", "--python", python, "-o", default_report, target], ext_path, None),
         ("importscope --match '*'", [importscope, "run", "-q", "--match", "*", "--python", python, "-o", all_report,
                                      target], ext_path, None),
+        # The control: python again, where it always follows an importscope run. Its ratio to python
+        # is 1 but for the machine's noise and for what a run leaves the next one, which no ratio
+        # here can tell from importscope's cost.
+        ("python, again", [python, target], ext_path, None),
         ("python -X importtime", [python, "-X", "importtime", target], ext_path, scratch["dir"] / "importtime.txt"),
         ("python -v", [python, "-v", target], ext_path, scratch["dir"] / "verbose.txt"),
         ("pure-Python recorder", [python, target], recorder, None),
@@ -269,6 +273,8 @@ def count_instructions(build, importscope, python, modules):
     with tempfile.TemporaryDirectory() as tmp:
         scratch = {"dir": Path(tmp), "ext": build / "perf" / "ext"}
         for name, command, env, err in configurations(importscope, python, str(tree_dir / "target.py"), scratch):
+            if name == "python, again":
+                continue  # instructions have no noise to control
             run_once(command, env, err)  # the .pyc files and importscope's fingerprint cache
             out = Path(tmp) / "callgrind"
             out.mkdir(exist_ok=True)
@@ -331,7 +337,9 @@ def table(modules, times, rss, cpu, faults, own_cpu, sizes):
                      f"{statistics.median(rss[name]) / 1024:.1f} | {statistics.median(faults[name]):,.0f} |")
     lines.append("")
     lines.append("The supervisor's CPU time is its own (its /proc/PID/schedstat when it has ended); the traced "
-                 "processes' is the rest of the run's: the worker and what it started.")
+                 "processes' is the rest of the run's: the worker and what it started. \"python, again\" is "
+                 "the control: the same command as python, run right after importscope --match '*'; how far "
+                 "its ratios are from 1 is how far this batch's noise moves any ratio.")
     lines.append("")
     for name, (report, journal) in sizes.items():
         journal_text = f"{journal / 1024:.0f} KiB" if journal is not None else "not reported"
