@@ -103,11 +103,10 @@ FileFacts::Facts FileFacts::of(const std::string& path)
     if (path.empty() || path.front() != '/')
         return facts;
     struct stat st {};
-    if (const auto parts = split(path); parts && ::lstat(path.c_str(), &st) == 0 && !S_ISLNK(st.st_mode)) {
+    if (split(path) && ::lstat(path.c_str(), &st) == 0 && !S_ISLNK(st.st_mode)) {
         // Not a symlink itself: the file is its directory's real path plus its own name.
         facts.identity = identity_of(st);
-        if (const std::optional<std::string>& directory = resolved_directory(parts->first))
-            facts.realpath = child(*directory, parts->second);
+        facts.realpath = realpath_of_file(path);
         return facts;
     }
     if (std::optional<std::string> resolved = resolve(path.c_str()))
