@@ -102,8 +102,8 @@ PyObject* path_stat(PyObject*, PyObject* path)
         // The target gave importlib another _os (a fake file system): importlib's own behaviour.
         if (!os)
             return PyErr_Occurred() ? nullptr : PyObject_CallOneArg(parts.stat.get(), path);
-        PyObject* stat_name = capi::interned("stat");
-        return stat_name ? PyObject_CallMethodOneArg(os, stat_name, path) : nullptr;
+        const PyRef stat = PyRef::steal(capi::get_attribute(os, "stat"));
+        return stat ? PyObject_CallOneArg(stat.get(), path) : nullptr;
     }
     PyObject* result = PyObject_CallOneArg(parts.lstat.get(), path);
     if (!result || !is_symlink(result)) {
