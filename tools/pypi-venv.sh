@@ -2,8 +2,11 @@
 # A venv of PYTHON with the pinned packages of a requirements file from PyPI, for the end-to-end
 # tests that run real wheels (tests/e2e/test_ray.py, tests/e2e/test_wheels_in_the_wild.py).
 #
-#   sh tools/pypi-venv.sh PYTHON REQUIREMENTS     prints the venv's python on stdout
+#   sh tools/pypi-venv.sh PYTHON REQUIREMENTS [--no-deps]     prints the venv's python on stdout
 #
+# With --no-deps, pip installs the file's packages and nothing they require: a file that names
+# every package it needs, where the packages' own requirements would download gigabytes that the
+# test does not use (vllm's whole stack, torch's CUDA wheels).
 # The venv is cached outside the tree, in ${XDG_CACHE_HOME:-~/.cache}/importscope-build/, as
 # <name>-venv-<key> for tools/<name>-requirements.txt, the key hashing the file's requirement lines
 # (not its comments) and the interpreter (its real path and version), so that a second run, or a
@@ -13,11 +16,16 @@
 set -eu
 cd "$(dirname "$0")/.."
 python=${1:?usage: sh tools/pypi-venv.sh PYTHON REQUIREMENTS}
-requirements=${2:?usage: sh tools/pypi-venv.sh PYTHON REQUIREMENTS}
+requirements=${2:?usage: sh tools/pypi-venv.sh PYTHON REQUIREMENTS [--no-deps]}
+deps=${3:-}
+case $deps in
+    '' | --no-deps) ;;
+    *) echo "usage: sh tools/pypi-venv.sh PYTHON REQUIREMENTS [--no-deps]" >&2; exit 2 ;;
+esac
 name=$(basename "$requirements" -requirements.txt)
 
 interpreter=$("$python" -c 'import os, sys; print(os.path.realpath(sys.executable), sys.version)')
-key=$({ grep -v '^#' "$requirements"; echo "$interpreter"; } | sha256sum | cut -c1-16)
+key=$({ grep -v '^#' "$requirements"; echo "$interpreter"; [ -z "$deps" ] || echo "$deps"; } | sha256sum | cut -c1-16)
 cache=${XDG_CACHE_HOME:-$HOME/.cache}/importscope-build
 venv=$cache/$name-venv-$key
 mkdir -p "$cache"
@@ -31,7 +39,7 @@ if [ ! -f "$venv/.complete" ]; then
         log=$cache/$name-venv-$key.log
         if ! { "$python" -m venv "$venv" &&
                "$venv/bin/pip" install -q --disable-pip-version-check --no-input \
-                   -r "$requirements"; } > "$log" 2>&1; then
+                   $deps -r "$requirements"; } > "$log" 2>&1; then
             tail -5 "$log" >&2
             rm -rf "$venv"
             exit 1

@@ -1,0 +1,114 @@
+"""The bug this project began with, on the wheel it came from: vLLM 0.34.0 from PyPI, whose vendored
+DeepGEMM (`vllm.third_party.deep_gemm`) vLLM exposes to FlashInfer's MoE-EP backend with
+`sys.modules.setdefault("deep_gemm", ...)` (vllm/model_executor/layers/fused_moe/flashinfer_moe_ep.py),
+and the import FlashInfer 0.7.4's fallback staging path makes through that name
+(`from deep_gemm.utils import per_token_cast_to_fp8`, flashinfer/moe_ep/backends/mega/kernel/sm100/
+fp8_fp4_bf16_deepgemm/staging.py). The two lines are run as they are written there; FlashInfer itself
+is not imported (its import needs tvm_ffi and CUTLASS's DSL, which have nothing to do with the alias).
+
+Since vLLM moved DeepGEMM's operators from pybind11 to TORCH_LIBRARY, `deep_gemm._C` is a Python
+file that loads `_C_extension.abi3.so` with torch.ops.load_library: its second execution dlopens a
+library that is loaded already, nothing initializes twice, and the process lives. importscope must
+say which files ran twice, under which names, and why (the alias, and the line that set it), find no
+extension initialized twice, and keep the exit status 0 unless --fail-on asks for warnings.
+
+The wheels come from tools/vllm-requirements.txt (tools/pypi-venv.sh --no-deps, cached outside the
+tree); torch 2.15.0 from PyPI takes its CUDA libraries from a CUDA 13 toolkit, which the test looks
+for. One interpreter is enough for wheels of 1.2 GB: the test runs on CPython 3.11 only."""
+import glob
+import os
+import subprocess
+
+import pytest
+
+from conftest import PYTHON, SANITIZED, SOURCE
+
+REPRO = '''\
+import sys
+from vllm.third_party import deep_gemm              # vllm/utils/deep_gemm.py: _import_deep_gemm()
+sys.modules.setdefault("deep_gemm", deep_gemm)     # vllm/.../fused_moe/flashinfer_moe_ep.py:281
+from deep_gemm.utils import per_token_cast_to_fp8  # flashinfer/.../fp8_fp4_bf16_deepgemm/staging.py:73
+print("imported", per_token_cast_to_fp8.__module__)
+'''
+
+# The vendored files that run a second time, as deep_gemm.<name>: the utils package that the
+# import names, what it imports, and `_C`, which utils/layout.py imports as `from .._C import ...`.
+EXECUTED_TWICE = {"_C": "_C.py", "utils": "utils/__init__.py", "utils.dist": "utils/dist.py",
+                  "utils.layout": "utils/layout.py", "utils.math": "utils/math.py"}
+
+
+def cuda13_libraries():
+    """The lib64 directory of a CUDA 13 toolkit holding the runtime that torch's and DeepGEMM's
+    libraries need, or None."""
+    for runtime in sorted(glob.glob("/usr/local/cuda-13*/lib64/libcudart.so.13")):
+        return os.path.dirname(runtime)
+    return None
+
+
+@pytest.fixture(scope="module")
+def vllm_python():
+    version = subprocess.run([PYTHON, "-c", "import sys; print(sys.version_info[:2] == (3, 11))"],
+                             capture_output=True, text=True).stdout.strip()
+    if version != "True":
+        pytest.skip("the vLLM wheels are installed for CPython 3.11 only")
+    if SANITIZED:
+        pytest.skip("torch under AddressSanitizer takes minutes to import; the hooks are the same as elsewhere")
+    libraries = cuda13_libraries()
+    if not libraries:
+        pytest.skip("torch 2.15.0 from PyPI needs a CUDA 13 toolkit's libraries (/usr/local/cuda-13*/lib64)")
+    made = subprocess.run(["sh", str(SOURCE / "tools" / "pypi-venv.sh"), PYTHON,
+                           str(SOURCE / "tools" / "vllm-requirements.txt"), "--no-deps"],
+                          capture_output=True, text=True, timeout=1800)
+    if made.returncode != 0:
+        pytest.skip("no venv of tools/vllm-requirements.txt could be made: " + made.stderr[-400:])
+    env = dict(os.environ, LD_LIBRARY_PATH=f"{libraries}:{os.path.dirname(libraries)}/lib")
+    return made.stdout.strip(), env
+
+
+@pytest.fixture
+def repro(tmp_path):
+    script = tmp_path / "repro.py"
+    script.write_text(REPRO)
+    return script
+
+
+def test_the_alias_runs_the_vendored_files_again_and_the_process_lives(vllm_python, repro):
+    python, env = vllm_python
+    plain = subprocess.run([python, str(repro)], capture_output=True, text=True, env=env, timeout=300)
+    assert plain.returncode == 0, plain.stderr[-2000:]
+    assert "imported deep_gemm.utils.math" in plain.stdout
+
+
+@pytest.mark.parametrize("match", [None, "*"])
+def test_importscope_names_each_file_run_twice_and_the_alias_behind_them(importscope, vllm_python, repro, match):
+    python, env = vllm_python
+    args = ["--match", match] if match else []
+    run = importscope(*args, repro, python=python, env=env, timeout=300)
+    assert run.status == 0, run.stderr[-2000:]
+    assert run.exit["code"] == 0
+
+    vendored = os.path.join(os.path.dirname(os.path.dirname(python)), "lib", "python3.11", "site-packages", "vllm",
+                            "third_party", "deep_gemm")
+    twice = {os.path.relpath(f["file"], vendored): f["module_names"] for f in run.findings("duplicate-source-exec")}
+    assert twice == {file: [f"vllm.third_party.deep_gemm.{name}", f"deep_gemm.{name}"]
+                     for name, file in EXECUTED_TWICE.items()}, twice
+
+    # The loaded library is not an extension that initialized twice: torch.ops.load_library
+    # dlopens it, and the second dlopen finds it loaded.
+    assert run.findings("duplicate-extension-init") == []
+    assert {f["kind"] for f in run.findings()} == {"duplicate-source-exec", "partial-alias"}
+    assert all(f["caused_by"] == "alias:deep_gemm" for f in run.findings())
+
+    [cause] = run.report["causes"]
+    assert cause["id"] == "alias:deep_gemm" and cause["findings"] == len(EXECUTED_TWICE) + 1
+    assert cause["evidence"]["module"] == "vllm.third_party.deep_gemm"
+    assert [(frame["file"], frame["line"]) for frame in cause["evidence"]["set_in_code"]] == [(str(repro), 3)]
+    assert [(frame["file"], frame["line"]) for frame in cause["evidence"]["first_seen_at"]] == [(str(repro), 4)]
+    assert 'sys.modules["deep_gemm"] is vllm.third_party.deep_gemm' in run.stderr
+
+
+def test_a_gate_on_warnings_fails_on_the_alias(importscope, vllm_python, repro):
+    python, env = vllm_python
+    run = importscope("--fail-on", "warning", repro, python=python, env=env, timeout=300)
+    assert run.status == 3, run.stderr[-2000:]
+    assert run.exit["code"] == 0  # the target itself succeeded
