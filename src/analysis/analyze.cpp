@@ -25,7 +25,7 @@ void match_known_issues(std::vector<Finding>& findings, const AnalysisOptions& o
     if (options.known_issues && !findings.empty())
         if (const KnownIssueCatalogue* catalogue = options.known_issues())
             for (auto& f : findings)
-                f.known_issue = catalogue->match(f);
+                f.known_issue = catalogue->match(f, options.file_exists);
 }
 
 void order_findings(std::vector<Finding>& findings)

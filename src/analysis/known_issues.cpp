@@ -17,6 +17,13 @@ std::regex compile(const std::string& pattern, const std::string& id)
     }
 }
 
+/// Whether `name` is a file in the directory of `file` (an absolute path).
+bool fixed_beside(const std::string& file, const std::string& name, const FileExists& exists)
+{
+    const std::size_t slash = file.rfind('/');
+    return slash != std::string::npos && slash > 0 && exists(file.substr(0, slash + 1) + name);
+}
+
 } // namespace
 
 KnownIssueCatalogue KnownIssueCatalogue::parse(const nlohmann::json& document)
@@ -37,6 +44,11 @@ KnownIssueCatalogue KnownIssueCatalogue::parse(const nlohmann::json& document)
                 entry.file = compile(match.at("file").get<std::string>(), id);
             if (match.contains("type_name"))
                 entry.type_name = compile(match.at("type_name").get<std::string>(), id);
+            if (match.contains("fixed_if_beside")) {
+                entry.fixed_if_beside = match.at("fixed_if_beside").get<std::string>();
+                if (entry.fixed_if_beside->empty() || entry.fixed_if_beside->find('/') != std::string::npos)
+                    throw std::invalid_argument("known issue " + id + ": fixed_if_beside names a file, not a path");
+            }
             entry.description.id = id;
             entry.description.title = item.at("title").get<std::string>();
             entry.description.explanation = item.at("explanation").get<std::string>();
@@ -63,7 +75,7 @@ KnownIssueCatalogue KnownIssueCatalogue::load(const std::filesystem::path& path)
     return parse(document);
 }
 
-std::optional<KnownIssue> KnownIssueCatalogue::match(const Finding& finding) const
+std::optional<KnownIssue> KnownIssueCatalogue::match(const Finding& finding, const FileExists& exists) const
 {
     for (const auto& entry : m_entries) {
         if (std::find(entry.kinds.begin(), entry.kinds.end(), finding.kind) == entry.kinds.end())
@@ -75,6 +87,8 @@ std::optional<KnownIssue> KnownIssueCatalogue::match(const Finding& finding) con
         if (!names)
             continue;
         if (entry.file && !std::regex_search(finding.file, *entry.file))
+            continue;
+        if (entry.fixed_if_beside && exists && fixed_beside(finding.file, *entry.fixed_if_beside, exists))
             continue;
         if (entry.type_name) {
             const auto* conflict = std::get_if<NativeTypeConflictEvidence>(&finding.evidence);

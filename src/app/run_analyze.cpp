@@ -134,6 +134,7 @@ analysis::Conclusions find_hazards(analysis::RunModel& model, const std::string&
     analysis_options.hash_file = hash_file;
     analysis_options.distribution_of = distribution_of;
     analysis_options.binding_of = [](const std::string& path) { return collect::binding_library_of(path); };
+    analysis_options.file_exists = is_regular_file;
     // The catalogue is read only when there are findings: compiling its patterns costs a run
     // without findings several milliseconds.
     std::optional<analysis::KnownIssueCatalogue> catalogue;

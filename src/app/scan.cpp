@@ -15,6 +15,7 @@
 #include "importscope/util/console.hpp"
 #include "importscope/util/error.hpp"
 #include "importscope/util/host.hpp"
+#include "importscope/util/regular_file.hpp"
 #include "importscope/util/run_program.hpp"
 
 #include <fmt/format.h>
@@ -103,6 +104,7 @@ int scan(const ScanOptions& options)
     collect::DistributionIndex distributions;
     analysis::AnalysisOptions analysis_options;
     analysis_options.hash_file = cached_hasher();
+    analysis_options.file_exists = is_regular_file;
     analysis_options.distribution_of = [&distributions](const std::string& origin) {
         return distributions.owners_of(origin);
     };

@@ -102,6 +102,21 @@ def module_of(name):
     return name.split(".", 1)[0]
 
 
+def package_prefix(directory):
+    """The dotted name under which Python imports the modules of `directory`, and a dot, when it is
+    a regular package: "vllm.third_party." for site-packages/vllm/third_party, its parents being
+    packages up to site-packages; "" for a directory that is none. A scan of a package's own
+    directory names its modules as an import of them does."""
+    names = []
+    while os.path.isfile(os.path.join(directory, "__init__.py")):
+        parent, name = os.path.split(directory)
+        if not IDENTIFIER.match(name) or parent == directory:
+            break
+        names.append(name)
+        directory = parent
+    return "".join(f"{name}." for name in reversed(names))
+
+
 class Tree:
     """The files under the scanned roots: .py files and extensions, each real file once."""
 
@@ -124,7 +139,7 @@ class Tree:
             else:
                 self.problems.append(f"{root}: not a directory or a .py file, not scanned")
             return
-        stack = [(root_real, "", True)]
+        stack = [(root_real, package_prefix(root_real), True)]
         while stack:
             directory, package, parent_regular = stack.pop()
             key = real(directory)
@@ -346,11 +361,14 @@ def module_level(body):
 class ModuleFacts:
     """What one module's syntax tree says about sys.modules writes and imports."""
 
-    def __init__(self, path, module, tree):
+    def __init__(self, path, module, tree, function_of=None):
         self.path = path
         self.module = module
         self.is_package = os.path.basename(path) == "__init__.py"
         self.tree = tree
+        # function_of("a.b.f"): (the ModuleFacts of a.b, the FunctionDef of f) for a function of
+        # another scanned module, or None.
+        self.function_of = function_of or (lambda dotted_name: None)
         self.functions = {}
         self.sys_names = {"sys"}
         self.modules_names = set()
@@ -398,7 +416,8 @@ class ModuleFacts:
                 return ("module", target)
             if isinstance(value.func, ast.Name) and value.func.id in self.functions:
                 return ("call", value.func.id)
-            return None
+            called = dotted(value.func)
+            return ("call_of", called) if called else None
         name = dotted(value)
         return ("name", name) if name else None
 
@@ -430,18 +449,15 @@ class ModuleFacts:
         if kind == "module":
             return [what]
         if kind == "call":
-            function = self.functions[what]
-            inner = [self.bindings(function.body)] + scopes[-1:]
-            results = []
-            for node in scope_statements(function.body):
-                if isinstance(node, ast.Return) and node.value is not None:
-                    if isinstance(node.value, ast.Constant) and node.value.value is None:
-                        continue
-                    found = self.resolve(node.value, inner, depth + 1)
-                    if found is None:
-                        return None
-                    results.extend(found)
-            return results
+            return self.returns_of(self.functions[what], scopes[-1:], depth)
+        if kind == "call_of":
+            # A function that an import here names, defined in another scanned module (vLLM's
+            # `from vllm.utils.deep_gemm import _import_deep_gemm`); any other call makes no module.
+            elsewhere = self.imported_function(what, scopes)
+            if elsewhere is None:
+                return []
+            facts, function = elsewhere
+            return facts.returns_of(function, facts.scopes(None), depth)
         root, _, rest = what.partition(".")
         for scope in scopes:
             if root in scope:
@@ -452,6 +468,32 @@ class ModuleFacts:
                         return None
                     results.extend(f"{m}.{rest}" if rest else m for m in found)
                 return results
+        return None
+
+    def returns_of(self, function, module_scopes, depth):
+        """The modules that `function`, defined in this module, can return: as resolve()."""
+        inner = [self.bindings(function.body)] + module_scopes
+        results = []
+        for node in scope_statements(function.body):
+            if isinstance(node, ast.Return) and node.value is not None:
+                if isinstance(node.value, ast.Constant) and node.value.value is None:
+                    continue
+                found = self.resolve(node.value, inner, depth + 1)
+                if found is None:
+                    return None
+                results.extend(found)
+        return results
+
+    def imported_function(self, called, scopes):
+        """(ModuleFacts, FunctionDef) of `called` ("f" or "mod.f"), a name that an import in
+        `scopes` binds to a function of another scanned module; None when it is no such name."""
+        root, _, rest = called.partition(".")
+        for scope in scopes:
+            if root in scope:
+                imported = [what for kind, what in scope[root] if kind == "module"]
+                if len(imported) != 1 or len(scope[root]) != 1:
+                    return None  # bound more than once, or to something else: not followed
+                return self.function_of(f"{imported[0]}.{rest}" if rest else imported[0])
         return None
 
     def is_sys_modules(self, node):
@@ -538,11 +580,27 @@ class Scan:
         self.stdlib = []
         self.prefiltered = 0
         self.problems = []
+        self._facts = {}  # path -> ModuleFacts of a module whose functions an alias's value calls
 
     def facts_of(self, path, data=None, module=""):
         """The facts of a file of the scanned trees, or of the standard library's (named `module`)."""
         tree = self.parser.parse(path, data)
-        return ModuleFacts(path, self.tree.sources.get(path, module), tree) if tree is not None else None
+        if tree is None:
+            return None
+        return ModuleFacts(path, self.tree.sources.get(path, module), tree, self.function_of)
+
+    def function_of(self, dotted_name):
+        """(ModuleFacts, FunctionDef) of the function `dotted_name` ("pkg.mod.f") defined at the top
+        of a scanned source module, or None."""
+        module, _, name = dotted_name.rpartition(".")
+        place = self.locate(module) if module else None
+        if place is None or place[0] != "source":
+            return None
+        if place[1] not in self._facts:
+            self._facts[place[1]] = self.facts_of(place[1], module=module)
+        facts = self._facts[place[1]]
+        function = facts.functions.get(name) if facts is not None else None
+        return (facts, function) if function is not None else None
 
     def guarded(self, path, what, work):
         """work(), or None when it raised: a file that this scanner cannot handle becomes a problem

@@ -7,6 +7,12 @@
 
 namespace importscope {
 
+bool is_regular_file(const std::string& path)
+{
+    struct stat facts {};
+    return ::stat(path.c_str(), &facts) == 0 && S_ISREG(facts.st_mode);
+}
+
 std::optional<RegularFile> open_regular_file(const char* path, int directory)
 {
     UniqueFd fd(::openat(directory, path, O_RDONLY | O_NONBLOCK | O_CLOEXEC));

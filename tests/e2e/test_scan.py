@@ -206,6 +206,62 @@ def test_an_alias_of_what_a_helper_returns_is_resolved_through_the_helper(scan, 
     assert finding["evidence"]["set_at"][0]["function"] == "_expose_deep_gemm_to_flashinfer"
 
 
+def test_an_alias_of_what_a_helper_of_another_module_returns_is_resolved_through_it(scan, tmp_path):
+    # vLLM 0.34.0: vllm/utils/deep_gemm.py defines the helper, and fused_moe/flashinfer_moe_ep.py
+    # imports it and aliases what it returns; the same, through a module bound by name.
+    tree = deepgemm_tree(tmp_path)
+    (tree / "vllm_mini" / "deep_gemm_compat.py").write_text("")  # its aliases are the other tests'
+    (tree / "vllm_mini" / "utils").mkdir()
+    (tree / "vllm_mini" / "utils" / "__init__.py").write_text("")
+    (tree / "vllm_mini" / "utils" / "deep_gemm.py").write_text(
+        "import functools\nimport importlib\n\n\n"
+        "@functools.cache\n"
+        "def _import_deep_gemm():\n"
+        "    try:\n        module = importlib.import_module('deep_gemm')\n        return module\n"
+        "    except ImportError:\n        pass\n"
+        "    try:\n        module = importlib.import_module('vllm_mini.third_party.deep_gemm')\n        return module\n"
+        "    except ImportError:\n        return None\n")
+    (tree / "vllm_mini" / "flashinfer_moe_ep.py").write_text(
+        "import sys\n\nfrom vllm_mini.utils.deep_gemm import _import_deep_gemm\n\n\n"
+        "def _expose_deep_gemm_to_flashinfer():\n"
+        "    deep_gemm = _import_deep_gemm()\n"
+        "    sys.modules.setdefault('deep_gemm', deep_gemm)\n")
+    (tree / "vllm_mini" / "by_module.py").write_text(
+        "import sys\n\nfrom .utils import deep_gemm as helpers\n\n\n"
+        "def expose():\n"
+        "    sys.modules['dg'] = helpers._import_deep_gemm()\n")
+    result = scan(tree)
+    assert result.status == 1, result.stderr
+    found = {f["module_names"][0]: f for f in result.findings("partial-alias")}
+    assert sorted(found) == ["deep_gemm", "dg"], sorted(found)
+    alias = found["deep_gemm"]
+    assert alias["severity"] == "error"  # flashinfer_mini imports deep_gemm.utils, which reaches _C
+    assert alias["evidence"]["targets"] == ["vllm_mini.third_party.deep_gemm"]
+    assert alias["evidence"]["set_at"][0]["file"].endswith("vllm_mini/flashinfer_moe_ep.py")
+    assert alias["evidence"]["set_at"][0]["line"] == 8
+    # The helper tries an installed deep_gemm first: either can be what "dg" names.
+    assert found["dg"]["evidence"]["targets"] == ["deep_gemm", "vllm_mini.third_party.deep_gemm"]
+
+
+def test_a_package_directory_scanned_by_itself_names_its_modules_as_an_import_does(scan, tmp_path):
+    # `importscope scan site-packages/vllm`: vllm_mini/third_party/deep_gemm is that package, not a
+    # "third_party.deep_gemm" of unknown kind, and the finding is the one a scan of its parent gives.
+    tree = deepgemm_tree(tmp_path)
+    (tree / "flashinfer_mini").rename(tmp_path / "flashinfer_mini")  # the importer is elsewhere
+
+    def aliases(result):
+        return sorted((f["evidence"]["set_at"][0]["line"], f["evidence"]["targets"], f["evidence"]["target_file"],
+                       f["severity"], f["message"]) for f in result.findings("partial-alias"))
+
+    whole, package = scan(tree), scan(tree / "vllm_mini")
+    assert whole.status == package.status == 0, package.stderr
+    assert aliases(package) == aliases(whole), package.stderr
+    assert [(line, targets) for line, targets, *_ in aliases(package)] == [
+        (16, ["vllm_mini.third_party.deep_gemm"]), (23, ["vllm_mini.third_party.deep_gemm"])]
+    assert all(target_file.endswith("vllm_mini/third_party/deep_gemm/__init__.py")
+               for _, _, target_file, *_ in aliases(package))
+
+
 def test_a_terminal_sees_a_progress_line_and_odd_files_are_problems_not_failures(tmp_path):
     tree = tmp_path / "src"
     (tree / "pkg").mkdir(parents=True)

@@ -16,12 +16,13 @@ The wheels come from tools/vllm-requirements.txt (tools/pypi-venv.sh --no-deps, 
 tree); torch 2.15.0 from PyPI takes its CUDA libraries from a CUDA 13 toolkit, which the test looks
 for. One interpreter is enough for wheels of 1.2 GB: the test runs on CPython 3.11 only."""
 import glob
+import json
 import os
 import subprocess
 
 import pytest
 
-from conftest import PYTHON, SANITIZED, SOURCE
+from conftest import BIN, PYTHON, SANITIZED, SOURCE, validate
 
 REPRO = '''\
 import sys
@@ -99,6 +100,9 @@ def test_importscope_names_each_file_run_twice_and_the_alias_behind_them(imports
     assert {f["kind"] for f in run.findings()} == {"duplicate-source-exec", "partial-alias"}
     assert all(f["caused_by"] == "alias:deep_gemm" for f in run.findings())
 
+    # vLLM 0.34.0 has the fix of vllm#59904 (its _C.py): the catalogue's entry is not this.
+    assert [f["known_issue"] for f in run.findings()] == [None] * (len(EXECUTED_TWICE) + 1)
+
     [cause] = run.report["causes"]
     assert cause["id"] == "alias:deep_gemm" and cause["findings"] == len(EXECUTED_TWICE) + 1
     assert cause["evidence"]["module"] == "vllm.third_party.deep_gemm"
@@ -112,3 +116,36 @@ def test_a_gate_on_warnings_fails_on_the_alias(importscope, vllm_python, repro):
     run = importscope("--fail-on", "warning", repro, python=python, env=env, timeout=300)
     assert run.status == 3, run.stderr[-2000:]
     assert run.exit["code"] == 0  # the target itself succeeded
+
+
+def test_scan_finds_the_alias_through_vllms_helper_and_flashinfers_imports_through_it(vllm_python, tmp_path):
+    # Nothing run: the alias is set to what vllm.utils.deep_gemm._import_deep_gemm() returns, and
+    # FlashInfer imports deep_gemm.utils through it in two files. No extension is reached (_C is
+    # Python), so a warning.
+    python, _ = vllm_python
+    site = os.path.join(os.path.dirname(os.path.dirname(python)), "lib", "python3.11", "site-packages")
+    report = tmp_path / "scan.json"
+    scan = subprocess.run([BIN, "scan", "--python", python, "-o", str(report), site], capture_output=True, text=True,
+                          timeout=300)
+    assert scan.returncode == 0, scan.stderr[-2000:]
+    scanned = json.loads(report.read_text())
+    validate(scanned)
+    findings = scanned["findings"]
+    [alias] = [f for f in findings if f["module_names"][0] == "deep_gemm"]
+    assert alias["severity"] == "warning" and alias["known_issue"] is None
+    evidence = alias["evidence"]
+    assert evidence["targets"] == ["vllm.third_party.deep_gemm"]
+    assert [(os.path.relpath(s["file"], site), s["line"]) for s in evidence["set_at"]] == [
+        ("vllm/model_executor/layers/fused_moe/flashinfer_moe_ep.py", 281)]
+    importers = {(os.path.relpath(i["file"], site), i["module"]) for i in evidence["importers"]}
+    staging = "flashinfer/moe_ep/backends/mega/kernel/sm100/fp8_fp4_bf16_deepgemm/"
+    assert {(staging + "staging.py", "deep_gemm.utils"), (staging + "weights.py", "deep_gemm.utils")} <= importers
+
+    # The vllm package scanned by itself names its modules as an import does: the same alias.
+    alone = subprocess.run([BIN, "scan", "--python", python, "-o", str(tmp_path / "alone.json"),
+                            os.path.join(site, "vllm")], capture_output=True, text=True, timeout=300)
+    assert alone.returncode == 0, alone.stderr[-2000:]
+    [of_vllm] = [f for f in json.loads((tmp_path / "alone.json").read_text())["findings"]
+                 if f["module_names"][0] == "deep_gemm"]
+    assert of_vllm["evidence"]["targets"] == ["vllm.third_party.deep_gemm"]
+    assert of_vllm["evidence"]["target_file"] == evidence["target_file"]

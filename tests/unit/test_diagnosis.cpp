@@ -12,6 +12,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sys/stat.h>
 
@@ -196,6 +197,26 @@ TEST_CASE("the bundled catalogue parses and matches the vLLM case only", "[known
     f.file = "/elsewhere/deep_gemm/_C.so";
     CHECK_FALSE(catalogue.match(f));
 
+    // A build with the fix has a Python _C.py beside its files (vLLM 0.34.0's loads its library
+    // through torch.ops.load_library): the alias there is no instance of the issue.
+    analysis::Finding alias;
+    alias.kind = "partial-alias";
+    alias.module_names = {"deep_gemm", "vllm.third_party.deep_gemm"};
+    alias.file = "/venv/site-packages/vllm/third_party/deep_gemm/__init__.py";
+    std::vector<std::string> asked;
+    std::set<std::string> present;
+    const analysis::FileExists exists = [&](const std::string& path) {
+        asked.push_back(path);
+        return present.count(path) > 0;
+    };
+    CHECK(catalogue.match(alias, exists));
+    CHECK(asked == std::vector<std::string>{"/venv/site-packages/vllm/third_party/deep_gemm/_C.py"});
+    present.insert("/venv/site-packages/vllm/third_party/deep_gemm/_C.py");
+    CHECK_FALSE(catalogue.match(alias, exists));
+    CHECK(catalogue.match(alias)); // nothing to look with: taken as affected
+    f.file = "/venv/site-packages/vllm/third_party/deep_gemm/_C_extension.abi3.so";
+    CHECK_FALSE(catalogue.match(f, exists));
+
     analysis::Finding conflict;
     conflict.kind = "native-type-conflict";
     conflict.module_names = {"paddle.base.libpaddle", "torch._C"};
@@ -215,6 +236,9 @@ TEST_CASE("a malformed catalogue is refused with the reason", "[known-issues]")
     const auto bad_pattern = nlohmann::json::parse(R"({"schema":"importscope.known-issues/1","issues":[
         {"id":"x","title":"t","match":{"kind":["k"],"file":"(unclosed"},"explanation":"e","advice":[],"links":[]}]})");
     CHECK_THROWS_WITH(analysis::KnownIssueCatalogue::parse(bad_pattern), Catch::Contains("bad pattern"));
+    const auto a_path = nlohmann::json::parse(R"({"schema":"importscope.known-issues/1","issues":[
+        {"id":"x","title":"t","match":{"kind":["k"],"fixed_if_beside":"../_C.py"},"explanation":"e","advice":[],"links":[]}]})");
+    CHECK_THROWS_WITH(analysis::KnownIssueCatalogue::parse(a_path), Catch::Contains("names a file, not a path"));
 }
 
 TEST_CASE("the catalogue is asked for once, and only when there is a finding to match", "[known-issues]")

@@ -122,6 +122,9 @@ using DistributionLookup = std::function<std::vector<Distribution>(const std::st
 /// "Cython", "C API"), or "" when unknown (collect::binding_library_of).
 using BindingLookup = std::function<std::string(const std::string& path)>;
 
+/// Whether a regular file is at `path`; injected, as it reads the file system.
+using FileExists = std::function<bool(const std::string& path)>;
+
 struct AnalysisOptions {
     FileHasher hash_file;                              ///< none: content is never compared
     /// Gives the known-issue catalogue, or null; called once, and only when there is a finding to
@@ -129,6 +132,7 @@ struct AnalysisOptions {
     std::function<const KnownIssueCatalogue*()> known_issues; ///< none: no known-issue matching
     DistributionLookup distribution_of;                       ///< none: installations are named by place only
     BindingLookup binding_of; ///< none: a duplicate init is explained without its binding library
+    FileExists file_exists;   ///< none: a catalogue entry's fixed_if_beside is never looked for
 };
 
 /// `duplicate-extension-init`: one extension file (by st_dev and st_ino, so symlinks and hard links

@@ -20,8 +20,9 @@ public:
     /// Reads and parses a catalogue file; throws std::invalid_argument.
     static KnownIssueCatalogue load(const std::filesystem::path& path);
 
-    /// The first entry that matches the finding, if any.
-    std::optional<KnownIssue> match(const Finding& finding) const;
+    /// The first entry that matches the finding, if any. `exists` answers an entry's
+    /// fixed_if_beside; without it, no finding is taken for fixed.
+    std::optional<KnownIssue> match(const Finding& finding, const FileExists& exists = {}) const;
 
     std::size_t size() const { return m_entries.size(); }
 
@@ -31,6 +32,9 @@ private:
         std::vector<std::regex> module_names; ///< each must match one of the finding's names
         std::optional<std::regex> file;       ///< searched in the finding's file
         std::optional<std::regex> type_name;  ///< matched against evidence.type_name
+        /// A file name that a fixed build has beside the finding's file, in its directory, and an
+        /// affected one has not: the entry does not match there.
+        std::optional<std::string> fixed_if_beside;
         KnownIssue description;
     };
     std::vector<Entry> m_entries;

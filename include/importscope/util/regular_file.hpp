@@ -33,4 +33,7 @@ std::optional<RegularFile> open_regular_file(const char* path, int directory = A
 /// than `limit` bytes (a sparse file of a terabyte costs its maker nothing).
 std::optional<std::string> read_regular_file(const char* path, std::size_t limit, int directory = AT_FDCWD);
 
+/// Whether `path` is a regular file (after symlinks), without opening it.
+bool is_regular_file(const std::string& path);
+
 } // namespace importscope
