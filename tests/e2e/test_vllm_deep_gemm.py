@@ -12,9 +12,16 @@ library that is loaded already, nothing initializes twice, and the process lives
 say which files ran twice, under which names, and why (the alias, and the line that set it), find no
 extension initialized twice, and keep the exit status 0 unless --fail-on asks for warnings.
 
-The wheels come from tools/vllm-requirements.txt (tools/pypi-venv.sh --no-deps, cached outside the
-tree); torch 2.15.0 from PyPI takes its CUDA libraries from a CUDA 13 toolkit, which the test looks
-for. One interpreter is enough for wheels of 1.2 GB: the test runs on CPython 3.11 only."""
+vLLM 0.31.0, the last release whose vendored `_C` is a pybind11 extension, with the same two lines
+(the alias came in a later vLLM: the nightly of the founding report had both) dies as that report
+did: ImportError: generic_type: type "Runtime" is already registered! There importscope must find
+the extension initialized twice, name the alias as the cause and vllm#59904 as the known issue, and
+fail the step.
+
+The wheels come from tools/vllm-requirements.txt and tools/vllm-pybind11-requirements.txt
+(tools/pypi-venv.sh --no-deps, cached outside the tree); torch from PyPI takes its CUDA libraries
+from a CUDA 13 toolkit, which the test looks for. One interpreter is enough for wheels of gigabytes:
+the test runs on CPython 3.11 only."""
 import glob
 import json
 import os
@@ -46,8 +53,8 @@ def cuda13_libraries():
     return None
 
 
-@pytest.fixture(scope="module")
-def vllm_python():
+def venv_of(requirements):
+    """(python, environment) of a venv of tools/<requirements>, or the test is skipped."""
     version = subprocess.run([PYTHON, "-c", "import sys; print(sys.version_info[:2] == (3, 11))"],
                              capture_output=True, text=True).stdout.strip()
     if version != "True":
@@ -56,14 +63,23 @@ def vllm_python():
         pytest.skip("torch under AddressSanitizer takes minutes to import; the hooks are the same as elsewhere")
     libraries = cuda13_libraries()
     if not libraries:
-        pytest.skip("torch 2.15.0 from PyPI needs a CUDA 13 toolkit's libraries (/usr/local/cuda-13*/lib64)")
-    made = subprocess.run(["sh", str(SOURCE / "tools" / "pypi-venv.sh"), PYTHON,
-                           str(SOURCE / "tools" / "vllm-requirements.txt"), "--no-deps"],
-                          capture_output=True, text=True, timeout=1800)
+        pytest.skip("torch from PyPI needs a CUDA 13 toolkit's libraries (/usr/local/cuda-13*/lib64)")
+    made = subprocess.run(["sh", str(SOURCE / "tools" / "pypi-venv.sh"), PYTHON, str(SOURCE / "tools" / requirements),
+                           "--no-deps"], capture_output=True, text=True, timeout=1800)
     if made.returncode != 0:
-        pytest.skip("no venv of tools/vllm-requirements.txt could be made: " + made.stderr[-400:])
+        pytest.skip(f"no venv of tools/{requirements} could be made: " + made.stderr[-400:])
     env = dict(os.environ, LD_LIBRARY_PATH=f"{libraries}:{os.path.dirname(libraries)}/lib")
     return made.stdout.strip(), env
+
+
+@pytest.fixture(scope="module")
+def vllm_python():
+    return venv_of("vllm-requirements.txt")
+
+
+@pytest.fixture(scope="module")
+def vllm_pybind11_python():
+    return venv_of("vllm-pybind11-requirements.txt")
 
 
 @pytest.fixture
@@ -149,3 +165,28 @@ def test_scan_finds_the_alias_through_vllms_helper_and_flashinfers_imports_throu
                  if f["module_names"][0] == "deep_gemm"]
     assert of_vllm["evidence"]["targets"] == ["vllm.third_party.deep_gemm"]
     assert of_vllm["evidence"]["target_file"] == evidence["target_file"]
+
+
+def test_with_a_pybind11_extension_the_alias_is_the_founding_crash_and_importscope_fails_the_step(
+        importscope, vllm_pybind11_python, repro):
+    python, env = vllm_pybind11_python
+    plain = subprocess.run([python, str(repro)], capture_output=True, text=True, env=env, timeout=300)
+    assert plain.returncode == 1
+    assert 'ImportError: generic_type: type "Runtime" is already registered!' in plain.stderr
+
+    run = importscope(repro, python=python, env=env, timeout=300)
+    assert run.status == 3, run.stderr[-2000:]  # an error finding; the target's own status is in the report
+    assert run.exit["code"] == 1 and run.exit["exception"]["type"] == "ImportError"
+    [twice] = run.findings("duplicate-extension-init")
+    assert twice["severity"] == "error"
+    assert os.path.basename(twice["file"]) == "_C.cpython-311-x86_64-linux-gnu.so"
+    assert twice["module_names"] == ["vllm.third_party.deep_gemm._C", "deep_gemm._C"]
+    [conflict] = run.findings("native-type-conflict")
+    assert conflict["evidence"]["type_name"] == "Runtime"
+    errors = [f for f in run.findings() if f["severity"] == "error"]
+    assert {f["kind"] for f in errors} == {"duplicate-extension-init", "native-type-conflict", "partial-alias"}
+    assert {f["known_issue"]["id"] for f in errors} == {"vllm#59904"}  # no Python _C.py beside: affected
+    assert all(f["caused_by"] == "alias:deep_gemm" for f in run.findings())
+    [cause] = run.report["causes"]
+    assert cause["severity"] == "error"
+    assert [(frame["file"], frame["line"]) for frame in cause["evidence"]["set_in_code"]] == [(str(repro), 3)]
