@@ -46,7 +46,7 @@ std::string chain_text(const AliasImporter& importer)
 
 StaticImporter importer_evidence(const AliasImporter& importer)
 {
-    StaticImporter out{importer.file, importer.line, importer.module, {}, {}};
+    StaticImporter out{importer.file, importer.line, importer.module, {}, importer.under_both_names, {}};
     for (const ExecutedAgain& step : importer.executes_again) {
         ChainStep& item = out.executes_again.emplace_back();
         item.module = step.module;
@@ -101,12 +101,31 @@ std::string alias_message(const StaticAlias& alias, const std::vector<const Alia
                            first.module, chain_text(first), first.executes_again.back().file,
                            first.executes_again.back().module);
     }
-    if (!alias.importers.empty())
-        return fmt::format("{} at {}{}{} {} imports {} through it: that module's source would be executed again "
-                           "under the alias",
-                           what, where, covered, covered.empty() ? ", and" : ", and otherwise",
-                           at(alias.importers.front().file, alias.importers.front().line),
-                           alias.importers.front().module);
+    if (!alias.importers.empty()) {
+        // An importer that executes under the alias what also runs under the package's own names,
+        // or one the scan could not follow: the first, as the example.
+        const auto again = std::find_if(alias.importers.begin(), alias.importers.end(), [](const AliasImporter& i) {
+            return !i.under_both_names || !i.under_both_names->empty();
+        });
+        const AliasImporter& first = again == alias.importers.end() ? alias.importers.front() : *again;
+        const std::string prefix =
+            fmt::format("{} at {}{}{} {} imports {} through it", what, where, covered,
+                        covered.empty() ? ", and" : ", and otherwise", at(first.file, first.line), first.module);
+        if (again == alias.importers.end())
+            return fmt::format("{}: the scanned code runs none of the modules {} execute under {}'s own names, so "
+                               "each would run once, under the alias, until something imports it by its own name",
+                               prefix,
+                               alias.importers.size() == 1 ? std::string("that import")
+                                                           : fmt::format("those {} imports", alias.importers.size()),
+                               alias.target);
+        if (!first.under_both_names)
+            return fmt::format("{}: that module's source would be executed again under the alias", prefix);
+        const std::vector<std::string>& both = *first.under_both_names;
+        const std::string& named =
+            std::find(both.begin(), both.end(), first.module) != both.end() ? first.module : both.front();
+        return fmt::format("{}: {} would be executed again under the alias, as it runs as {} too", prefix, named,
+                           alias.target + named.substr(alias.alias.size()));
+    }
     return fmt::format("{} at {}{}; no scanned code imports a submodule through {}", what, where,
                        covered.empty() ? " (the module alone, not its submodules)" : covered, alias.alias);
 }

@@ -679,27 +679,36 @@ class Scan:
                 )
         return aliases, submodule_aliases
 
-    def find_importers(self, alias_names):
-        """Pass 2: every import of a submodule through an alias name, in files whose text names one."""
+    def find_importers(self, alias_names, target_names=()):
+        """Pass 2: every import of a submodule through an alias name, in files whose text names one;
+        and, for each package in `target_names` (the aliased ones), the files whose text names it:
+        ({alias: [importer]}, {target: [path]})."""
         if not alias_names:
-            return {}
+            return {}, {}
         plain = [a.encode() + b"." for a in sorted(alias_names)]
+        named = {t: t.encode() for t in target_names}
         names = b"|".join(re.escape(a.encode()) for a in sorted(alias_names))
         mentions = re.compile(
             rb"(?:^|\n)[ \t]*(?:import|from)[ \t][^\n]*\b(?:" + names + rb")\.|import_module\([^)]*\b(?:" + names + rb")\."
         )
         importers = {name: [] for name in alias_names}
+        naming = {name: [] for name in target_names}
         for done, path in enumerate(self.tree.sources, 1):
             self.progress.show(f"{done}/{len(self.tree.sources)} files: imports through aliases")
+            parsed = path in self.parser.trees
+            text = self.reader.read(path) if named or not parsed else None
+            for target, name in named.items():
+                if text is not None and name in text:
+                    naming[target].append(path)
             data = None
-            if path not in self.parser.trees:
-                data = self.reader.read(path)
+            if not parsed:
+                data = text
                 if data is None or not any(a in data for a in plain) or not mentions.search(data):
                     continue
             found = self.guarded(path, "reading its imports", lambda: self.imports_through(path, data, alias_names))
             for alias, importer in found or []:
                 importers[alias].append(importer)
-        return importers
+        return importers, naming
 
     def imports_through(self, path, data, alias_names):
         """(alias, importer) for each import in one file of a submodule through an alias name."""
@@ -713,15 +722,55 @@ class Scan:
             if name.startswith(alias + ".")
         ]
 
+    def imported_by_own_name(self, target, paths):
+        """The modules of the package `target` that the files `paths` import by their own names
+        (not relatively: a relative import's name depends on the name its module runs under)."""
+        imported = set()
+        for path in paths:
+            facts = self.guarded(path, f"reading its imports of {target}", lambda: self.facts_of(path))
+            if facts is None:
+                continue
+            for _, name in imports_of(facts, submodules_of=lambda m: self.locate(m) is not None, relative=False):
+                if name == target or name.startswith(target + "."):
+                    imported.add(name)
+        return imported
+
+    def loaded_by_own_name(self, target, imported):
+        """The modules of the package `target` that run under their own names: the package itself,
+        what its modules import of it (relatively, or by its name), from its `__init__.py` and from
+        `imported` (those that scanned code imports by their own names), and their parents. Imports
+        inside functions count: a module they may load is not taken for one that runs only once."""
+        loaded, pending = set(), [target, *sorted(imported)]
+        while pending:
+            name = pending.pop()
+            if name in loaded:
+                continue
+            loaded.add(name)
+            place = self.locate(name)
+            if place is None or place[0] != "source":
+                continue
+            facts = self.facts_of(place[1], module=name)
+            if facts is None:
+                continue
+            facts.module = name
+            for _, found in imports_of(facts, submodules_of=lambda m: self.locate(m) is not None):
+                parts = found.split(".")
+                depth = len(target.split("."))
+                if found == target or found.startswith(target + "."):
+                    pending.extend(".".join(parts[:i]) for i in range(depth, len(parts) + 1))
+        return loaded
+
     def chain(self, alias, target, imported):
-        """What importing `imported` (a name under `alias`) executes again, followed until an
-        extension: [{"module", "file", "line", "by"}], ending at the extension when one is reached."""
+        """What importing `imported` (a name under `alias`) executes under the alias, followed until
+        an extension: ([{"module", "file", "line", "by"}] ending at the extension, or None when none is
+        reached; the names of the modules it executes, the extension's included)."""
         start = []
         parts = imported.split(".")
         alias_depth = len(alias.split("."))
         for i in range(alias_depth + 1, len(parts) + 1):
             start.append(".".join(parts[:i]))
         came_from = {name: None for name in start}
+        executed = set()
         pending = list(start)
         while pending:
             name = pending.pop(0)
@@ -729,8 +778,9 @@ class Scan:
             if place is None:
                 continue
             kind, path = place
+            executed.add(name)
             if kind == "extension":
-                return self.steps(came_from, name, path)
+                return self.steps(came_from, name, path), executed
             facts = self.facts_of(path, module=name)
             if facts is None:
                 continue
@@ -749,7 +799,7 @@ class Scan:
                     if step not in came_from:
                         came_from[step] = (name, path, line)
                         pending.append(step)
-        return None
+        return None, executed
 
     def steps(self, came_from, name, extension):
         steps = [{"module": name, "file": extension}]
@@ -761,14 +811,17 @@ class Scan:
         return list(reversed(steps))
 
 
-def imports_of(facts, submodules_of=None):
+def imports_of(facts, submodules_of=None, relative=True):
     """(line, absolute module name) for each import in a module; `from P import n` also gives P.n
-    when `submodules_of` says P.n is a module."""
+    when `submodules_of` says P.n is a module. Without `relative`, the imports that name a module
+    relative to this one's package are left out: their names depend on the name it runs under."""
     for node in ast.walk(facts.tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield node.lineno, alias.name
         elif isinstance(node, ast.ImportFrom):
+            if node.level and not relative:
+                continue
             base = facts.absolute(node.level, node.module or "")
             if not base:
                 continue
@@ -853,7 +906,7 @@ def main(argv):
     aliases = sorted(
         (a for a in aliases if a["target_is_package"] or a["target"] is None), key=lambda a: (a["file"], a["line"])
     )
-    importers = scan.find_importers({a["alias"] for a in aliases})
+    importers, naming = scan.find_importers({a["alias"] for a in aliases}, {a["target"] for a in aliases if a["target"]})
     for alias in aliases:
         alias["importers"] = importers.get(alias["alias"], [])
         alias["targets_known"] = alias["targets"] is not None
@@ -868,11 +921,20 @@ def main(argv):
         alias["target_file"] = ""
         if alias["target"]:
             alias["target_file"] = scan.locate(alias["target"])[1]
+            own = None if not alias["importers"] else scan.guarded(
+                alias["target_file"], f"following what importing {alias['target']} by its name runs",
+                lambda: scan.loaded_by_own_name(
+                    alias["target"], scan.imported_by_own_name(alias["target"], naming.get(alias["target"], []))))
             for importer in alias["importers"]:
-                chain = scan.guarded(
+                followed = scan.guarded(
                     importer["file"], f"following what importing {importer['module']} executes again",
                     lambda: scan.chain(alias["alias"], alias["target"], importer["module"]))
+                chain, executed = followed or (None, None)
                 importer["executes_again"] = chain or []
+                if own is not None and executed is not None and chain is None:
+                    # What the import executes under the alias that also runs under its own name.
+                    importer["under_both_names"] = sorted(
+                        name for name in executed if alias["target"] + name[len(alias["alias"]):] in own)
     # An extension in a namespace portion of a name that is a regular package elsewhere is never
     # imported: left out.
     extensions = sorted(

@@ -262,6 +262,43 @@ def test_a_package_directory_scanned_by_itself_names_its_modules_as_an_import_do
                for _, _, target_file, *_ in aliases(package))
 
 
+@pytest.mark.parametrize("own_name_import, runs_again", [
+    (None, None),  # vLLM's triton_kernels: made to be imported through its alias alone
+    ("other.py", "kern.ops"),  # other code imports the same module by the package's name
+    ("__init__.py", "kern.helpers"),  # the package's own import runs what ops imports
+])
+def test_an_importer_of_python_source_says_whether_its_modules_run_under_both_names(
+        scan, tmp_path, own_name_import, runs_again):
+    tree = tmp_path / "src"
+    kern = tree / "app" / "vendor" / "kern"
+    kern.mkdir(parents=True)
+    for package in (tree / "app", tree / "app" / "vendor", kern):
+        (package / "__init__.py").write_text("")
+    (kern / "ops.py").write_text("import kern.helpers\n")  # its sibling, through the alias
+    (kern / "helpers.py").write_text("VALUE = 1\n")
+    (tree / "app" / "setup_alias.py").write_text("import sys\nimport app.vendor.kern as kern\n\nsys.modules['kern'] = kern\n")
+    (tree / "app" / "use.py").write_text("import kern.ops\n")
+    if own_name_import == "other.py":
+        (tree / "app" / "other.py").write_text("from app.vendor.kern import ops\n")
+    elif own_name_import == "__init__.py":
+        (kern / "__init__.py").write_text("from . import helpers\n")
+    result = scan(tree)
+    assert result.status == 0, result.stderr
+    [finding] = result.findings("partial-alias")
+    assert finding["severity"] == "warning"
+    importers = {i["module"]: i for i in finding["evidence"]["importers"]}
+    assert sorted(importers) == ["kern.helpers", "kern.ops"]  # use.py's, and ops.py's of its sibling
+    importer = importers["kern.ops"]
+    if runs_again is None:
+        assert importer["under_both_names"] == [] and importers["kern.helpers"]["under_both_names"] == []
+        assert "the scanned code runs none of the modules those 2 imports execute under app.vendor.kern's own " \
+               "names, so each would run once, under the alias" in finding["message"]
+    else:
+        assert runs_again in importer["under_both_names"]
+        assert f"{runs_again} would be executed again under the alias, as it runs as app.vendor.{runs_again} too" \
+            in finding["message"]
+
+
 def test_a_terminal_sees_a_progress_line_and_odd_files_are_problems_not_failures(tmp_path):
     tree = tmp_path / "src"
     (tree / "pkg").mkdir(parents=True)

@@ -153,9 +153,21 @@ def test_scan_finds_the_alias_through_vllms_helper_and_flashinfers_imports_throu
     assert evidence["targets"] == ["vllm.third_party.deep_gemm"]
     assert [(os.path.relpath(s["file"], site), s["line"]) for s in evidence["set_at"]] == [
         ("vllm/model_executor/layers/fused_moe/flashinfer_moe_ep.py", 281)]
-    importers = {(os.path.relpath(i["file"], site), i["module"]) for i in evidence["importers"]}
+    importers = {(os.path.relpath(i["file"], site), i["module"]): i for i in evidence["importers"]}
     staging = "flashinfer/moe_ep/backends/mega/kernel/sm100/fp8_fp4_bf16_deepgemm/"
-    assert {(staging + "staging.py", "deep_gemm.utils"), (staging + "weights.py", "deep_gemm.utils")} <= importers
+    assert {(staging + "staging.py", "deep_gemm.utils"), (staging + "weights.py", "deep_gemm.utils")} <= set(importers)
+    # What the scan says would run under both names is what the run saw run twice.
+    assert importers[(staging + "staging.py", "deep_gemm.utils")]["under_both_names"] == sorted(
+        f"deep_gemm.{name}" for name in EXECUTED_TWICE)
+    assert "deep_gemm.utils would be executed again under the alias, as it runs as vllm.third_party.deep_gemm.utils " \
+           "too" in alias["message"]
+
+    # vLLM's triton_kernels is made to be imported through its alias: its modules import each other
+    # as triton_kernels.*, and nothing imports them by their vendored names, so nothing runs twice.
+    [kernels] = [f for f in findings if f["module_names"][0] == "triton_kernels"]
+    assert kernels["severity"] == "warning"
+    assert all(i["under_both_names"] == [] for i in kernels["evidence"]["importers"])
+    assert "so each would run once, under the alias" in kernels["message"]
 
     # The vllm package scanned by itself names its modules as an import does: the same alias.
     alone = subprocess.run([BIN, "scan", "--python", python, "-o", str(tmp_path / "alone.json"),

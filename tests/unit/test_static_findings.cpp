@@ -150,3 +150,34 @@ TEST_CASE("a document that is not the scanner's facts is refused with what it sa
     CHECK_THROWS_AS(analysis::parse_scan_facts(R"({"facts": "importscope-scan-facts/1", "aliases": 3})"),
                     std::invalid_argument);
 }
+
+TEST_CASE("an importer of Python source only says whether what it executes also runs under the package's names")
+{
+    const auto through = [](json under_both_names) {
+        json importer = {{"file", "/src/consumer.py"},
+                         {"line", 7},
+                         {"module", "deep_gemm.utils"},
+                         {"executes_again", json::array()}};
+        if (!under_both_names.is_null())
+            importer["under_both_names"] = under_both_names;
+        const auto found = findings_of(facts(json::array({alias(json::array({importer}))})));
+        REQUIRE(found.size() == 1);
+        CHECK(found.front().severity == Severity::warning);
+        return found.front();
+    };
+    // vLLM's triton_kernels: a package made to be imported through its alias, whose modules nothing
+    // imports by their own names.
+    const analysis::Finding once = through(json::array());
+    CHECK(once.message.find("/src/consumer.py:7 imports deep_gemm.utils through it: the scanned code runs none of "
+                            "the modules that import execute under vendor.deep_gemm's own names, so each would run "
+                            "once, under the alias") != std::string::npos);
+    CHECK(nlohmann::json(once.evidence)["importers"][0]["under_both_names"] == json::array());
+    // vLLM 0.34.0's deep_gemm: its __init__ imports utils under its own name first.
+    const analysis::Finding twice = through({"deep_gemm._C", "deep_gemm.utils"});
+    CHECK(twice.message.find("deep_gemm.utils would be executed again under the alias, as it runs as "
+                             "vendor.deep_gemm.utils too") != std::string::npos);
+    // Facts of a scan that could not follow the import: the old words, nothing claimed.
+    const analysis::Finding unknown = through(nullptr);
+    CHECK(unknown.message.find("that module's source would be executed again under the alias") != std::string::npos);
+    CHECK_FALSE(nlohmann::json(unknown.evidence)["importers"][0].contains("under_both_names"));
+}

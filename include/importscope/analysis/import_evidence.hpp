@@ -138,6 +138,8 @@ struct StaticImporter {
     int line = 0;
     std::string module;
     std::vector<ChainStep> executes_again;
+    /// What it executes under the alias that also runs under the package's own names (scan.hpp).
+    std::optional<std::vector<std::string>> under_both_names;
     nlohmann::json rest;
 
     template <typename Fields, typename Self>
@@ -147,6 +149,7 @@ struct StaticImporter {
         f.field("line", e.line);
         f.field("module", e.module);
         f.field("executes_again", e.executes_again);
+        f.optional("under_both_names", e.under_both_names);
         f.rest(e.rest);
     }
 };

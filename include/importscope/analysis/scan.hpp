@@ -73,6 +73,10 @@ struct AliasImporter {
     std::string module; ///< the name imported, under the alias: "deep_gemm.utils"
     /// What that import executes again, ending at an extension; empty when it reaches none.
     std::vector<ExecutedAgain> executes_again;
+    /// When it reaches no extension: the modules it executes under the alias that the scanned code
+    /// also runs under the package's own names (its __init__ and what imports them by those names);
+    /// none when the scan could not follow them.
+    std::optional<std::vector<std::string>> under_both_names;
 
     template <typename Fields, typename Self>
     static void fields(Fields& f, Self& e)
@@ -81,6 +85,7 @@ struct AliasImporter {
         f.field("line", e.line);
         f.field("module", e.module);
         f.field("executes_again", e.executes_again);
+        f.optional("under_both_names", e.under_both_names);
     }
 };
 
