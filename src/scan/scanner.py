@@ -128,7 +128,10 @@ class Tree:
         self.problems = []
         self.seen_dirs = set()
 
-    def walk(self, root):
+    def walk(self, root, as_package=False):
+        """Every file under `root`. A sys.path entry's modules are named from it, as imports through
+        it name them; `as_package`, for a PATH to scan, names those of a regular package's directory
+        with the package's own name (package_prefix)."""
         root_real = real(root)
         if not os.path.isdir(root_real):
             name = os.path.basename(root_real)
@@ -139,7 +142,7 @@ class Tree:
             else:
                 self.problems.append(f"{root}: not a directory or a .py file, not scanned")
             return
-        stack = [(root_real, package_prefix(root_real), True)]
+        stack = [(root_real, package_prefix(root_real) if as_package else "", True)]
         while stack:
             directory, package, parent_regular = stack.pop()
             key = real(directory)
@@ -890,7 +893,7 @@ def main(argv):
         argument_roots.append(real(path))
     scan = Scan(roots + argument_roots, progress)
     for root in scan.roots:
-        scan.tree.walk(root)
+        scan.tree.walk(root, as_package=root in argument_roots and root not in roots)
     for path, module in scan.tree.sources.items():
         kind = "source"
         scan.by_name.setdefault(module, (kind, path))

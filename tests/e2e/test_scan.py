@@ -262,6 +262,32 @@ def test_a_package_directory_scanned_by_itself_names_its_modules_as_an_import_do
                for _, _, target_file, *_ in aliases(package))
 
 
+def test_a_package_directory_on_sys_path_names_its_modules_as_that_entry_does(tmp_path):
+    # PYTHONPATH=site/pkg: through that entry `sub` is a top-level package, and the alias of it is
+    # found as such, whether or not the directory is also given as a PATH.
+    pkg = tmp_path / "site" / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "x.py").write_text("VALUE = 1\n")
+    (pkg / "aliasing.py").write_text("import sys\nimport sub\n\nsys.modules['alias'] = sub\n")
+    (pkg / "user.py").write_text("import alias.x\n")
+    report = tmp_path / "scan.json"
+    venv = tmp_path / "venv"  # an environment of nothing else, quick to scan
+    subprocess.run([PYTHON, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    env = dict(os.environ, PYTHONPATH=str(pkg))
+    for paths in ([], [str(pkg)]):
+        proc = subprocess.run([BIN, "scan", "--python", str(venv / "bin" / "python"), "--environment", "-o",
+                               str(report), *paths],
+                              capture_output=True, text=True, env=env, timeout=300)
+        assert proc.returncode in (0, 1), proc.stderr
+        result = json.loads(report.read_text())
+        [alias] = [f for f in result["findings"] if f["kind"] == "partial-alias"]
+        assert alias["evidence"]["targets"] == ["sub"], paths
+        assert alias["evidence"]["target_file"] == str(pkg / "sub" / "__init__.py")
+        assert [i["module"] for i in alias["evidence"]["importers"]] == ["alias.x"]
+
+
 @pytest.mark.parametrize("own_name_import, runs_again", [
     (None, None),  # vLLM's triton_kernels: made to be imported through its alias alone
     ("other.py", "kern.ops"),  # other code imports the same module by the package's name
