@@ -153,7 +153,7 @@ TEST_CASE("a document that is not the scanner's facts is refused with what it sa
 
 TEST_CASE("an importer of Python source only says whether what it executes also runs under the package's names")
 {
-    const auto through = [](json under_both_names) {
+    const auto through = [](const json& under_both_names) {
         json importer = {{"file", "/src/consumer.py"},
                          {"line", 7},
                          {"module", "deep_gemm.utils"},
