@@ -1,6 +1,7 @@
 #include "importscope/supervisor/python_locator.hpp"
 
 #include "importscope/util/error.hpp"
+#include "importscope/util/regular_file.hpp"
 #include "importscope/util/run_program.hpp"
 
 #include <fmt/format.h>
@@ -12,7 +13,6 @@
 #include <fstream>
 #include <charconv>
 #include <string_view>
-#include <sys/stat.h>
 #include <unistd.h>
 
 namespace importscope::supervisor {
@@ -62,8 +62,7 @@ namespace {
 
 bool is_executable_file(const std::string& path)
 {
-    struct stat st {};
-    return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
+    return is_regular_file(path) && ::access(path.c_str(), X_OK) == 0;
 }
 
 } // namespace
