@@ -178,8 +178,12 @@ std::vector<Finding> find_duplicate_source_execs(const RunModel& model)
         f.explanation = "One source file ran as two different modules (the double import trap): each copy has its "
                         "own globals, classes and registries, so isinstance checks and singletons silently split, "
                         "and any extension it imports relatively is loaded under a second name too.";
-        f.advice = "Make the file reachable under one module name only: do not put a package's own directory on "
-                   "sys.path, and alias whole package trees rather than single modules.";
+        f.advice = names.count("__main__") > 0
+                       ? "Run the program as one module only: do not import the main script by its module name "
+                         "(move what other modules need from it into a module of its own), and do not run "
+                         "`python -m pkg.mod` for a module that its package imports."
+                       : "Make the file reachable under one module name only: do not put a package's own directory "
+                         "on sys.path, and alias whole package trees rather than single modules.";
         f.evidence = std::move(evidence);
         findings.push_back(std::move(f));
     }

@@ -140,6 +140,7 @@ void record_what_python_can_tell()
     recorded_for = journal.pid();
     resolve_failed_loads();
     note_worker_process();
+    note_main_run_again();
 }
 
 } // namespace

@@ -48,17 +48,53 @@ std::string_view origin_text(PyObject* text)
     return {utf8, static_cast<std::size_t>(size)};
 }
 
-/// sys.modules[name].__spec__.origin == origin: the module found first is there, from that file.
-/// Its __spec__ is read from its __dict__, never through getattr, which a lazily loaded module
-/// (importlib.util.LazyLoader) would take as the moment to load.
+/// Where a module's code came from (a new reference, or null): its `__spec__.origin`, or, for a
+/// main module without a spec (a script), its `__file__`. Both are read from its `__dict__`, never
+/// through getattr, which a lazily loaded module (importlib.util.LazyLoader) would take as the
+/// moment to load.
+PyRef origin_of(PyObject* module)
+{
+    PyObject* globals = PyModule_GetDict(module);                                  // borrowed
+    PyObject* spec = PyDict_GetItemWithError(globals, capi::interned("__spec__")); // borrowed
+    if (spec && spec != Py_None)
+        return PyRef::steal(capi::get_attribute(spec, "origin"));
+    PyErr_Clear();
+    return PyRef::borrow(PyDict_GetItemWithError(globals, capi::interned("__file__")));
+}
+
+/// The main module (`__main__`, or `__mp_main__` in a multiprocessing child) is put in the table
+/// once it has a file, under its own name: a module that imports the script by name then finds it
+/// there (the double import trap of PEP 395). Until it has one, each call looks once.
+void remember_main_module()
+{
+    static bool remembered = false;
+    if (remembered)
+        return;
+    PyObject* main = PyDict_GetItemWithError(PyImport_GetModuleDict(), capi::interned("__main__")); // borrowed
+    if (!main || !PyModule_Check(main)) {
+        PyErr_Clear();
+        return;
+    }
+    PyRef file = PyRef::borrow(PyDict_GetItemWithError(PyModule_GetDict(main), capi::interned("__file__")));
+    PyErr_Clear();
+    const std::string_view origin = origin_text(file.get());
+    if (origin.empty() || origin.front() != '/')
+        return;
+    remembered = true;
+    PyRef name = PyRef::steal(PyModule_GetNameObject(main));
+    PyErr_Clear();
+    auto [entry, inserted] = first_finds().try_emplace(std::hash<std::string_view>()(origin));
+    if (!inserted || !name)
+        return; // found under a module name first (`python -m pkg.mod`): note_main_run_again() sees that one
+    entry->name = name.release();
+    entry->mono_ns = monotonic_ns();
+}
+
+/// sys.modules[name] came from `origin` (origin_of): the module found first is there, from that file.
 bool loaded_from(PyObject* name, std::string_view origin)
 {
     PyObject* module = PyDict_GetItemWithError(PyImport_GetModuleDict(), name); // borrowed
-    PyObject* spec = module && PyModule_Check(module)
-                         ? PyDict_GetItemWithError(PyModule_GetDict(module), capi::interned("__spec__"))
-                         : nullptr; // borrowed
-    PyRef spec_origin = spec && spec != Py_None ? PyRef::steal(capi::get_attribute(spec, "origin")) : PyRef();
-    const bool same = spec_origin && origin_text(spec_origin.get()) == origin;
+    const bool same = module && PyModule_Check(module) && origin_text(origin_of(module).get()) == origin;
     PyErr_Clear();
     return same;
 }
@@ -95,6 +131,7 @@ void record_late(const FirstFind& first, std::string_view origin, LoaderKind kin
 
 bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, bool recorded)
 {
+    remember_main_module();
     PyRef origin_object = PyRef::steal(capi::get_attribute(spec, "origin"));
     const std::string_view origin = origin_text(origin_object.get());
     if (origin.empty()) {
@@ -122,6 +159,36 @@ bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, b
         first.recorded = true;
     }
     return true;
+}
+
+void note_main_run_again()
+{
+    PyObject* main = PyDict_GetItemString(PyImport_GetModuleDict(), "__main__"); // borrowed
+    if (!main || !PyModule_Check(main))
+        return;
+    const PyRef origin_object = origin_of(main);
+    PyErr_Clear();
+    const std::string_view origin = origin_text(origin_object.get());
+    if (origin.empty() || origin.front() != '/')
+        return;
+    FirstFind* const first = first_finds().find(std::hash<std::string_view>()(origin));
+    // The file ran under a module name only if another module of sys.modules has it: `python -m
+    // pkg.mod` alone finds it and runs it as __main__ only, and a multiprocessing child's main
+    // module is both __main__ and __mp_main__, one object.
+    PyObject* const other = first ? PyDict_GetItemWithError(PyImport_GetModuleDict(), first->name) : nullptr;
+    PyErr_Clear();
+    if (!other || other == main || !loaded_from(first->name, origin))
+        return;
+    // loaded_from() may run Python code: the entry is looked up again.
+    FirstFind& found = *first_finds().find(std::hash<std::string_view>()(origin));
+    if (!found.recorded) {
+        record_late(found, origin, LoaderKind::source);
+        found.recorded = true;
+    }
+    FirstFind as_main;
+    as_main.name = capi::interned("__main__");
+    as_main.mono_ns = monotonic_ns();
+    record_late(as_main, origin, LoaderKind::source);
 }
 
 void forget_source_names()

@@ -19,4 +19,11 @@ bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, b
 /// In a forked child: its journal is new, so the files found before it are not in it.
 void forget_source_names();
 
+/// As the process ends: when the main module's file (a script's `__file__`, `python -m`'s
+/// `__spec__.origin`) was found under a module name that sys.modules still holds from that file,
+/// the file ran twice, as that module and as `__main__` (a script that a module it imports imports
+/// by name; `python -m pkg.mod` whose package imports mod). Journals a late record of each, so that
+/// duplicate-source-exec finds them. Needs the GIL; never raises.
+void note_main_run_again();
+
 } // namespace importscope::hook

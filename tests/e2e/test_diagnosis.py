@@ -150,6 +150,51 @@ def test_a_double_import_that_no_pattern_matches_is_found_by_default(importscope
     assert {n for n, m in records.items() if m["kind"] != "extension"} == {"tools.inner.config", "config"}
 
 
+def test_a_script_that_a_module_imports_by_name_runs_twice_and_is_found(importscope, tmp_path):
+    # The double import trap of PEP 395: app.py runs as __main__, and helper's `import app` runs it
+    # again as app.
+    (tmp_path / "app.py").write_text("import helper\nprint(__name__)\n")
+    (tmp_path / "helper.py").write_text("import app\n")
+    run = importscope(tmp_path / "app.py")
+    assert run.status == 0 and run.stdout == "app\n__main__\n", run.stderr
+    [double] = run.findings("duplicate-source-exec")
+    assert double["module_names"] == ["__main__", "app"]
+    assert double["file"] == str(tmp_path / "app.py")
+    assert "do not import the main script by its module name" in double["advice"]
+    main, again = double["evidence"]["executions"]
+    assert main["stack"] == [] and again["stack"][-1]["file"] == str(tmp_path / "helper.py")
+
+
+def test_a_module_run_with_dash_m_that_its_package_imports_runs_twice_and_is_found(importscope, tmp_path):
+    # runpy warns of it ("found in sys.modules after import of package"); `python -m
+    # torch.utils.collect_env` is one.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("from . import tool\n")
+    (tmp_path / "pkg" / "tool.py").write_text("print(__name__)\n")
+    run = importscope("-m", "pkg.tool", cwd=tmp_path)
+    assert run.status == 0 and run.stdout == "pkg.tool\n__main__\n", run.stderr
+    [double] = run.findings("duplicate-source-exec")
+    assert double["module_names"] == ["pkg.tool", "__main__"]
+    assert double["file"] == str(tmp_path / "pkg" / "tool.py")
+
+
+def test_a_main_module_that_runs_once_is_no_finding(importscope, tmp_path):
+    # -m of a module its package does not import; a script whose spawn children run it again as
+    # __mp_main__, which multiprocessing does by design; a script imported by nothing.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "tool.py").write_text("print(__name__)\n")
+    assert importscope("-m", "pkg.tool", cwd=tmp_path).findings() == []
+    (tmp_path / "spawner.py").write_text(
+        "import multiprocessing as mp\n\n\ndef work(n):\n    return n * 2\n\n\n"
+        "if __name__ == '__main__':\n    with mp.get_context('spawn').Pool(2) as pool:\n"
+        "        print(sum(pool.map(work, range(4))))\n")
+    run = importscope(tmp_path / "spawner.py")
+    assert run.status == 0 and run.stdout == "12\n", run.stderr
+    assert run.report["summary"]["python_processes"] >= 3
+    assert run.findings() == []
+
+
 def test_secrets_never_reach_the_report(importscope, tmp_path):
     secrets = {
         "HF_TOKEN": "hf_abcdefghijklmnopqrstuvwxyz012345",
