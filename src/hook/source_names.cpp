@@ -48,6 +48,20 @@ std::string_view origin_text(PyObject* text)
     return {utf8, static_cast<std::size_t>(size)};
 }
 
+/// The table's key of a file: a hash of its path.
+std::uint64_t key_of(std::string_view origin)
+{
+    return std::hash<std::string_view>()(origin);
+}
+
+/// sys.modules["__main__"] (borrowed), or null when it is no module.
+PyObject* main_module()
+{
+    PyObject* main = PyDict_GetItemWithError(PyImport_GetModuleDict(), capi::interned("__main__")); // borrowed
+    PyErr_Clear();
+    return main && PyModule_Check(main) ? main : nullptr;
+}
+
 /// Where a module's code came from (a new reference, or null): its `__spec__.origin`, or, for a
 /// main module without a spec (a script), its `__file__`. Both are read from its `__dict__`, never
 /// through getattr, which a lazily loaded module (importlib.util.LazyLoader) would take as the
@@ -70,12 +84,10 @@ void remember_main_module()
     static bool remembered = false;
     if (remembered)
         return;
-    PyObject* main = PyDict_GetItemWithError(PyImport_GetModuleDict(), capi::interned("__main__")); // borrowed
-    if (!main || !PyModule_Check(main)) {
-        PyErr_Clear();
+    PyObject* const main = main_module();
+    if (!main)
         return;
-    }
-    PyRef file = PyRef::borrow(PyDict_GetItemWithError(PyModule_GetDict(main), capi::interned("__file__")));
+    const PyRef file = origin_of(main);
     PyErr_Clear();
     const std::string_view origin = origin_text(file.get());
     if (origin.empty() || origin.front() != '/')
@@ -83,7 +95,7 @@ void remember_main_module()
     remembered = true;
     PyRef name = PyRef::steal(PyModule_GetNameObject(main));
     PyErr_Clear();
-    auto [entry, inserted] = first_finds().try_emplace(std::hash<std::string_view>()(origin));
+    auto [entry, inserted] = first_finds().try_emplace(key_of(origin));
     if (!inserted || !name)
         return; // found under a module name first (`python -m pkg.mod`): note_main_run_again() sees that one
     entry->name = name.release();
@@ -127,6 +139,18 @@ void record_late(const FirstFind& first, std::string_view origin, LoaderKind kin
     journal.append(std::move(end));
 }
 
+/// The first find of the file keyed `key`, journalled late unless it was recorded. Looked up here,
+/// after loaded_from(), which may run Python code (a spec's origin), and so an import that adds to
+/// the table and moves its entries.
+void record_first_late(std::uint64_t key, std::string_view origin, LoaderKind kind)
+{
+    FirstFind& first = *first_finds().find(key);
+    if (!first.recorded) {
+        record_late(first, origin, kind);
+        first.recorded = true;
+    }
+}
+
 } // namespace
 
 bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, bool recorded)
@@ -138,7 +162,7 @@ bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, b
         PyErr_Clear();
         return false;
     }
-    const std::uint64_t key = std::hash<std::string_view>()(origin);
+    const std::uint64_t key = key_of(origin);
     auto [found, inserted] = first_finds().try_emplace(key);
     if (inserted) {
         found->name = PyRef::borrow(name).release();
@@ -151,27 +175,22 @@ bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, b
     PyErr_Clear();
     if (same_name == 0 || !loaded_from(first_name, origin))
         return false; // found again under its own name (a reload, a retry), or a hash that only collided
-    // loaded_from() may run Python code (a spec's origin), and so an import that adds to the table,
-    // which moves its entries: the entry is looked up again.
-    FirstFind& first = *first_finds().find(key);
-    if (!first.recorded) {
-        record_late(first, origin, kind);
-        first.recorded = true;
-    }
+    record_first_late(key, origin, kind);
     return true;
 }
 
 void note_main_run_again()
 {
-    PyObject* main = PyDict_GetItemString(PyImport_GetModuleDict(), "__main__"); // borrowed
-    if (!main || !PyModule_Check(main))
+    PyObject* const main = main_module();
+    if (!main)
         return;
     const PyRef origin_object = origin_of(main);
     PyErr_Clear();
     const std::string_view origin = origin_text(origin_object.get());
     if (origin.empty() || origin.front() != '/')
         return;
-    FirstFind* const first = first_finds().find(std::hash<std::string_view>()(origin));
+    const std::uint64_t key = key_of(origin);
+    FirstFind* const first = first_finds().find(key);
     // The file ran under a module name only if another module of sys.modules has it: `python -m
     // pkg.mod` alone finds it and runs it as __main__ only, and a multiprocessing child's main
     // module is both __main__ and __mp_main__, one object.
@@ -179,12 +198,7 @@ void note_main_run_again()
     PyErr_Clear();
     if (!other || other == main || !loaded_from(first->name, origin))
         return;
-    // loaded_from() may run Python code: the entry is looked up again.
-    FirstFind& found = *first_finds().find(std::hash<std::string_view>()(origin));
-    if (!found.recorded) {
-        record_late(found, origin, LoaderKind::source);
-        found.recorded = true;
-    }
+    record_first_late(key, origin, LoaderKind::source);
     FirstFind as_main;
     as_main.name = capi::interned("__main__");
     as_main.mono_ns = monotonic_ns();
