@@ -209,6 +209,15 @@ def top_level_entries(path):
     return list(found.values())
 
 
+def argument_top_level(path):
+    """What a PATH to scan makes importable at the top, as a sys.path entry: nothing for a file,
+    or for a regular package's directory, whose entries (its `__init__`, its subpackages) are the
+    package's own modules, never top-level names that another directory's could shadow."""
+    if not os.path.isdir(path) or package_prefix(path):
+        return []
+    return top_level_entries(path)
+
+
 class Parser:
     """Each source file parsed at most once."""
 
@@ -952,7 +961,7 @@ def main(argv):
         "facts": "importscope-scan-facts/1",
         "python": {"executable": sys.executable, "version": ".".join(map(str, sys.version_info[:3]))},
         "sys_path": entries,
-        "arguments": [{"path": r, "top_level": top_level_entries(r) if os.path.isdir(r) else []} for r in argument_roots],
+        "arguments": [{"path": r, "top_level": argument_top_level(r)} for r in argument_roots],
         "stdlib": sorted(stdlib),
         "files": {
             "sources": len(scan.tree.sources),

@@ -262,6 +262,38 @@ def test_a_package_directory_scanned_by_itself_names_its_modules_as_an_import_do
                for _, _, target_file, *_ in aliases(package))
 
 
+def test_package_directories_scanned_together_hold_no_top_level_names_of_their_own(scan, tmp_path):
+    # `importscope scan site-packages/setuptools site-packages/pkg_resources`: each has its
+    # __init__.py, an extern and a _vendor, which are setuptools.extern and pkg_resources.extern,
+    # never one top-level "extern" or "__init__" that one of them shadows; nor does a package's
+    # subpackage shadow a top-level package of the same name in a directory scanned with it.
+    for package in ("alpha", "beta"):
+        for sub in ("", "extern", "_vendor", "utils"):
+            (tmp_path / "site" / package / sub).mkdir(parents=True, exist_ok=True)
+            (tmp_path / "site" / package / sub / "__init__.py").write_text("")
+    (tmp_path / "plain" / "utils").mkdir(parents=True)
+    (tmp_path / "plain" / "utils" / "__init__.py").write_text("")
+    (tmp_path / "other" / "utils").mkdir(parents=True)
+    (tmp_path / "other" / "utils" / "__init__.py").write_text("")
+    packages = scan(tmp_path / "site" / "alpha", tmp_path / "site" / "beta", tmp_path / "plain", python=DEBIAN_PYTHON)
+    assert packages.status == 0, packages.stderr
+    assert packages.findings("multiple-installations") == [], packages.stderr
+    # Two plain directories are two sys.path entries: the first one's utils shadows the other's.
+    plain = scan(tmp_path / "plain", tmp_path / "other", python=DEBIAN_PYTHON)
+    [shadow] = plain.findings("multiple-installations")
+    assert shadow["evidence"]["importable_from"] == str(tmp_path / "plain" / "utils")
+
+
+def test_debians_setuptools_and_pkg_resources_scanned_together_give_no_finding(scan):
+    # The real case of the test above: Debian's python3-setuptools (66.1.1 in bookworm).
+    site = Path("/usr/lib/python3/dist-packages")
+    if not (site / "setuptools" / "extern" / "__init__.py").is_file() or not (site / "pkg_resources").is_dir():
+        pytest.skip("Debian's python3-setuptools with setuptools.extern is not installed")
+    result = scan(site / "setuptools", site / "pkg_resources", python=DEBIAN_PYTHON)
+    assert result.status == 0, result.stderr
+    assert result.findings("multiple-installations") == [], result.stderr
+
+
 def test_a_package_directory_on_sys_path_names_its_modules_as_that_entry_does(tmp_path):
     # PYTHONPATH=site/pkg: through that entry `sub` is a top-level package, and the alias of it is
     # found as such, whether or not the directory is also given as a PATH.
