@@ -249,9 +249,21 @@ std::string across_runs_text(const Document& report, const AcrossRuns& across, c
     return out;
 }
 
-/// A finding whole: what, in which processes, the loads, why, the fix, the known issue.
+/// A known issue's lines: its id and title, its advice, its links.
+std::string known_issue_text(const analysis::KnownIssue& known)
+{
+    std::string out = fmt::format("  known issue {}: {}\n", known.id, known.title);
+    for (const std::string& advice : known.advice)
+        out += fmt::format("    - {}\n", advice);
+    for (const std::string& link : known.links)
+        out += fmt::format("    see {}\n", link);
+    return out;
+}
+
+/// A finding whole: what, in which processes, the loads, why, the fix, the known issue (unless
+/// `known_shown`: its cause's lines gave it).
 std::string finding_text(const Document& report, const ReportedFinding& f, const std::vector<int>& pids,
-                         const Painter& paint)
+                         const Painter& paint, bool known_shown = false)
 {
     std::string out = fmt::format("importscope: {}: {}: {}\n", severity_label(f.severity, paint), f.kind, f.message);
     const std::size_t process_count = report.summary.processes;
@@ -270,14 +282,23 @@ std::string finding_text(const Document& report, const ReportedFinding& f, const
     out += seen_text(f);
     out += fmt::format("  why: {}\n", f.explanation);
     out += fmt::format("  fix: {}\n", terminal_lines(f.advice, "  "));
-    if (const auto& known = f.known_issue) {
-        out += fmt::format("  known issue {}: {}\n", known->id, known->title);
-        for (const std::string& advice : known->advice)
-            out += fmt::format("    - {}\n", advice);
-        for (const std::string& link : known->links)
-            out += fmt::format("    see {}\n", link);
-    }
+    if (f.known_issue && !known_shown)
+        out += known_issue_text(*f.known_issue);
     return out;
+}
+
+/// The known issues that the findings of cause `id` match, each once, in the findings' order: a
+/// cause of warnings alone shows none of them whole, and a known issue's advice (upgrade the
+/// package that does it) is what its user can act on.
+std::vector<const analysis::KnownIssue*> known_issues_of(const std::vector<ReportedFinding>& findings,
+                                                         const std::string& id)
+{
+    std::vector<const analysis::KnownIssue*> known;
+    for (const ReportedFinding& f : findings)
+        if (f.caused_by == id && f.known_issue &&
+            std::none_of(known.begin(), known.end(), [&](const auto* k) { return k->id == f.known_issue->id; }))
+            known.push_back(&*f.known_issue);
+    return known;
 }
 
 /// "6 duplicate-extension-init, 34 duplicate-source-exec": a cause's findings by kind.
@@ -319,6 +340,8 @@ std::string cause_text(const Document& report, const ReportedCause& cause, std::
                                alias->first_seen_at.back().line);
     }
     out += fmt::format("  fix: {}\n", terminal_lines(cause.advice, "  "));
+    for (const analysis::KnownIssue* known : known_issues_of(findings, id))
+        out += known_issue_text(*known);
     bool whole_shown = false;
     std::size_t listed = 0, more = 0;
     for (std::size_t i = 0; i < findings.size(); ++i) {
@@ -327,7 +350,7 @@ std::string cause_text(const Document& report, const ReportedCause& cause, std::
         const ReportedFinding& f = findings[i];
         const std::vector<int> pids = take_copies(findings, i, shown);
         if (!whole_shown && f.severity == analysis::Severity::error) {
-            out += finding_text(report, f, pids, paint);
+            out += finding_text(report, f, pids, paint, f.known_issue.has_value());
             whole_shown = true;
         } else if (listed < k_listed) {
             out += fmt::format("  - {} {}: {}\n", severity_label(f.severity, paint), f.kind, f.message);

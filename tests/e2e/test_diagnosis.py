@@ -1,7 +1,11 @@
 """Diagnosis: root cause, the rest of the double-registration family, the environment, known issues."""
 import os
+from pathlib import Path
+
+import pytest
 
 from conftest import PROBES, TARGETS, probe
+from test_pythons import DEBIAN_PYTHON, has_debian_libpython
 
 FIXTURE = PROBES / "vllm_fixture"
 
@@ -53,7 +57,9 @@ def test_vllm_shaped_probe_is_explained_end_to_end(importscope):
     assert known["fixed_in"]["commit"] == "cc73cca9c88bc19a368a910a630e9c5caec61ac3"
     assert any("FLASHINFER_MEGA_FUSED_STAGE=0" in a for a in known["advice"])
     assert any("pybind11 does not fix" in a for a in known["advice"])
-    assert "known issue vllm#59904" in run.stderr
+    # Once, under the root cause that explains the findings, not again in the error shown whole.
+    assert run.stderr.count("known issue vllm#59904") == 1, run.stderr
+    assert run.stderr.index("known issue vllm#59904") < run.stderr.index("duplicate-extension-init:")
 
     sources = {tuple(f["module_names"]) for f in run.findings("duplicate-source-exec")}
     assert ("vllm.third_party.deep_gemm.utils", "deep_gemm.utils") in sources
@@ -247,3 +253,41 @@ def test_the_fingerprint_is_cached_until_an_installation_changes(importscope, tm
     (site / "vllm-2.0.dist-info" / "METADATA").write_text("Metadata-Version: 2.1\nName: vllm\nVersion: 2.0\n\n")
     upgraded = importscope("-c", "pass", env=env)
     assert upgraded.report["environment"]["packages"]["vllm"] == "2.0"
+
+
+DEBIAN_SETUPTOOLS = Path("/usr/lib/python3/dist-packages/setuptools")
+
+
+@pytest.mark.skipif(not has_debian_libpython() or not (DEBIAN_SETUPTOOLS / "extern" / "__init__.py").is_file(),
+                    reason="needs Debian's python3 with a python3-setuptools that has setuptools.extern (before 71)")
+def test_setuptools_extern_vendoring_runs_a_module_twice_and_is_named_a_known_issue(importscope):
+    # The founding bug's pattern in code nobody here wrote: setuptools' VendorImporter aliases
+    # setuptools.extern.packaging to setuptools._vendor.packaging alone, `import setuptools` then
+    # executes packaging.version as setuptools.extern.packaging.version, and an import of its real
+    # name (pydoc -k, pkgutil.walk_packages, a test collector over site-packages) executes it again.
+    run = importscope("-c", "import setuptools, setuptools._vendor.packaging.version", python=DEBIAN_PYTHON)
+    assert run.status == 0, run.stderr  # warnings: the process is fine
+    version = str(DEBIAN_SETUPTOOLS / "_vendor" / "packaging" / "version.py")
+    [twice] = [f for f in run.findings("duplicate-source-exec") if f["file"] == version]
+    assert sorted(twice["module_names"]) == ["setuptools._vendor.packaging.version",
+                                             "setuptools.extern.packaging.version"]
+    [alias] = [f for f in run.findings("partial-alias") if f["module_names"][0] == "setuptools.extern.packaging"]
+    assert alias["module_names"][1] == "setuptools._vendor.packaging"
+    assert twice["known_issue"]["id"] == alias["known_issue"]["id"] == "setuptools#2825"
+    # The advice a setuptools user can act on is on the terminal, under the root cause, once.
+    [cause] = [c for c in run.report["causes"] if "setuptools.extern.packaging" in c["message"]]
+    assert twice["caused_by"] == alias["caused_by"] == cause["id"]
+    block = run.stderr[run.stderr.index(cause["message"]):]
+    assert block.count("known issue setuptools#2825") == 1, run.stderr
+    assert "Upgrade setuptools to 71.0.0 or later" in block
+    gate = importscope("--fail-on", "warning", "-c", "import setuptools, setuptools._vendor.packaging.version",
+                       python=DEBIAN_PYTHON)
+    assert gate.status == 3, gate.stderr
+
+
+@pytest.mark.skipif(not has_debian_libpython(), reason="needs Debian's python3 and libpython3.11")
+def test_setuptools_imported_alone_executes_nothing_twice(importscope):
+    # `import setuptools` by itself imports each vendored module under one name: nothing to say.
+    run = importscope("--match", "*", "-c", "import setuptools, pkg_resources", python=DEBIAN_PYTHON)
+    assert run.status == 0, run.stderr
+    assert run.findings() == [], [f["message"] for f in run.findings()]
