@@ -17,6 +17,15 @@ std::regex compile(const std::string& pattern, const std::string& id)
     }
 }
 
+/// Whether the call site of one of the finding's source executions is in a module `pattern` finds.
+bool called_from(const Finding& finding, const std::regex& pattern)
+{
+    const auto* source = std::get_if<DuplicateSourceExecEvidence>(&finding.evidence);
+    return source && std::any_of(source->executions.begin(), source->executions.end(), [&](const SourceExecution& e) {
+               return e.call_site && std::regex_search(e.call_site->module, pattern);
+           });
+}
+
 /// Whether `name` is a file in the directory of `file` (an absolute path).
 bool fixed_beside(const std::string& file, const std::string& name, const FileExists& exists)
 {
@@ -44,6 +53,8 @@ KnownIssueCatalogue KnownIssueCatalogue::parse(const nlohmann::json& document)
                 entry.file = compile(match.at("file").get<std::string>(), id);
             if (match.contains("type_name"))
                 entry.type_name = compile(match.at("type_name").get<std::string>(), id);
+            if (match.contains("call_site_module"))
+                entry.call_site_module = compile(match.at("call_site_module").get<std::string>(), id);
             if (match.contains("fixed_if_beside")) {
                 entry.fixed_if_beside = match.at("fixed_if_beside").get<std::string>();
                 if (entry.fixed_if_beside->empty() || entry.fixed_if_beside->find('/') != std::string::npos)
@@ -87,6 +98,8 @@ std::optional<KnownIssue> KnownIssueCatalogue::match(const Finding& finding, con
         if (!names)
             continue;
         if (entry.file && !std::regex_search(finding.file, *entry.file))
+            continue;
+        if (entry.call_site_module && !called_from(finding, *entry.call_site_module))
             continue;
         if (entry.fixed_if_beside && exists && fixed_beside(finding.file, *entry.fixed_if_beside, exists))
             continue;

@@ -1,10 +1,11 @@
 """Diagnosis: root cause, the rest of the double-registration family, the environment, known issues."""
 import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import PROBES, TARGETS, probe
+from conftest import PROBES, TARGETS, probe, pypi_python
 from test_pythons import DEBIAN_PYTHON, has_debian_libpython
 
 FIXTURE = PROBES / "vllm_fixture"
@@ -291,3 +292,47 @@ def test_setuptools_imported_alone_executes_nothing_twice(importscope):
     run = importscope("--match", "*", "-c", "import setuptools, pkg_resources", python=DEBIAN_PYTHON)
     assert run.status == 0, run.stderr
     assert run.findings() == [], [f["message"] for f in run.findings()]
+
+
+def importlib_mode_tree(tmp_path):
+    """A test package whose second module imports the first by the package's name, as suites do."""
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "__init__.py").write_text("REGISTRY = []\n")
+    (tmp_path / "tests" / "test_x.py").write_text("HELPER = object()\ndef test_a():\n    assert 1\n")
+    (tmp_path / "tests" / "test_y.py").write_text("from tests.test_x import HELPER\ndef test_b():\n    assert HELPER\n")
+    return tmp_path
+
+
+def debian_pytest_before_7_4_2():
+    if not has_debian_libpython():
+        return False
+    found = subprocess.run([DEBIAN_PYTHON, "-c", "import pytest; print(pytest.__version__)"], capture_output=True,
+                           text=True)
+    version = tuple(int(p) for p in found.stdout.strip().split(".")[:3] if p.isdigit())
+    return found.returncode == 0 and len(version) == 3 and version < (7, 4, 2)
+
+
+@pytest.mark.skipif(not debian_pytest_before_7_4_2(), reason="needs Debian's python3 with a python3-pytest before 7.4.2")
+def test_pytests_importlib_mode_runs_a_package_init_twice_before_7_4_2_and_is_named_a_known_issue(importscope, tmp_path):
+    tree = importlib_mode_tree(tmp_path)
+    command = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=importlib", str(tree / "tests")]
+    run = importscope(*command, python=DEBIAN_PYTHON, cwd=tree)
+    assert run.status == 0, run.stderr  # the tests pass: the finding is a warning
+    [twice] = run.findings("duplicate-source-exec")
+    assert twice["file"] == str(tree / "tests" / "__init__.py")
+    assert sorted(twice["module_names"]) == ["tests", "tests.__init__"]
+    [by_pytest] = [e for e in twice["evidence"]["executions"] if e["module"] == "tests.__init__"]
+    assert by_pytest["call_site"]["module"] == "_pytest.pathlib"
+    assert twice["known_issue"]["id"] == "pytest#11306"
+    assert "known issue pytest#11306" in run.stderr
+    assert importscope("--fail-on", "warning", *command, python=DEBIAN_PYTHON, cwd=tree).status == 3
+
+
+def test_pytest_7_4_2s_importlib_mode_runs_each_file_once(importscope, tmp_path):
+    python = pypi_python("pytest-requirements.txt")
+    tree = importlib_mode_tree(tmp_path)
+    run = importscope("--match", "*", "-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=importlib",
+                      str(tree / "tests"), python=python, cwd=tree)
+    assert run.status == 0, run.stderr
+    assert run.findings() == [], [f["message"] for f in run.findings()]
+    assert "tests" in {m["name"] for m in run.report["modules"]}

@@ -229,6 +229,36 @@ TEST_CASE("the bundled catalogue parses and matches the vLLM case only", "[known
     CHECK(nlohmann::json(conflict).at("known_issue").at("fixed_in").is_null());
 }
 
+TEST_CASE("an entry with a call site module matches a file run again from that module alone", "[known-issues]")
+{
+    const auto catalogue = analysis::KnownIssueCatalogue::load(IMPORTSCOPE_SOURCE_DIR "/data/known-issues.json");
+    // pytest's importlib mode before 7.4.2: tests/__init__.py run as tests and as tests.__init__,
+    // the second by _pytest.pathlib.import_path.
+    analysis::Finding f;
+    f.kind = "duplicate-source-exec";
+    f.module_names = {"tests", "tests.__init__"};
+    f.file = "/work/tests/__init__.py";
+    const auto executions = [](const std::string& caller) {
+        return nlohmann::json{{"executions",
+                               {{{"module", "tests"}, {"status", "ok"}, {"stack", nlohmann::json::array()}},
+                                {{"module", "tests.__init__"},
+                                 {"status", "ok"},
+                                 {"stack", nlohmann::json::array()},
+                                 {"call_site",
+                                  {{"file", "/x.py"}, {"function", "f"}, {"line", 1}, {"module", caller}}}}}}};
+    };
+    f.evidence = analysis::evidence_of(f.kind, executions("_pytest.pathlib"));
+    const auto pytest = catalogue.match(f);
+    REQUIRE(pytest);
+    CHECK(pytest->id == "pytest#11306");
+    // The same names run again by some other code (an explicit `import tests.__init__`) are not
+    // pytest's doing; nor is a finding without call sites.
+    f.evidence = analysis::evidence_of(f.kind, executions("app.loader"));
+    CHECK_FALSE(catalogue.match(f));
+    f.evidence = analysis::evidence_of(f.kind, {{"executions", nlohmann::json::array()}});
+    CHECK_FALSE(catalogue.match(f));
+}
+
 TEST_CASE("a malformed catalogue is refused with the reason", "[known-issues]")
 {
     CHECK_THROWS_WITH(analysis::KnownIssueCatalogue::parse(nlohmann::json::array()),

@@ -32,6 +32,9 @@ private:
         std::vector<std::regex> module_names; ///< each must match one of the finding's names
         std::optional<std::regex> file;       ///< searched in the finding's file
         std::optional<std::regex> type_name;  ///< matched against evidence.type_name
+        /// Searched in the module of each execution's call site (a duplicate source exec's
+        /// evidence.executions[].call_site.module): the code that ran the file again.
+        std::optional<std::regex> call_site_module;
         /// A file name that a fixed build has beside the finding's file, in its directory, and an
         /// affected one has not: the entry does not match there.
         std::optional<std::string> fixed_if_beside;
