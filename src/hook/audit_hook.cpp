@@ -3,6 +3,7 @@
 // starts (os.exec, os.posix_spawn, subprocess.Popen, os.system).
 
 #include "hook/failed_loads.hpp"
+#include "hook/finders_ahead.hpp"
 #include "hook/hooks.hpp"
 #include "hook/importlib_stats.hpp"
 #include "hook/journal_writer.hpp"
@@ -154,16 +155,20 @@ void record_program_start(const char* event, PyObject* args)
     journal.append(std::move(e));
 }
 
-enum class Action { none, extension_load, uncaught, program };
+enum class Action { none, extension_load, watch_finders, uncaught, program };
 
 /// Called for every audited operation in the process: decide cheaply, on the first byte first.
 Action classify(const char* event, PyObject* args)
 {
     if ((event[0] != 'i' && event[0] != 's' && event[0] != 'o') || !PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1)
         return Action::none;
-    if (std::strcmp(event, "import") == 0)
-        return PyTuple_GET_SIZE(args) >= 2 && PyUnicode_Check(PyTuple_GET_ITEM(args, 1)) ? Action::extension_load
-                                                                                         : Action::none;
+    if (std::strcmp(event, "import") == 0) {
+        if (PyTuple_GET_SIZE(args) >= 2 && PyUnicode_Check(PyTuple_GET_ITEM(args, 1)))
+            return Action::extension_load;
+        // (name, None, sys.path, sys.meta_path, sys.path_hooks): an import about to ask the finders.
+        return PyTuple_GET_SIZE(args) >= 4 && finders_ahead(PyTuple_GET_ITEM(args, 3)) ? Action::watch_finders
+                                                                                       : Action::none;
+    }
     if (std::strcmp(event, "sys.excepthook") == 0)
         return PyTuple_GET_SIZE(args) >= 4 ? Action::uncaught : Action::none;
     if (std::strcmp(event, "os.exec") == 0 || std::strcmp(event, "os.posix_spawn") == 0 ||
@@ -184,6 +189,9 @@ int audit_hook(const char* event, PyObject* args, void* /*user_data*/)
         switch (action) {
         case Action::extension_load:
             record_extension_load(args);
+            break;
+        case Action::watch_finders:
+            watch_finders_ahead(PyTuple_GET_ITEM(args, 3));
             break;
         case Action::uncaught:
             record_uncaught_exception(args);

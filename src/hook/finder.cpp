@@ -5,6 +5,7 @@
 #include "hook/diagnostics.hpp"
 #include "hook/installations.hpp"
 #include "hook/failed_loads.hpp"
+#include "hook/finders_ahead.hpp"
 #include "hook/hooks.hpp"
 #include "hook/importlib_stats.hpp"
 #include "hook/loader.hpp"
@@ -55,12 +56,12 @@ PyObject* call_find_spec(PyObject* finder, PyObject* const* args, Py_ssize_t nar
 }
 
 /// Asks the finders after ours, in sys.meta_path order, as the import system would have.
-/// Returns a new reference to the spec, None, or null with an error set; `answered` is the finder
-/// that gave the spec (borrowed; null when none did).
-PyObject* delegate_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject*& answered)
+/// `meta_path`: sys.meta_path (borrowed). Returns a new reference to the spec, None, or null with
+/// an error set; `answered` is the finder that gave the spec (borrowed; null when none did).
+PyObject* delegate_find_spec(PyObject* self, PyObject* meta_path, PyObject* const* args, Py_ssize_t nargs,
+                             PyObject*& answered)
 {
     answered = nullptr;
-    PyObject* meta_path = capi::sys_attribute("meta_path"); // borrowed
     if (!meta_path || !PyList_Check(meta_path))
         Py_RETURN_NONE;
     // If the target moved us, only the finders after us are ours to ask; the import system asks
@@ -134,6 +135,57 @@ bool has_exec_module(PyObject* loader)
     return static_cast<bool>(method);
 }
 
+/// The kind of module `loader` loads: loader_kind(), and source for a loader of another class
+/// (pytest's assertion rewriter, a subclass of SourceFileLoader) whose spec has a `.py` file as its
+/// location: the file runs as Python code, and can run under two names as any other.
+LoaderKind kind_of_spec(PyObject* spec, PyObject* loader)
+{
+    const LoaderKind kind = loader_kind(loader);
+    if (kind != LoaderKind::other)
+        return kind;
+    PyRef located = PyRef::steal(capi::get_attribute(spec, "has_location"));
+    const bool has_location = located && PyObject_IsTrue(located.get()) == 1;
+    const bool python_file = has_location && capi::attribute_text(spec, "origin").ends_with(".py");
+    PyErr_Clear();
+    return python_file ? LoaderKind::source : kind;
+}
+
+} // namespace
+
+PyObject* take_spec(PyRef spec, PyObject* name, bool by_path_finder)
+{
+    // Whatever it records, an alias that an import goes through is seen: it is the cause of the
+    // duplicates that follow, and costs a look-up in sys.modules per dotted import. Every top-level
+    // name is looked up along sys.path once: a copy that shadows another, or a package directory
+    // on sys.path, shows there.
+    note_parent_alias(name);
+    if (PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1) == -1)
+        // PathFinder's spec over sys.path says where the look-ups along sys.path would find it.
+        note_installation(capi::to_utf8(name), by_path_finder ? capi::attribute_text(spec.get(), "origin") : std::string());
+    PyErr_Clear();
+    PyRef loader = PyRef::steal(capi::get_attribute(spec.get(), "loader"));
+    if (!loader || is_loader_wrapper(loader.get())) {
+        PyErr_Clear(); // none to wrap, or wrapped already (a finder ahead of ours that asked ours)
+        return spec.release();
+    }
+    if (loader.get() == Py_None) {
+        if (should_record(name, LoaderKind::namespace_package))
+            record_namespace_package(spec.get(), name);
+        return spec.release();
+    }
+    const LoaderKind kind = kind_of_spec(spec.get(), loader.get());
+    bool record = should_record(name, kind);
+    if (kind == LoaderKind::source || kind == LoaderKind::bytecode)
+        record = found_under_another_name(spec.get(), name, loader.get(), kind, record) || record; // the double import trap
+    if (record && has_exec_module(loader.get())) {
+        if (!wrap_spec_loader(spec.get(), loader.get(), name, kind))
+            PyErr_Clear(); // unrecorded is better than a failed import
+    }
+    return spec.release();
+}
+
+namespace {
+
 /// find_spec(fullname, path=None, target=None)
 PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames)
 {
@@ -144,8 +196,11 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
     PyObject* name = args[0];
     capture_importlib_stats();
     note_sys_path_changes();
-    PyObject* answered = nullptr; // borrowed
-    PyRef spec = PyRef::steal(delegate_find_spec(self, args, nargs, answered));
+    PyObject* const meta_path = capi::sys_attribute("meta_path"); // borrowed
+    if (finders_ahead(meta_path))
+        watch_finders_ahead(meta_path); // importlib.import_module() raises no import audit event
+    PyObject* answered = nullptr;                                   // borrowed
+    PyRef spec = PyRef::steal(delegate_find_spec(self, meta_path, args, nargs, answered));
     if (!spec)
         return nullptr;
     if (spec.get() == Py_None && !g_settings.fallback_dynload.empty() && (nargs < 2 || args[1] == Py_None)) {
@@ -160,37 +215,8 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
         return spec.release();
     }
 
-    // Whatever it records, an alias that an import goes through is seen: it is the cause of the
-    // duplicates that follow, and costs a look-up in sys.modules per dotted import. Every top-level
-    // name is looked up along sys.path once: a copy that shadows another, or a package directory
-    // on sys.path, shows there.
-    note_parent_alias(name);
-    if (PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1) == -1) {
-        // PathFinder's spec over sys.path says where the look-ups along sys.path would find it.
-        const bool by_path_finder = answered && answered == path_finder() && (nargs < 2 || args[1] == Py_None);
-        note_installation(capi::to_utf8(name),
-                          by_path_finder ? capi::attribute_text(spec.get(), "origin") : std::string());
-    }
-    PyErr_Clear();
-    PyRef loader = PyRef::steal(capi::get_attribute(spec.get(), "loader"));
-    if (!loader) {
-        PyErr_Clear();
-        return spec.release();
-    }
-    if (loader.get() == Py_None) {
-        if (should_record(name, LoaderKind::namespace_package))
-            record_namespace_package(spec.get(), name);
-        return spec.release();
-    }
-    const LoaderKind kind = loader_kind(loader.get());
-    bool record = should_record(name, kind);
-    if (kind == LoaderKind::source || kind == LoaderKind::bytecode)
-        record = found_under_another_name(spec.get(), name, kind, record) || record; // the double import trap
-    if (record && has_exec_module(loader.get())) {
-        if (!wrap_spec_loader(spec.get(), loader.get(), name, kind))
-            PyErr_Clear(); // unrecorded is better than a failed import
-    }
-    return spec.release();
+    const bool by_path_finder = answered && answered == path_finder() && (nargs < 2 || args[1] == Py_None);
+    return take_spec(std::move(spec), name, by_path_finder);
 }
 
 PyObject* finder_invalidate_caches(PyObject*, PyObject*)
@@ -297,6 +323,11 @@ void install_finder()
         throw capi::PythonError("installing the import finder");
     g_finder = finder.release();
     record_loads_by_path();
+}
+
+PyObject* installed_finder()
+{
+    return g_finder;
 }
 
 bool finder_present()

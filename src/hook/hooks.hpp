@@ -1,5 +1,7 @@
 #pragma once
 
+#include "capi/py_ref.hpp"
+
 #include <Python.h>
 
 #include <string>
@@ -45,6 +47,9 @@ bool ready_finder_type(PyObject* module);
 /// Puts the finder first on sys.meta_path. Needs the GIL; throws PythonError.
 void install_finder();
 
+/// The installed finder (borrowed), or null before install_finder().
+PyObject* installed_finder();
+
 /// Whether the installed finder is still on sys.meta_path. Needs the GIL.
 bool finder_present();
 
@@ -57,6 +62,12 @@ PyObject* path_finder();
 /// and bytecode loaders inherit and which returns None, for the default module creation; null
 /// before importlib's external part is in sys.modules. Needs the GIL.
 PyObject* default_create_module();
+
+/// What the finder does with the spec another finder gave for `name`: the trackers' looks (an alias
+/// used as a parent, the installation of a top-level name, one source under two names), and the
+/// loader wrapped when the load is to be recorded. `by_path_finder`: PathFinder gave it along
+/// sys.path. Returns the spec (a new reference); Python errors are cleared. Needs the GIL.
+PyObject* take_spec(capi::PyRef spec, PyObject* name, bool by_path_finder);
 
 /// Moves the finder back to the front of sys.meta_path if site or a .pth file inserted finders
 /// ahead of it, so that it sees every import of the target. Needs the GIL; throws PythonError.

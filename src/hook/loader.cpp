@@ -87,22 +87,6 @@ const char* type_name_of(PyObject* loader)
     return dot ? dot + 1 : name;
 }
 
-/// "module.QualName" of the loader's class, asked of each class once: loaders are instances of a
-/// handful of classes, and a type's __module__ and __qualname__ cost more than the rest of a record.
-void loader_type_name_into(std::string& out, PyObject* loader)
-{
-    PyObject* type = PyType_Check(loader) ? loader : reinterpret_cast<PyObject*>(Py_TYPE(loader));
-    // Holds Python references: never destroyed, so nothing is released after finalization.
-    static auto* names = new std::vector<std::pair<PyRef, std::string>>; // NOLINT(cppcoreguidelines-owning-memory)
-    for (const auto& [known, name] : *names)
-        if (known.get() == type) {
-            out.assign(name);
-            return;
-        }
-    out = capi::qualified_type_name(type);
-    if (names->size() < 64)
-        names->emplace_back(PyRef::borrow(type), out);
-}
 
 /// spec.parent into `out`, without running the property's Python code: ModuleSpec gives a
 /// package's own name (it has submodule_search_locations) and otherwise the name up to its last
@@ -505,6 +489,28 @@ void record_loads_by_path()
         throw capi::PythonError("importing _imp");
     replace_imp_function(imp.get(), "create_dynamic", &g_create_dynamic_def, g_create_dynamic);
     replace_imp_function(imp.get(), "exec_dynamic", &g_exec_dynamic_def, g_exec_dynamic);
+}
+
+/// Asked of each class once: loaders are instances of a
+/// handful of classes, and a type's __module__ and __qualname__ cost more than the rest of a record.
+void loader_type_name_into(std::string& out, PyObject* loader)
+{
+    PyObject* type = PyType_Check(loader) ? loader : reinterpret_cast<PyObject*>(Py_TYPE(loader));
+    // Holds Python references: never destroyed, so nothing is released after finalization.
+    static auto* names = new std::vector<std::pair<PyRef, std::string>>; // NOLINT(cppcoreguidelines-owning-memory)
+    for (const auto& [known, name] : *names)
+        if (known.get() == type) {
+            out.assign(name);
+            return;
+        }
+    out = capi::qualified_type_name(type);
+    if (names->size() < 64)
+        names->emplace_back(PyRef::borrow(type), out);
+}
+
+bool is_loader_wrapper(PyObject* loader)
+{
+    return g_wrapper_type && Py_TYPE(loader) == g_wrapper_type;
 }
 
 LoaderKind loader_kind(PyObject* loader)

@@ -7,6 +7,7 @@
 #include <Python.h>
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace importscope::hook {
@@ -54,6 +55,12 @@ bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, LoaderKi
 /// by_path, its outcome, what its init warned. Needs the GIL and the loader type; throws
 /// PythonError.
 void record_loads_by_path();
+
+/// "module.QualName" of `loader`'s class (of `loader` itself when it is a class), into `out`.
+void loader_type_name_into(std::string& out, PyObject* loader);
+
+/// Whether `loader` is a wrapper of ours (a spec taken once already).
+bool is_loader_wrapper(PyObject* loader);
 
 /// The kind of `loader`, by its class's name.
 LoaderKind loader_kind(PyObject* loader);

@@ -1,6 +1,7 @@
 // The _importscope module: built into worker.so for the main process, and an extension module of its
 // own (PyInit__importscope) that the bootstrap sitecustomize imports in Python children.
 
+#include "hook/finders_ahead.hpp"
 #include "hook/hooks.hpp"
 #include "hook/loader.hpp"
 #include "hook/process_tracking.hpp"
@@ -39,7 +40,8 @@ PyModuleDef g_module_def = {
 PyObject* init_module()
 {
     capi::PyRef module = capi::PyRef::steal(PyModule_Create(&g_module_def));
-    if (!module || !ready_finder_type(module.get()) || !ready_loader_type(module.get()))
+    if (!module || !ready_finder_type(module.get()) || !ready_loader_type(module.get()) ||
+        !ready_finder_ahead_type(module.get()))
         return nullptr;
     return module.release();
 }

@@ -22,7 +22,8 @@ namespace {
 /// was recorded. Keyed by a hash of its file's path, so that a process of 50,000 modules keeps a
 /// few megabytes; a match is checked against the module itself before it counts.
 struct FirstFind {
-    PyObject* name = nullptr; ///< a strong reference, released with the table (never: see below)
+    PyObject* name = nullptr;        ///< a strong reference, released with the table (never: see below)
+    PyObject* loader_type = nullptr; ///< its loader's class (a strong reference); null for __main__
     std::int64_t mono_ns = 0;
     bool recorded = false;
 };
@@ -125,7 +126,10 @@ void record_late(const FirstFind& first, std::string_view origin, LoaderKind kin
     begin.name = capi::to_utf8(first.name);
     begin.kind = to_string(kind);
     begin.origin = std::string(origin);
-    begin.loader = kind == LoaderKind::bytecode ? "SourcelessFileLoader" : "SourceFileLoader";
+    if (first.loader_type)
+        loader_type_name_into(begin.loader, first.loader_type); // pytest's assertion rewriter, say
+    else
+        begin.loader = kind == LoaderKind::bytecode ? "SourcelessFileLoader" : "SourceFileLoader";
     const bool package = origin.ends_with("/__init__.py") || origin.ends_with("/__init__.pyc");
     begin.parent = package ? begin.name : begin.name.substr(0, begin.name.rfind('.') == std::string::npos ? 0 : begin.name.rfind('.'));
     begin.late = true;
@@ -153,7 +157,7 @@ void record_first_late(std::uint64_t key, std::string_view origin, LoaderKind ki
 
 } // namespace
 
-bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, bool recorded)
+bool found_under_another_name(PyObject* spec, PyObject* name, PyObject* loader, LoaderKind kind, bool recorded)
 {
     remember_main_module();
     PyRef origin_object = PyRef::steal(capi::get_attribute(spec, "origin"));
@@ -166,6 +170,7 @@ bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, b
     auto [found, inserted] = first_finds().try_emplace(key);
     if (inserted) {
         found->name = PyRef::borrow(name).release();
+        found->loader_type = PyRef::borrow(reinterpret_cast<PyObject*>(Py_TYPE(loader))).release();
         found->mono_ns = monotonic_ns();
         found->recorded = recorded;
         return false;

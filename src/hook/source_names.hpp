@@ -9,12 +9,12 @@
 /// hash, and records in full the import that finds a file again under another name.
 namespace importscope::hook {
 
-/// Called by the finder for each source or bytecode module it finds, `recorded` saying whether its
-/// load will be recorded anyway. True when the file was found before under another name: this
-/// import is to be recorded, and the earlier one, if it was not, has just been journalled late (a
-/// begin and an end marked `late`, without a stack) while its module is in sys.modules. Needs the
-/// GIL; never raises.
-bool found_under_another_name(PyObject* spec, PyObject* name, LoaderKind kind, bool recorded);
+/// Called by the finder for each source or bytecode module it finds (`loader`: its spec's),
+/// `recorded` saying whether its load will be recorded anyway. True when the file was found before
+/// under another name: this import is to be recorded, and the earlier one, if it was not, has just
+/// been journalled late (a begin and an end marked `late`, without a stack, with its own loader's
+/// class) while its module is in sys.modules. Needs the GIL; never raises.
+bool found_under_another_name(PyObject* spec, PyObject* name, PyObject* loader, LoaderKind kind, bool recorded);
 
 /// In a forked child: its journal is new, so the files found before it are not in it.
 void forget_source_names();
