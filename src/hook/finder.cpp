@@ -161,7 +161,8 @@ PyObject* take_spec(PyRef spec, PyObject* name, bool by_path_finder)
     note_parent_alias(name);
     if (PyUnicode_FindChar(name, '.', 0, PyUnicode_GET_LENGTH(name), 1) == -1)
         // PathFinder's spec over sys.path says where the look-ups along sys.path would find it.
-        note_installation(capi::to_utf8(name), by_path_finder ? capi::attribute_text(spec.get(), "origin") : std::string());
+        note_installation(capi::to_utf8(name),
+                          by_path_finder ? capi::attribute_text(spec.get(), "origin") : std::string());
     PyErr_Clear();
     PyRef loader = PyRef::steal(capi::get_attribute(spec.get(), "loader"));
     if (!loader || is_loader_wrapper(loader.get())) {
@@ -176,7 +177,8 @@ PyObject* take_spec(PyRef spec, PyObject* name, bool by_path_finder)
     const LoaderKind kind = kind_of_spec(spec.get(), loader.get());
     bool record = should_record(name, kind);
     if (kind == LoaderKind::source || kind == LoaderKind::bytecode)
-        record = found_under_another_name(spec.get(), name, loader.get(), kind, record) || record; // the double import trap
+        record =
+            found_under_another_name(spec.get(), name, loader.get(), kind, record) || record; // the double import trap
     if (record && has_exec_module(loader.get())) {
         if (!wrap_spec_loader(spec.get(), loader.get(), name, kind))
             PyErr_Clear(); // unrecorded is better than a failed import
@@ -199,7 +201,7 @@ PyObject* finder_find_spec(PyObject* self, PyObject* const* args, Py_ssize_t nar
     PyObject* const meta_path = capi::sys_attribute("meta_path"); // borrowed
     if (finders_ahead(meta_path))
         watch_finders_ahead(meta_path); // importlib.import_module() raises no import audit event
-    PyObject* answered = nullptr;                                   // borrowed
+    PyObject* answered = nullptr;       // borrowed
     PyRef spec = PyRef::steal(delegate_find_spec(self, meta_path, args, nargs, answered));
     if (!spec)
         return nullptr;

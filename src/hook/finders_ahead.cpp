@@ -29,7 +29,8 @@ constexpr std::size_t k_most_looked_at = 64;
 /// The finders ahead of ours looked at, held: a pointer compared is then one of them.
 std::vector<PyRef>& looked_at()
 {
-    static auto* finders = new std::vector<PyRef>; // NOLINT(cppcoreguidelines-owning-memory): Python references, never freed
+    static auto* finders =
+        new std::vector<PyRef>; // NOLINT(cppcoreguidelines-owning-memory): Python references, never freed
     return *finders;
 }
 
@@ -45,8 +46,8 @@ PyObject* ahead_call(PyObject* self, PyObject* args, PyObject* kwargs)
     if (!spec || spec.get() == Py_None)
         return spec.release(); // the finder's answer, or its error, as it gave them
     PyObject* name = PyTuple_GET_SIZE(args) > 0 ? PyTuple_GET_ITEM(args, 0) // borrowed
-                     : kwargs                  ? PyDict_GetItemString(kwargs, "fullname")
-                                               : nullptr;
+                     : kwargs                   ? PyDict_GetItemString(kwargs, "fullname")
+                                                : nullptr;
     if (!name || !PyUnicode_Check(name))
         return spec.release();
     return take_spec(std::move(spec), name, false);

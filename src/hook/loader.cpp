@@ -87,7 +87,6 @@ const char* type_name_of(PyObject* loader)
     return dot ? dot + 1 : name;
 }
 
-
 /// spec.parent into `out`, without running the property's Python code: ModuleSpec gives a
 /// package's own name (it has submodule_search_locations) and otherwise the name up to its last
 /// dot. `name` is the spec's, which the finder was asked for.
