@@ -349,13 +349,16 @@ void ensure_finder_first()
     PyObject* meta_path = capi::sys_attribute("meta_path"); // borrowed
     if (!g_finder || !meta_path || !PyList_Check(meta_path))
         return;
-    if (PyList_GET_SIZE(meta_path) > 0 && PyList_GET_ITEM(meta_path, 0) == g_finder)
+    if (PyList_GET_SIZE(meta_path) > 0 && PyList_GET_ITEM(meta_path, 0) == g_finder) {
+        watch_finders_ahead_from_now();
         return;
+    }
     for (Py_ssize_t i = PyList_GET_SIZE(meta_path) - 1; i >= 0; --i)
         if (PyList_GET_ITEM(meta_path, i) == g_finder && PySequence_DelItem(meta_path, i) < 0)
             throw capi::PythonError("moving the import finder");
     if (PyList_Insert(meta_path, 0, g_finder) < 0)
         throw capi::PythonError("moving the import finder");
+    watch_finders_ahead_from_now();
 }
 
 } // namespace importscope::hook

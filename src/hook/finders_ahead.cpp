@@ -125,11 +125,18 @@ bool for_each_ahead(PyObject* meta_path, Visit&& visit)
     return false;
 }
 
+bool g_watching = false; ///< watch_finders_ahead_from_now() was called
+
 } // namespace
+
+void watch_finders_ahead_from_now()
+{
+    g_watching = true;
+}
 
 bool finders_ahead(PyObject* meta_path)
 {
-    if (looked_at().size() >= k_most_looked_at)
+    if (!g_watching || looked_at().size() >= k_most_looked_at)
         return false;
     bool unseen = false;
     const bool ours_listed = for_each_ahead(meta_path, [&](PyObject* finder) {

@@ -10,8 +10,13 @@
 /// that calls its find_spec and takes the spec as ours takes the others' (take_spec, hooks.hpp).
 namespace importscope::hook {
 
+/// From now on, finders ahead of ours are the target's: called once ours is first on sys.meta_path
+/// as the target's code starts (after site and the .pth files, whose finders ours was put ahead of).
+void watch_finders_ahead_from_now();
+
 /// Whether `meta_path` has a finder ahead of ours that was not looked at yet: a few pointers
-/// compared, on every import. False when ours is not on it (the target removed it).
+/// compared, on every import. False when ours is not on it (the target removed it), and before
+/// watch_finders_ahead_from_now().
 bool finders_ahead(PyObject* meta_path);
 
 /// Gives each finder ahead of ours on `meta_path` that was not looked at yet our find_spec. A class

@@ -70,7 +70,8 @@ PyObject* default_create_module();
 PyObject* take_spec(capi::PyRef spec, PyObject* name, bool by_path_finder);
 
 /// Moves the finder back to the front of sys.meta_path if site or a .pth file inserted finders
-/// ahead of it, so that it sees every import of the target. Needs the GIL; throws PythonError.
+/// ahead of it, so that it sees every import of the target; the finders put ahead of it later are
+/// the target's (finders_ahead.hpp). Needs the GIL; throws PythonError.
 void ensure_finder_first();
 
 } // namespace importscope::hook

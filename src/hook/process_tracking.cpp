@@ -3,6 +3,7 @@
 #include "hook/diagnostics.hpp"
 #include "hook/environment_reads.hpp"
 #include "hook/failed_loads.hpp"
+#include "hook/finders_ahead.hpp"
 #include "hook/hooks.hpp"
 #include "hook/journal_writer.hpp"
 #include "hook/source_names.hpp"
@@ -230,6 +231,7 @@ PyObject* start_child(PyObject*, PyObject*)
     try {
         register_audit_hook();
         install_finder();
+        watch_finders_ahead_from_now(); // a child's site and .pth files have run: ours is first
         watch_alias_writes();
         install_process_trackers();
         install_environment_reads();

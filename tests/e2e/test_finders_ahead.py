@@ -71,6 +71,17 @@ def test_a_file_that_a_finder_ahead_of_ours_runs_under_two_names_is_found(import
     assert loaders == {"suite.check_a": "__main__.Rewriter", "check_a": "__main__.Rewriter"}
 
 
+def test_a_python_child_watches_the_finders_its_code_puts_ahead_too(importscope, tmp_path):
+    tree = finder_ahead_tree(tmp_path)
+    run = importscope("-c", "import subprocess, sys; sys.exit(subprocess.call([sys.executable, 'target.py']))",
+                      cwd=tree)
+    assert run.status == 0, run.stderr
+    [twice] = run.findings("duplicate-source-exec")
+    assert sorted(twice["module_names"]) == ["check_a", "suite.check_a"]
+    [child] = [p for p in run.report["processes"] if p["role"] != "main"]
+    assert f"in process {child['pid']}" in twice["message"]
+
+
 def test_the_targets_finders_and_their_answers_are_as_without_importscope(importscope, tmp_path):
     # The finder keeps its class's find_spec as its own (bound to it), the slotted one takes no
     # attribute and is left alone; the program's output is python's.
