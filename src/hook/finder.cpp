@@ -16,6 +16,7 @@
 #include "capi/names.hpp"
 #include "capi/py_ref.hpp"
 #include "capi/python_error.hpp"
+#include "capi/types.hpp"
 #include "importscope/util/error.hpp"
 
 #include <algorithm>
@@ -301,15 +302,8 @@ bool matches(std::string_view module_name)
 
 bool ready_finder_type(PyObject* module)
 {
-    g_finder_type = PyType_FromSpec(&g_finder_spec);
-    if (!g_finder_type)
-        return false;
-    Py_INCREF(g_finder_type);
-    if (PyModule_AddObject(module, "Finder", g_finder_type) < 0) {
-        Py_DECREF(g_finder_type);
-        return false;
-    }
-    return true;
+    g_finder_type = reinterpret_cast<PyObject*>(capi::add_type(module, &g_finder_spec, "Finder"));
+    return g_finder_type != nullptr;
 }
 
 void install_finder()

@@ -3,6 +3,7 @@
 #include "hook/hooks.hpp"
 
 #include "capi/py_ref.hpp"
+#include "capi/types.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -168,16 +169,8 @@ void watch_finders_ahead(PyObject* meta_path)
 
 bool ready_finder_ahead_type(PyObject* module)
 {
-    PyObject* type = PyType_FromSpec(&g_ahead_spec);
-    if (!type)
-        return false;
-    g_ahead_type = reinterpret_cast<PyTypeObject*>(type);
-    Py_INCREF(type);
-    if (PyModule_AddObject(module, "FindSpecAhead", type) < 0) {
-        Py_DECREF(type);
-        return false;
-    }
-    return true;
+    g_ahead_type = capi::add_type(module, &g_ahead_spec, "FindSpecAhead");
+    return g_ahead_type != nullptr;
 }
 
 } // namespace importscope::hook

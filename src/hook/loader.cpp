@@ -13,6 +13,7 @@
 #include "capi/names.hpp"
 #include "capi/py_ref.hpp"
 #include "capi/python_error.hpp"
+#include "capi/types.hpp"
 #include "importscope/util/clock.hpp"
 
 #include <fmt/format.h>
@@ -534,16 +535,8 @@ LoaderKind loader_kind(PyObject* loader)
 
 bool ready_loader_type(PyObject* module)
 {
-    PyObject* type = PyType_FromSpec(&g_wrapper_spec);
-    if (!type)
-        return false;
-    g_wrapper_type = reinterpret_cast<PyTypeObject*>(type);
-    Py_INCREF(type);
-    if (PyModule_AddObject(module, "LoaderWrapper", type) < 0) {
-        Py_DECREF(type);
-        return false;
-    }
-    return true;
+    g_wrapper_type = capi::add_type(module, &g_wrapper_spec, "LoaderWrapper");
+    return g_wrapper_type != nullptr;
 }
 
 bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, LoaderKind kind)
