@@ -155,6 +155,11 @@ LoaderKind kind_of_spec(PyObject* spec, PyObject* loader)
 
 PyObject* take_spec(PyRef spec, PyObject* name, bool by_path_finder)
 {
+    PyRef loader = PyRef::steal(capi::get_attribute(spec.get(), "loader"));
+    if (!loader || is_loader_wrapper(loader.get())) {
+        PyErr_Clear(); // none to look at, or taken already (a finder ahead of ours that asked ours)
+        return spec.release();
+    }
     // Whatever it records, an alias that an import goes through is seen: it is the cause of the
     // duplicates that follow, and costs a look-up in sys.modules per dotted import. Every top-level
     // name is looked up along sys.path once: a copy that shadows another, or a package directory
@@ -165,11 +170,6 @@ PyObject* take_spec(PyRef spec, PyObject* name, bool by_path_finder)
         note_installation(capi::to_utf8(name),
                           by_path_finder ? capi::attribute_text(spec.get(), "origin") : std::string());
     PyErr_Clear();
-    PyRef loader = PyRef::steal(capi::get_attribute(spec.get(), "loader"));
-    if (!loader || is_loader_wrapper(loader.get())) {
-        PyErr_Clear(); // none to wrap, or wrapped already (a finder ahead of ours that asked ours)
-        return spec.release();
-    }
     if (loader.get() == Py_None) {
         if (should_record(name, LoaderKind::namespace_package))
             record_namespace_package(spec.get(), name);

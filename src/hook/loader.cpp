@@ -491,8 +491,8 @@ void record_loads_by_path()
     replace_imp_function(imp.get(), "exec_dynamic", &g_exec_dynamic_def, g_exec_dynamic);
 }
 
-/// Asked of each class once: loaders are instances of a
-/// handful of classes, and a type's __module__ and __qualname__ cost more than the rest of a record.
+/// Asked of each class once: loaders are instances of a handful of classes, and a type's __module__
+/// and __qualname__ cost more than the rest of a record.
 void loader_type_name_into(std::string& out, PyObject* loader)
 {
     PyObject* type = PyType_Check(loader) ? loader : reinterpret_cast<PyObject*>(Py_TYPE(loader));

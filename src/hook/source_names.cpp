@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string_view>
 
 namespace importscope::hook {
@@ -77,6 +78,27 @@ PyRef origin_of(PyObject* module)
     return PyRef::borrow(PyDict_GetItemWithError(globals, capi::interned("__file__")));
 }
 
+/// The main module (borrowed) and its file, an absolute path (`origin` views `file`'s text); none
+/// before the main module has one (a `-c` target never does).
+struct MainFile {
+    PyObject* module = nullptr;
+    PyRef file;
+    std::string_view origin;
+};
+std::optional<MainFile> main_file()
+{
+    MainFile main;
+    main.module = main_module();
+    if (!main.module)
+        return std::nullopt;
+    main.file = origin_of(main.module);
+    PyErr_Clear();
+    main.origin = origin_text(main.file.get());
+    if (main.origin.empty() || main.origin.front() != '/')
+        return std::nullopt;
+    return main;
+}
+
 /// The main module (`__main__`, or `__mp_main__` in a multiprocessing child) is put in the table
 /// once it has a file, under its own name: a module that imports the script by name then finds it
 /// there (the double import trap of PEP 395). Until it has one, each call looks once.
@@ -85,18 +107,13 @@ void remember_main_module()
     static bool remembered = false;
     if (remembered)
         return;
-    PyObject* const main = main_module();
+    const std::optional<MainFile> main = main_file();
     if (!main)
         return;
-    const PyRef file = origin_of(main);
-    PyErr_Clear();
-    const std::string_view origin = origin_text(file.get());
-    if (origin.empty() || origin.front() != '/')
-        return;
     remembered = true;
-    PyRef name = PyRef::steal(PyModule_GetNameObject(main));
+    PyRef name = PyRef::steal(PyModule_GetNameObject(main->module));
     PyErr_Clear();
-    auto [entry, inserted] = first_finds().try_emplace(key_of(origin));
+    auto [entry, inserted] = first_finds().try_emplace(key_of(main->origin));
     if (!inserted || !name)
         return; // found under a module name first (`python -m pkg.mod`): note_main_run_again() sees that one
     entry->name = name.release();
@@ -186,14 +203,10 @@ bool found_under_another_name(PyObject* spec, PyObject* name, PyObject* loader, 
 
 void note_main_run_again()
 {
-    PyObject* const main = main_module();
+    const std::optional<MainFile> main = main_file();
     if (!main)
         return;
-    const PyRef origin_object = origin_of(main);
-    PyErr_Clear();
-    const std::string_view origin = origin_text(origin_object.get());
-    if (origin.empty() || origin.front() != '/')
-        return;
+    const std::string_view origin = main->origin;
     const std::uint64_t key = key_of(origin);
     FirstFind* const first = first_finds().find(key);
     // The file ran under a module name only if another module of sys.modules has it: `python -m
@@ -201,7 +214,7 @@ void note_main_run_again()
     // module is both __main__ and __mp_main__, one object.
     PyObject* const other = first ? PyDict_GetItemWithError(PyImport_GetModuleDict(), first->name) : nullptr;
     PyErr_Clear();
-    if (!other || other == main || !loaded_from(first->name, origin))
+    if (!other || other == main->module || !loaded_from(first->name, origin))
         return;
     record_first_late(key, origin, LoaderKind::source);
     FirstFind as_main;
