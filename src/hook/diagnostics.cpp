@@ -43,8 +43,8 @@ void on_modules_store(PyObject* key, PyObject* value)
 {
     if (!PyModule_Check(value) || !PyUnicode_Check(key))
         return;
-    PyObject* const name_key = capi::interned("__name__");
-    PyObject* const path_key = capi::interned("__path__");
+    PyObject* const name_key = capi::interned<"__name__">();
+    PyObject* const path_key = capi::interned<"__path__">();
     PyObject* dict = PyModule_GetDict(value);                                                          // borrowed
     PyObject* name = dict && name_key && path_key ? PyDict_GetItemWithError(dict, name_key) : nullptr; // borrowed
     if (!name || !PyUnicode_Check(name) || PyUnicode_Compare(name, key) == 0 ||

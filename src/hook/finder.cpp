@@ -39,7 +39,7 @@ PyObject* g_finder = nullptr;      // the installed instance; owned by sys.meta_
 /// with an error set.
 PyObject* call_find_spec(PyObject* finder, PyObject* const* args, Py_ssize_t nargs)
 {
-    PyObject* name = capi::interned("find_spec");
+    PyObject* name = capi::interned<"find_spec">();
     if (!name)
         return nullptr;
     std::array<PyObject*, 4> call{finder}; // self, then fullname, path and target
@@ -144,7 +144,7 @@ LoaderKind kind_of_spec(PyObject* spec, PyObject* loader)
     const LoaderKind kind = loader_kind(loader);
     if (kind != LoaderKind::other)
         return kind;
-    PyRef located = PyRef::steal(capi::get_attribute(spec, "has_location"));
+    PyRef located = PyRef::steal(capi::get_attribute<"has_location">(spec));
     const bool has_location = located && PyObject_IsTrue(located.get()) == 1;
     const bool python_file = has_location && capi::attribute_text(spec, "origin").ends_with(".py");
     PyErr_Clear();
@@ -155,7 +155,7 @@ LoaderKind kind_of_spec(PyObject* spec, PyObject* loader)
 
 PyObject* take_spec(PyRef spec, PyObject* name, bool by_path_finder)
 {
-    PyRef loader = PyRef::steal(capi::get_attribute(spec.get(), "loader"));
+    PyRef loader = PyRef::steal(capi::get_attribute<"loader">(spec.get()));
     if (!loader || is_loader_wrapper(loader.get())) {
         PyErr_Clear(); // none to look at, or taken already (a finder ahead of ours that asked ours)
         return spec.release();

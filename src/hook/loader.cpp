@@ -97,7 +97,7 @@ void spec_parent_into(std::string& out, PyObject* spec, const std::string& name)
         capi::attribute_text_into(out, spec, "parent"); // another spec class may define it otherwise
         return;
     }
-    PyRef locations = PyRef::steal(capi::get_attribute(spec, "submodule_search_locations"));
+    PyRef locations = PyRef::steal(capi::get_attribute<"submodule_search_locations">(spec));
     if (!locations) {
         PyErr_Clear();
         capi::attribute_text_into(out, spec, "parent");
@@ -160,7 +160,7 @@ void record_begin(LoaderWrapper* self, PyObject* spec)
     e.id = self->load.id;
     capi::to_utf8_into(e.name, self->load.name.get());
     e.kind.assign(to_string(self->load.kind));
-    PyRef origin = PyRef::steal(capi::get_attribute(spec, "origin"));
+    PyRef origin = PyRef::steal(capi::get_attribute<"origin">(spec));
     if (origin && PyUnicode_Check(origin.get())) {
         capi::to_utf8_into(e.origin, origin.get());
     } else {
@@ -214,13 +214,13 @@ void record_end(LoaderWrapper* self, PyObject* exception)
 }
 
 /// Puts the original loader back where the import system stored ours.
-void give_back_loader(LoaderWrapper* self, PyObject* holder, const char* attribute)
+void give_back_loader(LoaderWrapper* self, PyObject* holder, PyObject* attribute)
 {
-    if (!holder)
+    if (!holder || !attribute)
         return;
-    PyRef current = PyRef::steal(capi::get_attribute(holder, attribute));
+    PyRef current = PyRef::steal(PyObject_GetAttr(holder, attribute));
     if (current.get() == reinterpret_cast<PyObject*>(self))
-        capi::set_attribute(holder, attribute, self->load.wrapped.get());
+        PyObject_SetAttr(holder, attribute, self->load.wrapped.get());
     PyErr_Clear();
 }
 
@@ -251,7 +251,7 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
         }
         PyErr_Clear();
     }
-    PyRef method = PyRef::steal(capi::get_attribute(self->load.wrapped.get(), "create_module"));
+    PyRef method = PyRef::steal(capi::get_attribute<"create_module">(self->load.wrapped.get()));
     if (!method || (PyMethod_Check(method.get()) && PyMethod_GET_FUNCTION(method.get()) == default_create_module())) {
         // Loaders may omit create_module, and importlib's own returns None: default module
         // creation, without a call.
@@ -267,7 +267,7 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
         // For an extension this is where PyInit failed; the spec is dropped, the error goes on.
         PyRef exception = PyRef::steal(capi::compat::fetch_exception());
         record_end(self, exception.get());
-        give_back_loader(self, spec, "loader");
+        give_back_loader(self, spec, capi::interned<"loader">());
         capi::compat::restore_exception(exception.release());
         return nullptr;
     }
@@ -278,7 +278,7 @@ PyObject* wrapper_create_module(PyObject* self_object, PyObject* spec)
 PyObject* wrapper_exec_module(PyObject* self_object, PyObject* module)
 {
     LoaderWrapper* self = as_wrapper(self_object);
-    PyRef spec = PyRef::steal(capi::get_attribute(module, "__spec__"));
+    PyRef spec = PyRef::steal(capi::get_attribute<"__spec__">(module));
     PyErr_Clear();
     if (!self->load.begun && spec) {
         // importlib.reload() executes without creating.
@@ -288,14 +288,14 @@ PyObject* wrapper_exec_module(PyObject* self_object, PyObject* module)
         }
         PyErr_Clear();
     }
-    PyObject* exec_name = capi::interned("exec_module");
+    PyObject* exec_name = capi::interned<"exec_module">();
     PyRef result = PyRef::steal(load_keeping_warnings(self, [&] {
         return exec_name ? PyObject_CallMethodOneArg(self->load.wrapped.get(), exec_name, module)
                          : PyObject_CallMethod(self->load.wrapped.get(), "exec_module", "O", module);
     }));
     PyRef exception = result ? PyRef() : PyRef::steal(capi::compat::fetch_exception());
-    give_back_loader(self, module, "__loader__");
-    give_back_loader(self, spec.get(), "loader");
+    give_back_loader(self, module, capi::interned<"__loader__">());
+    give_back_loader(self, spec.get(), capi::interned<"loader">());
     record_end(self, exception.get());
     if (exception) {
         capi::compat::restore_exception(exception.release());
@@ -398,7 +398,7 @@ bool has_exec_step(PyObject* module)
 template <typename Load>
 PyObject* record_load_by_path(PyObject* spec, PyObject* name, Load&& load)
 {
-    PyRef loader = PyRef::steal(capi::get_attribute(spec, "loader"));
+    PyRef loader = PyRef::steal(capi::get_attribute<"loader">(spec));
     PyErr_Clear();
     PyRef wrapper = new_wrapper(loader ? loader.get() : Py_None, name, LoaderKind::extension);
     if (!wrapper) {
@@ -432,7 +432,7 @@ PyObject* recorded_create_dynamic(PyObject* /*module*/, PyObject* const* args, P
     auto load = [&] { return PyObject_Vectorcall(g_create_dynamic, args, static_cast<std::size_t>(nargs), nullptr); };
     if (nargs < 1 || args[0] == t_wrapped_spec || !JournalWriter::instance().is_open())
         return load();
-    PyRef name = PyRef::steal(capi::get_attribute(args[0], "name"));
+    PyRef name = PyRef::steal(capi::get_attribute<"name">(args[0]));
     if (!name || !PyUnicode_Check(name.get())) {
         PyErr_Clear();
         return load();
@@ -542,13 +542,14 @@ bool ready_loader_type(PyObject* module)
 bool wrap_spec_loader(PyObject* spec, PyObject* loader, PyObject* name, LoaderKind kind)
 {
     PyRef wrapper = new_wrapper(loader, name, kind);
-    return wrapper && capi::set_attribute(spec, "loader", wrapper.get()) == 0;
+    PyObject* key = capi::interned<"loader">();
+    return wrapper && key && PyObject_SetAttr(spec, key, wrapper.get()) == 0;
 }
 
 void record_namespace_package(PyObject* spec, PyObject* name)
 {
     JournalWriter& journal = JournalWriter::instance();
-    PyRef locations = PyRef::steal(capi::get_attribute(spec, "submodule_search_locations"));
+    PyRef locations = PyRef::steal(capi::get_attribute<"submodule_search_locations">(spec));
     if (!journal.is_open() || !locations || locations.get() == Py_None) {
         PyErr_Clear(); // a spec without a loader that is no namespace package: the import fails on its own
         return;

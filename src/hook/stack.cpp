@@ -215,7 +215,7 @@ void capture_import_stack_into(std::vector<journal::Frame>& stack, std::size_t m
     // Most frames of an import are importlib's own: they are recognised by file name alone, before
     // anything else about them is looked up. A frame the journal holds already is written by number,
     // so a line number (a walk of the line table) is computed once per distinct frame.
-    PyObject* const name_key = capi::interned("__name__"); // null: frames are described without their module
+    PyObject* const name_key = capi::interned<"__name__">(); // null: frames are described without their module
     BootstrapFiles& bootstrap = BootstrapFiles::instance();
     struct Kept {
         capi::FrameView frame;
@@ -271,7 +271,7 @@ std::vector<journal::Frame> capture_import_stack(std::size_t max_frames)
 std::vector<journal::Frame> capture_plain_stack(std::size_t max_frames)
 {
     assert(PyGILState_Check());
-    PyObject* const name_key = capi::interned("__name__");
+    PyObject* const name_key = capi::interned<"__name__">();
     std::vector<journal::Frame> stack;
     for (capi::FrameWalk walk; walk && stack.size() < max_frames; walk.next()) {
         const capi::FrameView frame = walk.view();
