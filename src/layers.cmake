@@ -17,7 +17,7 @@ endfunction()
 
 importscope_add_layer(importscope_util util FILES
     error.cpp console.cpp atomic_file.cpp destination.cpp redact.cpp redact_shapes.cpp run_program.cpp
-    host.cpp utf8.cpp json_writer.cpp keep_until_exit.cpp process_facts.cpp regular_file.cpp)
+    host.cpp utf8.cpp json_writer.cpp keep_until_exit.cpp process_facts.cpp regular_file.cpp cache_dir.cpp)
 target_include_directories(importscope_util PUBLIC ${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
 
 importscope_add_layer(importscope_journal journal FILES

@@ -1,5 +1,7 @@
 #include "importscope/collect/distributions.hpp"
 #include "importscope/util/regular_file.hpp"
+
+#include "metadata_cache.hpp"
 #include "importscope/util/unique_fd.hpp"
 
 #include <algorithm>
@@ -215,6 +217,24 @@ bool record_lists(const std::string& metadata, const std::string& file)
 
 } // namespace
 
+namespace {
+
+/// The metadata directories of `directory` (held open as `opened`) that name a distribution, in
+/// the order of their names.
+std::vector<MetadataEntry> read_metadata_entries(const Directory& opened, const std::string& directory)
+{
+    std::vector<MetadataEntry> entries;
+    for (const std::string& metadata : metadata_directories_in(directory))
+        if (auto distribution = read_metadata(opened.fd(), metadata_file(metadata)))
+            entries.push_back({metadata, std::move(distribution->name), std::move(distribution->version),
+                               top_level_names(opened.fd(), metadata)});
+    return entries;
+}
+
+} // namespace
+
+DistributionIndex::DistributionIndex(std::optional<std::filesystem::path> cache) : m_cache(std::move(cache)) {}
+
 const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const std::string& directory)
 {
     auto [it, inserted] = m_directories.try_emplace(directory);
@@ -223,15 +243,20 @@ const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const 
     const Directory opened(directory);
     if (!opened)
         return it->second;
-    for (const std::string& metadata : metadata_directories_in(directory)) {
-        const auto distribution = read_metadata(opened.fd(), metadata_file(metadata));
-        if (!distribution)
-            continue;
-        for (const std::string& name : top_level_names(opened.fd(), metadata)) {
+    const std::optional<DirectoryStamp> stamp = m_cache ? stamp_of(opened.fd()) : std::nullopt;
+    std::optional<std::vector<MetadataEntry>> entries =
+        stamp ? cached_metadata(*m_cache, directory, *stamp) : std::nullopt;
+    if (!entries) {
+        entries = read_metadata_entries(opened, directory);
+        if (stamp && !entries->empty()) // a directory without metadata (the standard library's) costs a listing
+            cache_metadata(*m_cache, directory, *stamp, *entries);
+    }
+    for (const MetadataEntry& entry : *entries) {
+        for (const std::string& name : entry.top_level) {
             std::vector<Claim>& claims = it->second[name];
             if (std::none_of(claims.begin(), claims.end(),
-                             [&](const Claim& c) { return c.distribution.name == distribution->name; }))
-                claims.push_back({*distribution, joined(directory, metadata)});
+                             [&](const Claim& c) { return c.distribution.name == entry.name; }))
+                claims.push_back({{entry.name, entry.version}, joined(directory, entry.metadata)});
         }
     }
     return it->second;

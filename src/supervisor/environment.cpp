@@ -4,6 +4,7 @@
 #include "importscope/util/run_program.hpp"
 
 #include "importscope/util/atomic_file.hpp"
+#include "importscope/util/cache_dir.hpp"
 #include "importscope/util/regular_file.hpp"
 #include "importscope/util/clock.hpp"
 #include "importscope/util/sha256.hpp"
@@ -58,10 +59,8 @@ nlohmann::json collect_gpus()
 std::string cache_path_for(const std::string& python_executable, const std::string& script)
 {
     namespace fs = std::filesystem;
-    const char* xdg = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    fs::path dir = xdg && *xdg ? fs::path(xdg) : home && *home ? fs::path(home) / ".cache" : fs::path();
-    if (dir.empty())
+    const std::optional<fs::path> dir = cache_directory();
+    if (!dir)
         return {};
     std::error_code ec;
     // The scripts' versions: fingerprint.py and the startup_path.py beside it.
@@ -74,28 +73,11 @@ std::string cache_path_for(const std::string& python_executable, const std::stri
     // its base's, and each venv has a fingerprint of its own.
     const std::string key = fs::absolute(python_executable, ec).lexically_normal().string() + '\0' +
                             (pythonpath ? pythonpath : "") + '\0' + (no_user_site ? no_user_site : "") + '\0' + scripts;
-    return (dir / "importscope" / ("fingerprint-" + sha256_hex(key).substr(0, 24) + ".json")).string();
+    return (*dir / ("fingerprint-" + sha256_hex(key).substr(0, 24) + ".json")).string();
 }
 
-/// Keeps the newest k_cached_fingerprints answers: every interpreter, venv and PYTHONPATH has one,
-/// and a CI machine that makes a venv per job would otherwise collect them for ever.
+/// The newest answers kept: one per interpreter, venv and PYTHONPATH.
 constexpr std::size_t k_cached_fingerprints = 64;
-void prune_cache(const std::filesystem::path& dir)
-{
-    namespace fs = std::filesystem;
-    std::vector<std::pair<fs::file_time_type, fs::path>> answers;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(dir, ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.starts_with("fingerprint-") && name.ends_with(".json"))
-            answers.emplace_back(entry.last_write_time(ec), entry.path());
-    }
-    if (answers.size() <= k_cached_fingerprints)
-        return;
-    std::sort(answers.begin(), answers.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (std::size_t i = k_cached_fingerprints; i < answers.size(); ++i)
-        fs::remove(answers[i].second, ec);
-}
 
 /// The cached answer, if every directory it read still has the modification time it had.
 nlohmann::json still_valid(const std::string& cache_path)
@@ -202,7 +184,8 @@ nlohmann::json Fingerprint::finish(std::map<int, ProcessExit>& reaped, double ti
         try {
             std::filesystem::create_directories(std::filesystem::path(m_cache_path).parent_path());
             write_file_atomically(m_cache_path, facts.dump());
-            prune_cache(std::filesystem::path(m_cache_path).parent_path());
+            prune_cache_files(std::filesystem::path(m_cache_path).parent_path(), "fingerprint-", ".json",
+                              k_cached_fingerprints);
         } catch (const std::exception&) {
             // an unwritable cache only costs the next run the fingerprint
         }

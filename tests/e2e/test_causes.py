@@ -4,6 +4,7 @@ never reached PyInit. Run under Debian's /usr/bin/python3, which sees python3-lx
 python3-pikepdf (tools/install-deps.sh installs them)."""
 import os
 import subprocess
+import time
 
 import pytest
 
@@ -275,3 +276,27 @@ def test_two_distributions_pip_installed_into_one_directory_are_named_together(i
             file.unlink()
         metadata.rmdir()
     assert importscope("-c", "import twin", python=DEBIAN_PYTHON, env=env).findings() == []
+
+
+def test_a_directory_s_distributions_are_cached_until_an_installation_changes_it(importscope, tmp_path):
+    # The metadata of a site directory is kept in importscope's cache: a distribution installed
+    # beside the cached ones is seen by the next run all the same.
+    site = install_twins(tmp_path)
+    [twin_b] = site.glob("twin_b-*.dist-info")
+    twin_b.rename(tmp_path / twin_b.name)  # uninstalled, for now
+    long_ago = time.time() - 60
+    os.utime(site, (long_ago, long_ago))  # settled: a directory changed in the last seconds is not cached
+    cache = tmp_path / "cache"
+    env = dict(os.environ, PYTHONPATH=str(site), XDG_CACHE_HOME=str(cache))
+    alone = importscope("--match", "twin", "-c", "import twin", python=DEBIAN_PYTHON, env=env)
+    assert alone.status == 0, alone.stderr
+    assert alone.findings() == []
+    assert alone.report["environment"]["distributions"]["twin"] == [{"name": "twin-a", "version": "1.0"}]
+    assert list((cache / "importscope").glob("distributions-*.json")), "the site directory's metadata was not cached"
+
+    (tmp_path / twin_b.name).rename(twin_b)  # installed again: the directory's time changes
+    os.utime(site, (long_ago + 30, long_ago + 30))
+    both = importscope("--match", "twin", "-c", "import twin", python=DEBIAN_PYTHON, env=env)
+    [finding] = both.findings("multiple-installations")
+    assert finding["evidence"]["distributions"] == [{"name": "twin-a", "version": "1.0"},
+                                                    {"name": "twin-b", "version": "2.0"}]

@@ -5,6 +5,8 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <ctime>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <future>
@@ -222,4 +224,97 @@ TEST_CASE("a metadata file larger than 64 MiB is not read", "[distributions]")
     const auto small = index.owners_of((site.path / "small_mod.py").string());
     REQUIRE(small.size() == 1);
     CHECK(small[0].name == "small");
+}
+
+namespace {
+
+/// Sets the modification time of `directory` to `seconds_ago` seconds before now.
+void age(const fs::path& directory, int seconds_ago)
+{
+    timespec times[2]{};
+    ::clock_gettime(CLOCK_REALTIME, &times[0]);
+    times[0].tv_sec -= seconds_ago;
+    times[1] = times[0];
+    REQUIRE(::utimensat(AT_FDCWD, directory.c_str(), times, 0) == 0);
+}
+
+std::vector<std::string> cache_files(const fs::path& cache)
+{
+    std::vector<std::string> names;
+    if (fs::exists(cache))
+        for (const auto& entry : fs::directory_iterator(cache))
+            names.push_back(entry.path().filename().string());
+    return names;
+}
+
+} // namespace
+
+TEST_CASE("a directory's distributions are kept in the cache while it keeps its modification time", "[distributions]")
+{
+    testing::TempDir site;
+    testing::TempDir cache;
+    write(site.path / "alpha/__init__.py", "");
+    write(site.path / "beta/__init__.py", "");
+    dist_info(site.path, "alpha", "1.0", "alpha", {"alpha/__init__.py"});
+    age(site.path, 60);
+    const std::string alpha = (site.path / "alpha/__init__.py").string();
+    const std::string beta = (site.path / "beta/__init__.py").string();
+    {
+        collect::DistributionIndex index(cache.path);
+        const auto owners = index.owners_of(alpha);
+        REQUIRE(owners.size() == 1);
+        CHECK(owners[0].version == "1.0");
+    }
+    REQUIRE(cache_files(cache.path).size() == 1);
+
+    // Changed in place, inside its metadata directory: the directory's time stays, and the cache
+    // answers (which shows that it is read).
+    write(site.path / "alpha-1.0.dist-info/METADATA", "Metadata-Version: 2.1\nName: alpha\nVersion: 1.0.post1\n\n");
+    {
+        collect::DistributionIndex index(cache.path);
+        CHECK(index.owners_of(alpha).at(0).version == "1.0");
+        collect::DistributionIndex uncached(std::nullopt);
+        CHECK(uncached.owners_of(alpha).at(0).version == "1.0.post1");
+    }
+
+    // A distribution installed: a metadata directory more, a new modification time, read again.
+    dist_info(site.path, "beta", "2.0", "beta", {"beta/__init__.py"});
+    age(site.path, 30);
+    {
+        collect::DistributionIndex index(cache.path);
+        CHECK(index.owners_of(alpha).at(0).version == "1.0.post1");
+        const auto owners = index.owners_of(beta);
+        REQUIRE(owners.size() == 1);
+        CHECK(owners[0].name == "beta");
+    }
+    CHECK(cache_files(cache.path).size() == 1); // the directory's file, replaced
+}
+
+TEST_CASE("a directory modified in the last seconds is not cached, and a damaged cache file is read past",
+          "[distributions]")
+{
+    testing::TempDir site;
+    testing::TempDir cache;
+    write(site.path / "alpha/__init__.py", "");
+    dist_info(site.path, "alpha", "1.0", "alpha", {"alpha/__init__.py"});
+    const std::string alpha = (site.path / "alpha/__init__.py").string();
+    {
+        // Just written: a change in the same tick of the file system's clock would go unseen.
+        collect::DistributionIndex index(cache.path);
+        CHECK(index.owners_of(alpha).at(0).name == "alpha");
+    }
+    CHECK(cache_files(cache.path).empty());
+
+    age(site.path, 60);
+    collect::DistributionIndex(cache.path).owners_of(alpha);
+    const std::vector<std::string> files = cache_files(cache.path);
+    REQUIRE(files.size() == 1);
+    for (const std::string& damaged :
+         {std::string("{\"format\": 1, \"directory\": "), std::string("[]"), std::string("{\"format\": 99}")}) {
+        write(cache.path / files[0], damaged);
+        collect::DistributionIndex index(cache.path);
+        const auto owners = index.owners_of(alpha);
+        REQUIRE(owners.size() == 1);
+        CHECK(owners[0].version == "1.0");
+    }
 }
