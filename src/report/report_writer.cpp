@@ -29,17 +29,17 @@ namespace importscope::report {
 namespace {
 
 /// The leading parts of the model's strings that is_plain_and_clear passed lately: a path's
-/// directory, through its last '/', or a whole string that has no '/' (a loader's name). The
-/// records of a run come from a few directories at a time and share their loader, so most
-/// strings are screened from their last '/' on, or not at all. That is the screen of the whole:
-/// no secret's shape reads past the byte after its word, and a '/' ends every word.
+/// directory, through its last '/'. The records of a run come from a few directories at a time,
+/// so most paths are screened from their last '/' on. That is the screen of the whole: no
+/// secret's shape reads past the byte after its word, and a '/' ends every word.
 class CleanPrefixes {
 public:
-    /// The part of `text` that this may hold.
+    /// The part of `text` that this may hold: empty for a text without a '/' (a module's name,
+    /// seen once each, which would push the directories out).
     static std::string_view prefix_of(std::string_view text)
     {
         const void* slash = memrchr(text.data(), '/', text.size());
-        return slash ? text.substr(0, static_cast<const char*>(slash) - text.data() + 1) : text;
+        return slash ? text.substr(0, static_cast<const char*>(slash) - text.data() + 1) : std::string_view();
     }
 
     /// Whether `prefix` is held; a prefix found is kept over the next add()s.
@@ -80,6 +80,21 @@ private:
     std::size_t m_hand = 0;
 };
 
+/// The last text of a field that passed the screen clear (JsonStream::string with a memo).
+class RecentText {
+public:
+    bool holds(std::string_view text) const { return m_kept && text == m_text; }
+    void keep(std::string_view text)
+    {
+        m_text.assign(text);
+        m_kept = true;
+    }
+
+private:
+    std::string m_text;
+    bool m_kept = false;
+};
+
 /// A writer, its buffer, and what each string of the model passes through: valid UTF-8 (invalid
 /// bytes replaced), the secret rules, and --redact-paths when it was given.
 class JsonStream {
@@ -104,8 +119,8 @@ public:
 
     /// A string of the model's: through the secret rules (docs/secrets.md) and --redact-paths.
     /// Most strings, names and paths, are plain ASCII that no rule touches, and pass one scan
-    /// (is_plain_and_clear) before they are copied between quotes.
-    void string(std::string_view text)
+    /// (is_plain_and_clear) before they are copied between quotes. True when it was such a string.
+    bool string(std::string_view text)
     {
         if (!m_redaction) {
             const std::string_view prefix = CleanPrefixes::prefix_of(text);
@@ -114,7 +129,7 @@ public:
                 if (!known)
                     m_clean.add(prefix);
                 m_writer.unescaped_string(text);
-                return;
+                return true;
             }
         }
         std::string_view valid = valid_utf8(text, m_scratch);
@@ -129,7 +144,22 @@ public:
             valid = m_scratch;
         }
         m_writer.string(valid);
+        return false;
     }
+
+    /// The same for a field whose text often repeats from one record to the next (a loader, a
+    /// kind, a package, a frame's module): a text equal to the last one `recent` passed plain is
+    /// copied between quotes without a scan, as the scan would pass it again.
+    void string(std::string_view text, RecentText& recent)
+    {
+        if (!m_redaction && recent.holds(text))
+            m_writer.unescaped_string(text);
+        else if (string(text))
+            recent.keep(text);
+    }
+
+    /// A text of importscope's own (a status), which no target controls: copied between quotes.
+    void own_text(std::string_view text) { m_writer.unescaped_string(text); }
 
     /// A string of a tree, which is redacted already.
     void plain(std::string_view text)
@@ -236,17 +266,23 @@ public:
     }
 };
 
-void write_frame(RecordStream& j, const journal::Frame& frame)
+/// The texts the frames of a report repeat, each frame's from the one before.
+struct FrameTexts {
+    RecentText function; ///< "<module>" in most
+    RecentText module;
+};
+
+void write_frame(RecordStream& j, const journal::Frame& frame, FrameTexts& recent)
 {
     j->start_object();
     j.key("file");
     j.string(frame.file);
     j.key("function");
-    j.string(frame.function);
+    j.string(frame.function, recent.function);
     j.key("line");
     j->number(frame.line);
     j.key("module");
-    j.string(frame.module);
+    j.string(frame.module, recent.module);
     j->end_object();
 }
 
@@ -383,9 +419,20 @@ private:
     std::vector<std::size_t> m_first;            ///< where each record's indexes begin, and the end
 };
 
+/// The texts the module records of a report repeat, each record's from the one before: a run's
+/// records share their kind and loader, a package's their parent, and most a real path equal to
+/// the origin.
+struct ModuleTexts {
+    RecentText kind;
+    RecentText loader;
+    RecentText parent;
+    RecentText file; ///< the origin, then the real path
+};
+
 /// One module record (docs/report-format.md), keys sorted; `frames`: the indexes of its frames in
 /// the report's "frames", its stack's and then its caught_at's (ReportFrames::indexes_of).
-void write_module(RecordStream& j, std::span<const std::uint32_t> frames, const analysis::ModuleRecord& r)
+void write_module(RecordStream& j, std::span<const std::uint32_t> frames, const analysis::ModuleRecord& r,
+                  ModuleTexts& recent)
 {
     const std::size_t depth = r.stack.size();
     j->start_object();
@@ -418,32 +465,32 @@ void write_module(RecordStream& j, std::span<const std::uint32_t> frames, const 
     j.key("initialized_extension");
     j->boolean(r.initialized_extension);
     j.key("kind");
-    j.string(r.kind);
+    j.string(r.kind, recent.kind);
     if (r.late) {
         j.key("late");
         j->boolean(true);
     }
     j.key("loader");
-    j.string(r.loader);
+    j.string(r.loader, recent.loader);
     j.key("name");
     j.string(r.name);
     j.key("order");
     j->number(r.order);
     j.key("origin");
-    j.string(r.origin);
+    j.string(r.origin, recent.file);
     j.key("parent");
-    j.string(r.parent);
+    j.string(r.parent, recent.parent);
     j.key("pid");
     j->number(r.pid);
     j.key("realpath");
-    j.string(r.realpath);
+    j.string(r.realpath, recent.file);
     j.key("stack");
     j->start_array();
     for (const std::uint32_t index : frames.first(depth))
         j->number(index);
     j->end_array();
     j.key("status");
-    j.string(analysis::to_string(r.status));
+    j.own_text(analysis::to_string(r.status));
     j.key("via_finder");
     j->boolean(r.via_finder);
     if (!r.warnings.empty()) {
@@ -542,11 +589,14 @@ void ReportWriter::write_records(std::span<const analysis::ModuleRecord* const> 
     write_head(j, k_schema, [&](std::string_view key) {
         if (key == "frames")
             write_records_of(j, key, frames.frames(), redaction,
-                             [](RecordStream& record, const journal::Frame* frame) { write_frame(record, *frame); });
+                             [recent = FrameTexts()](RecordStream& record, const journal::Frame* frame) mutable {
+                                 write_frame(record, *frame, recent);
+                             });
         else
             write_records_of(j, key, records, redaction,
-                             [&, n = std::size_t{0}](RecordStream& record, const analysis::ModuleRecord* r) mutable {
-                                 write_module(record, frames.indexes_of(n++), *r);
+                             [&, n = std::size_t{0}, recent = ModuleTexts()](RecordStream& record,
+                                                                             const analysis::ModuleRecord* r) mutable {
+                                 write_module(record, frames.indexes_of(n++), *r, recent);
                              });
     });
     j.flush(true); // all of it in the sink's hands: the rest may come much later
