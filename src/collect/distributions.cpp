@@ -1,8 +1,8 @@
 #include "importscope/collect/distributions.hpp"
 #include "importscope/util/regular_file.hpp"
+#include "importscope/util/unique_fd.hpp"
 
 #include "metadata_cache.hpp"
-#include "importscope/util/unique_fd.hpp"
 
 #include <algorithm>
 #include <array>
@@ -298,23 +298,40 @@ std::map<std::string, std::optional<std::string>> installed_versions(const std::
     return versions;
 }
 
+namespace {
+
+/// A path cut at its last '/': what comes before (as fs::path::parent_path() has it: "/" for a
+/// file at the root, "" for a name alone) and the name after it.
+std::pair<std::string_view, std::string_view> parent_and_name(std::string_view path)
+{
+    const std::size_t slash = path.rfind('/');
+    if (slash == std::string_view::npos)
+        return {{}, path};
+    std::string_view parent = path.substr(0, slash);
+    while (parent.size() > 1 && parent.back() == '/') // "a//b" -> "a"
+        parent.remove_suffix(1);
+    return {parent.empty() ? path.substr(0, 1) : parent, path.substr(slash + 1)};
+}
+
+} // namespace
+
 std::vector<analysis::Distribution> DistributionIndex::owners_of(const std::string& origin)
 {
-    const fs::path path(origin);
-    const bool package = path.filename().string().starts_with("__init__.");
-    const fs::path importable = package ? path.parent_path() : path;
-    const std::string name =
-        package ? importable.filename().string() : std::string(top_level_of(importable.filename().string()));
-    const TopLevelNames& names = read_directory(importable.parent_path().string());
+    // Views of the origin, not fs::path: the look-up comes once per top-level name a run imports.
+    const auto [directory, file] = parent_and_name(origin);
+    const bool package = file.starts_with("__init__.");
+    const auto [parent, importable] = package ? parent_and_name(directory) : std::pair{directory, file};
+    const std::string name(package ? importable : top_level_of(importable));
+    const TopLevelNames& names = read_directory(std::string(parent));
     const auto it = names.find(name);
     if (it == names.end())
         return {};
     // Two claims of one name: those whose RECORD lists another file of that name (pytest's py.py
     // beside the py package) do not provide this one.
-    const std::string file = package ? name + "/" + path.filename().string() : path.filename().string();
+    const std::string listed = package ? name + "/" + std::string(file) : std::string(file);
     std::vector<analysis::Distribution> owners;
     for (const Claim& claim : it->second)
-        if (it->second.size() == 1 || record_lists(claim.metadata, file))
+        if (it->second.size() == 1 || record_lists(claim.metadata, listed))
             owners.push_back(claim.distribution);
     return owners;
 }

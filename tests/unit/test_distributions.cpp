@@ -318,3 +318,15 @@ TEST_CASE("a directory modified in the last seconds is not cached, and a damaged
         CHECK(owners[0].version == "1.0");
     }
 }
+
+TEST_CASE("a directory whose metadata names hold a tab is read every time, never cached", "[distributions]")
+{
+    testing::TempDir site;
+    testing::TempDir cache;
+    write(site.path / "odd/__init__.py", "");
+    dist_info(site.path, "odd", "1.0", "odd\nod\td", {"odd/__init__.py"}); // a tab would cut a cached line
+    age(site.path, 60);
+    collect::DistributionIndex index(cache.path);
+    CHECK(index.owners_of((site.path / "odd/__init__.py").string()).at(0).name == "odd");
+    CHECK(cache_files(cache.path).empty());
+}
