@@ -248,7 +248,7 @@ const DistributionIndex::TopLevelNames& DistributionIndex::read_directory(const 
         stamp ? cached_metadata(*m_cache, directory, *stamp) : std::nullopt;
     if (!entries) {
         entries = read_metadata_entries(opened, directory);
-        if (stamp && !entries->empty()) // a directory without metadata (the standard library's) costs a listing
+        if (stamp) // one without metadata too: the standard library's directory is a long listing
             cache_metadata(*m_cache, directory, *stamp, *entries);
     }
     for (const MetadataEntry& entry : *entries) {

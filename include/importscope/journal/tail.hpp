@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,13 @@ private:
     /// Reads what the shared journal gained: its whole records, or everything at the end.
     void read_shared(bool to_end);
 
+    /// The run directory's journals as last listed, and the directory's modification time then.
+    const std::vector<std::filesystem::path>& journals_now();
+
     std::filesystem::path m_run_dir;
+    std::vector<std::filesystem::path> m_listed;
+    std::optional<std::int64_t> m_listed_mtime_ns;
+    unsigned m_polls_since_listing = 0;
     EventSink m_sink;
     KnownFrames m_known;
     const SharedJournal* m_shared = nullptr;
