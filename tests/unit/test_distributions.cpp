@@ -330,3 +330,21 @@ TEST_CASE("a directory whose metadata names hold a tab is read every time, never
     CHECK(index.owners_of((site.path / "odd/__init__.py").string()).at(0).name == "odd");
     CHECK(cache_files(cache.path).empty());
 }
+
+TEST_CASE("a cache that cannot be written costs the reading, never the answer", "[distributions]")
+{
+    testing::TempDir site;
+    testing::TempDir scratch;
+    write(site.path / "alpha/__init__.py", "");
+    dist_info(site.path, "alpha", "1.0", "alpha", {"alpha/__init__.py"});
+    age(site.path, 60);
+    const fs::path not_a_directory = scratch.path / "cache";
+    write(not_a_directory, "a file where the cache directory would be\n");
+    for (int run = 0; run < 2; ++run) {
+        collect::DistributionIndex index(not_a_directory);
+        const auto owners = index.owners_of((site.path / "alpha/__init__.py").string());
+        REQUIRE(owners.size() == 1);
+        CHECK(owners[0].name == "alpha");
+    }
+    CHECK(fs::is_regular_file(not_a_directory));
+}
