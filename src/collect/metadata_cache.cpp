@@ -2,13 +2,13 @@
 
 #include "importscope/util/atomic_file.hpp"
 #include "importscope/util/cache_dir.hpp"
+#include "importscope/util/clock.hpp"
 #include "importscope/util/regular_file.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <charconv>
-#include <ctime>
 #include <string_view>
 #include <sys/stat.h>
 
@@ -32,13 +32,6 @@ fs::path cache_file_of(const fs::path& cache, std::string_view directory)
     for (const char c : directory)
         hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
     return cache / fmt::format("distributions-{:016x}", hash);
-}
-
-std::int64_t wall_ns()
-{
-    timespec now{};
-    ::clock_gettime(CLOCK_REALTIME, &now);
-    return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
 }
 
 /// The next line of `text` (without its '\n'), taken off it; none at its end.
@@ -104,7 +97,7 @@ std::optional<DirectoryStamp> stamp_of(int fd)
     if (::fstat(fd, &st) != 0)
         return std::nullopt;
     return DirectoryStamp{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-                          static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec};
+                          nanoseconds_of(st.st_mtim)};
 }
 
 std::optional<std::vector<MetadataEntry>> cached_metadata(const fs::path& cache, const std::string& directory,

@@ -1,12 +1,12 @@
 #include "importscope/journal/tail.hpp"
 
 #include "importscope/journal/run_layout.hpp"
+#include "importscope/util/clock.hpp"
 
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
-#include <ctime>
 #include <sys/stat.h>
 
 namespace importscope::journal {
@@ -83,14 +83,7 @@ std::optional<std::int64_t> modified_ns(const std::filesystem::path& directory)
     struct stat st {};
     if (::stat(directory.c_str(), &st) != 0)
         return std::nullopt;
-    return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
-}
-
-std::int64_t wall_ns()
-{
-    timespec now{};
-    ::clock_gettime(CLOCK_REALTIME, &now);
-    return static_cast<std::int64_t>(now.tv_sec) * 1'000'000'000 + now.tv_nsec;
+    return nanoseconds_of(st.st_mtim);
 }
 
 } // namespace

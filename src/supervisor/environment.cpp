@@ -93,7 +93,7 @@ nlohmann::json still_valid(const std::string& cache_path)
         if (!entry.is_array() || entry.size() != 2 || !entry[0].is_string() || !entry[1].is_number_integer() ||
             ::stat(entry[0].get<std::string>().c_str(), &st) != 0)
             return nullptr;
-        const std::int64_t mtime = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
+        const std::int64_t mtime = nanoseconds_of(st.st_mtim);
         if (mtime != entry[1].get<std::int64_t>())
             return nullptr;
     }

@@ -57,8 +57,7 @@ FileSnapshot snapshot_of(const std::filesystem::path& path)
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
         return {};
     return {true, static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
-            static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec,
-            static_cast<std::int64_t>(st.st_size)};
+            nanoseconds_of(st.st_mtim), static_cast<std::int64_t>(st.st_size)};
 }
 
 /// `path` still holds what `before` saw: the temporary file is swapped in, and swapped back out if
