@@ -11,11 +11,11 @@ namespace importscope::capi {
 PyObject* interned(const char* name)
 {
     assert(PyGILState_Check());
-    // A few dozen names, each looked up several times per import, nearly always through the same
-    // literal: the literal's address finds it at once. Interning gives one object per text, so
-    // two literals of one text are the same name. A slot per address in front of the map saves
-    // about 40 instructions on each of the hooks' 18 or so look-ups per recorded import
-    // (callgrind, 5,000 modules, --match '*'); two literals that share a slot take turns in it.
+    // The look-ups of every import go through interned<"name">(), which keeps its object at the
+    // call; these are the others (the once-per-class and once-per-top-level ones, and names made
+    // at run time), nearly always through the same literal: the literal's address finds it at
+    // once. Interning gives one object per text, so two literals of one text are the same name;
+    // two literals that share a slot take turns in it.
     struct Recent {
         const char* name;
         PyObject* object;

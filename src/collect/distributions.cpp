@@ -215,10 +215,6 @@ bool record_lists(const std::string& metadata, const std::string& file)
     return record->starts_with(entry) || record->find('\n' + entry) != std::string::npos;
 }
 
-} // namespace
-
-namespace {
-
 /// The metadata directories of `directory` (held open as `opened`) that name a distribution, in
 /// the order of their names.
 std::vector<MetadataEntry> read_metadata_entries(const Directory& opened, const std::string& directory)

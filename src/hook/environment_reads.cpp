@@ -87,7 +87,7 @@ journal::Frame describe(const capi::FrameView& frame, int line)
     out.function = capi::to_utf8(capi::compat::code_name(frame.code));
     out.line = line;
     if (frame.globals && PyDict_Check(frame.globals))
-        if (PyObject* name = PyDict_GetItemWithError(frame.globals, capi::interned("__name__"));
+        if (PyObject* name = PyDict_GetItemWithError(frame.globals, capi::interned<"__name__">());
             name && PyUnicode_Check(name))
             out.module = capi::to_utf8(name);
     return out;

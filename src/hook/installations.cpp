@@ -27,7 +27,7 @@ std::set<std::string> g_installations_seen; // per process image; a fork keeps i
 /// The origin of PathFinder's spec for `name` over `path`, or "".
 std::string path_finder_origin(PyObject* name, PyObject* path)
 {
-    PyObject* find_spec = capi::interned("find_spec");
+    PyObject* find_spec = capi::interned<"find_spec">();
     PyRef spec = PyRef::steal(find_spec ? PyObject_CallMethodObjArgs(path_finder(), find_spec, name, path, nullptr)
                                         : nullptr);
     std::string origin = spec && spec.get() != Py_None ? capi::attribute_text(spec.get(), "origin") : std::string();

@@ -59,7 +59,7 @@ std::uint64_t key_of(std::string_view origin)
 /// sys.modules["__main__"] (borrowed), or null when it is no module.
 PyObject* main_module()
 {
-    PyObject* main = PyDict_GetItemWithError(PyImport_GetModuleDict(), capi::interned("__main__")); // borrowed
+    PyObject* main = PyDict_GetItemWithError(PyImport_GetModuleDict(), capi::interned<"__main__">()); // borrowed
     PyErr_Clear();
     return main && PyModule_Check(main) ? main : nullptr;
 }
@@ -71,11 +71,11 @@ PyObject* main_module()
 PyRef origin_of(PyObject* module)
 {
     PyObject* globals = PyModule_GetDict(module);                                  // borrowed
-    PyObject* spec = PyDict_GetItemWithError(globals, capi::interned("__spec__")); // borrowed
+    PyObject* spec = PyDict_GetItemWithError(globals, capi::interned<"__spec__">()); // borrowed
     if (spec && spec != Py_None)
-        return PyRef::steal(capi::get_attribute(spec, "origin"));
+        return PyRef::steal(capi::get_attribute<"origin">(spec));
     PyErr_Clear();
-    return PyRef::borrow(PyDict_GetItemWithError(globals, capi::interned("__file__")));
+    return PyRef::borrow(PyDict_GetItemWithError(globals, capi::interned<"__file__">()));
 }
 
 /// The main module (borrowed) and its file, an absolute path (`origin` views `file`'s text); none
@@ -177,7 +177,7 @@ void record_first_late(std::uint64_t key, std::string_view origin, LoaderKind ki
 bool found_under_another_name(PyObject* spec, PyObject* name, PyObject* loader, LoaderKind kind, bool recorded)
 {
     remember_main_module();
-    PyRef origin_object = PyRef::steal(capi::get_attribute(spec, "origin"));
+    PyRef origin_object = PyRef::steal(capi::get_attribute<"origin">(spec));
     const std::string_view origin = origin_text(origin_object.get());
     if (origin.empty()) {
         PyErr_Clear();
@@ -218,7 +218,7 @@ void note_main_run_again()
         return;
     record_first_late(key, origin, LoaderKind::source);
     FirstFind as_main;
-    as_main.name = capi::interned("__main__");
+    as_main.name = capi::interned<"__main__">();
     as_main.mono_ns = monotonic_ns();
     record_late(as_main, origin, LoaderKind::source);
 }

@@ -83,16 +83,12 @@ private:
 /// The last text of a field that passed the screen clear (JsonStream::string with a memo).
 class RecentText {
 public:
-    bool holds(std::string_view text) const { return m_kept && text == m_text; }
-    void keep(std::string_view text)
-    {
-        m_text.assign(text);
-        m_kept = true;
-    }
+    /// Empty before the first keep(): an empty text, which the screen passes too.
+    bool holds(std::string_view text) const { return text == m_text; }
+    void keep(std::string_view text) { m_text.assign(text); }
 
 private:
     std::string m_text;
-    bool m_kept = false;
 };
 
 /// A writer, its buffer, and what each string of the model passes through: valid UTF-8 (invalid
